@@ -1,0 +1,133 @@
+//! GNU's quoting of file names in diagnostics (gnulib `quotearg`, C locale).
+//!
+//! Two styles matter: [`quote`] (`shell-escape-always`, used by `quote()` in coreutils:
+//! `ls: cannot access 'x'`, `rm: cannot remove 'x'`) and [`quote_if_needed`] (`shell-escape`,
+//! used by `quotef()`: `cat: x: No such file or directory`, but `cat: 'a b': ...`).
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+/// Quotes always: `'x'`, `"it's"`, `'a'$'\n''b'`.
+pub fn quote(name: impl AsRef<OsStr>) -> String {
+    shell_escape(name.as_ref().as_bytes(), true)
+}
+
+/// Quotes only when the name holds a character the shell would treat specially.
+pub fn quote_if_needed(name: impl AsRef<OsStr>) -> String {
+    shell_escape(name.as_ref().as_bytes(), false)
+}
+
+fn needs_quoting(b: &[u8]) -> bool {
+    if b.is_empty() {
+        return true;
+    }
+    // A leading `~` or `#` is special; elsewhere they are not.
+    if matches!(b[0], b'~' | b'#') {
+        return true;
+    }
+    b.iter().any(|&c| {
+        !(c.is_ascii_alphanumeric()
+            || matches!(c, b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b'@' | b'_' | b'#' | b'~' | b'=')
+            || c >= 0x80)
+    })
+}
+
+fn is_control(c: u8) -> bool {
+    c < 0x20 || c == 0x7f || c >= 0x80
+}
+
+fn escape_control(c: u8, out: &mut String) {
+    match c {
+        b'\x07' => out.push_str("\\a"),
+        b'\x08' => out.push_str("\\b"),
+        b'\x0c' => out.push_str("\\f"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        b'\x0b' => out.push_str("\\v"),
+        _ => out.push_str(&format!("\\{c:03o}")),
+    }
+}
+
+fn shell_escape(b: &[u8], always: bool) -> String {
+    if !always && !needs_quoting(b) {
+        return String::from_utf8_lossy(b).into_owned();
+    }
+    let has_single = b.contains(&b'\'');
+    let has_control = b.iter().any(|&c| is_control(c));
+    if !has_control && !has_single {
+        return format!("'{}'", String::from_utf8_lossy(b));
+    }
+    if !has_control {
+        // No control characters but a single quote: GNU switches to double quotes when it can.
+        if !b.iter().any(|&c| matches!(c, b'"' | b'$' | b'`' | b'\\')) {
+            return format!("\"{}\"", String::from_utf8_lossy(b));
+        }
+    }
+    // Mixed: 'abc'\''def' for quotes, 'abc'$'\n''def' for control characters.
+    // GNU opens with an empty `''` when the name starts with an escaped character.
+    let mut out = if is_control(b[0]) {
+        String::from("''")
+    } else {
+        String::new()
+    };
+    let mut in_quote = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\'' {
+            if in_quote {
+                out.push('\'');
+                in_quote = false;
+            }
+            out.push_str("\\'");
+            i += 1;
+        } else if is_control(c) {
+            if in_quote {
+                out.push('\'');
+                in_quote = false;
+            }
+            out.push_str("$'");
+            while i < b.len() && is_control(b[i]) {
+                escape_control(b[i], &mut out);
+                i += 1;
+            }
+            out.push('\'');
+        } else {
+            if !in_quote {
+                out.push('\'');
+                in_quote = true;
+            }
+            let start = i;
+            while i < b.len() && b[i] != b'\'' && !is_control(b[i]) {
+                i += 1;
+            }
+            out.push_str(&String::from_utf8_lossy(&b[start..i]));
+        }
+    }
+    if in_quote {
+        out.push('\'');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names() {
+        assert_eq!(quote("x"), "'x'");
+        assert_eq!(quote_if_needed("x"), "x");
+        assert_eq!(quote_if_needed("a b"), "'a b'");
+        assert_eq!(quote_if_needed(""), "''");
+    }
+
+    #[test]
+    fn single_quotes_and_controls() {
+        assert_eq!(quote("it's"), "\"it's\"");
+        assert_eq!(quote("a\nb"), "'a'$'\\n''b'");
+        assert_eq!(quote("\n"), "''$'\\n'");
+        assert_eq!(quote("it's $x"), "'it'\\''s $x'");
+    }
+}

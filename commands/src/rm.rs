@@ -1,0 +1,11 @@
+//! Placeholder: replaced by the real handler.
+
+use std::ffi::OsString;
+
+use crate::{Ctx, Outcome};
+
+pub fn run(_args: &[OsString], _ctx: &Ctx) -> Outcome {
+    let mut o = Outcome::status(2);
+    o.err("rm: not implemented yet\n");
+    o
+}
