@@ -1,0 +1,318 @@
+//! The ways input reaches a session: line mode (stdin that is not a terminal, `-c`, a script
+//! file) and the interactive REPL.
+//!
+//! Line mode reads one line at a time and runs each complete command as soon as its last line
+//! has arrived, flushing its output before reading on — so an agent can converse with
+//! trumansh over a pipe. An unfinished command (open quote, here-document, trailing `|`) waits
+//! for more lines, as bash does.
+
+use std::cell::RefCell;
+use std::io::{BufRead, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::{DefaultHistory, History};
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
+use trumansh_commands::{CommandName, FileKind, FsView};
+
+use crate::session::{Session, Sink, Stream};
+use crate::shell::{self, ParseError};
+
+/// Writes to the process's stdout/stderr as output is produced.
+pub struct StdSink;
+
+impl Sink for StdSink {
+    fn write(&mut self, stream: Stream, bytes: &[u8]) {
+        // A closed pipe on our side must not end the session with a panic.
+        let _ = match stream {
+            Stream::Stdout => std::io::stdout().write_all(bytes),
+            Stream::Stderr => std::io::stderr().write_all(bytes),
+        };
+    }
+}
+
+fn flush() {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+}
+
+/// What to do when a syntax error is met in line mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnSyntaxError {
+    /// Stop, as bash does for a script (`-c`, a file).
+    Abort,
+    /// Report it and read on: an agent's session survives a bad line (a deliberate
+    /// difference from `bash < input`, which stops).
+    Continue,
+}
+
+/// Runs line mode over a reader until EOF or `exit`. Returns the exit status.
+pub fn run_lines(
+    session: &mut Session,
+    mut input: impl BufRead,
+    on_syntax_error: OnSyntaxError,
+) -> i32 {
+    let mut sink = StdSink;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut first_line = 1usize;
+    let mut next_line = 1usize;
+    loop {
+        let mut line = Vec::new();
+        let n = match input.read_until(b'\n', &mut line) {
+            Ok(n) => n,
+            Err(_) => 0,
+        };
+        let eof = n == 0;
+        if !eof {
+            if buf.is_empty() {
+                first_line = next_line;
+            }
+            next_line += 1;
+            buf.extend_from_slice(&line);
+            if !eof
+                && matches!(
+                    shell::parse(&buf, first_line),
+                    Err(ParseError::Incomplete { .. })
+                )
+            {
+                continue;
+            }
+        }
+        if !buf.is_empty() {
+            let is_syntax_error = matches!(
+                shell::parse(&buf, first_line),
+                Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
+            );
+            session.run_input(&buf, first_line, &mut sink);
+            flush();
+            buf.clear();
+            if let Some(status) = session.exit_status() {
+                return status;
+            }
+            if is_syntax_error && on_syntax_error == OnSyntaxError::Abort {
+                return 2;
+            }
+        }
+        if eof {
+            return session.last_status();
+        }
+    }
+}
+
+/// The prompt: `user@host:~/dir$ `, as Debian's default `PS1`.
+pub fn prompt(session: &Session) -> String {
+    let id = &session.config().identity;
+    let cwd = session.cwd();
+    let home = session
+        .vars()
+        .get("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let shown = if !home.as_os_str().is_empty() && cwd.starts_with(&home) {
+        match cwd.strip_prefix(&home) {
+            Ok(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+            Ok(rest) => format!("~/{}", rest.to_string_lossy()),
+            Err(_) => cwd.to_string_lossy().into_owned(),
+        }
+    } else {
+        cwd.to_string_lossy().into_owned()
+    };
+    format!("{}@{}:{}$ ", id.user, id.hostname, shown)
+}
+
+/// Tab completion: command names in command position, sandbox paths elsewhere.
+struct ShellHelper {
+    session: Rc<RefCell<Session>>,
+}
+
+impl Helper for ShellHelper {}
+impl Hinter for ShellHelper {
+    type Hint = String;
+}
+impl Highlighter for ShellHelper {}
+impl Validator for ShellHelper {}
+
+impl Completer for ShellHelper {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let before = line.get(..pos).unwrap_or(line);
+        let start = before
+            .rfind(|c: char| c.is_whitespace() || matches!(c, ';' | '|' | '&' | '<' | '>'))
+            .map_or(0, |i| i + 1);
+        let word = &before[start..];
+        let head = before[..start].trim_end();
+        let command_position =
+            head.is_empty() || head.ends_with(['|', ';', '&']) || head.ends_with("&&");
+        if command_position && !word.contains('/') {
+            let names = CommandName::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .filter(|n| n.starts_with(word))
+                .map(|n| Pair {
+                    display: n.to_string(),
+                    replacement: format!("{n} "),
+                })
+                .collect();
+            return Ok((start, names));
+        }
+        Ok((start, self.complete_path(word)))
+    }
+}
+
+impl ShellHelper {
+    fn complete_path(&self, word: &str) -> Vec<Pair> {
+        let session = self.session.borrow();
+        let (dir_part, prefix) = match word.rfind('/') {
+            Some(i) => (&word[..=i], &word[i + 1..]),
+            None => ("", word),
+        };
+        let home = session.vars().get("HOME").unwrap_or("/").to_string();
+        let expanded_dir = if let Some(rest) = dir_part.strip_prefix("~/") {
+            format!("{home}/{rest}")
+        } else {
+            dir_part.to_string()
+        };
+        let dir = if expanded_dir.is_empty() {
+            session.cwd().to_path_buf()
+        } else if Path::new(&expanded_dir).is_absolute() {
+            PathBuf::from(&expanded_dir)
+        } else {
+            session.cwd().join(&expanded_dir)
+        };
+        let Ok(entries) = session.sandbox().read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Pair> = entries
+            .into_iter()
+            .filter(|e| {
+                let name = e.name.as_bytes();
+                name.starts_with(prefix.as_bytes())
+                    && (prefix.starts_with('.') || !name.starts_with(b"."))
+            })
+            .map(|e| {
+                let name = e.name.to_string_lossy().into_owned();
+                let is_dir = e.kind == FileKind::Dir
+                    || (e.kind == FileKind::Symlink
+                        && session
+                            .sandbox()
+                            .stat(&dir.join(&e.name), true)
+                            .is_ok_and(|m| m.is_dir()));
+                let suffix = if is_dir { "/" } else { " " };
+                Pair {
+                    display: format!("{name}{}", if is_dir { "/" } else { "" }),
+                    replacement: format!("{dir_part}{name}{suffix}"),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.display.cmp(&b.display));
+        out
+    }
+}
+
+const HISTORY_FILE: &str = "history";
+const HISTORY_MAX: usize = 1000;
+
+/// Loads the REPL history from the state directory.
+fn load_history(session: &Session, history: &mut DefaultHistory) {
+    if let Ok(text) = session.sandbox().state_dir().read_to_string(HISTORY_FILE) {
+        let lines: Vec<&str> = text.lines().collect();
+        let skip = lines.len().saturating_sub(HISTORY_MAX);
+        for l in &lines[skip..] {
+            let _ = history.add(l);
+        }
+    }
+}
+
+/// Appends one entry to the history file in the state directory.
+fn append_history(session: &Session, entry: &str) {
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    if let Ok(mut f) = session.sandbox().state_dir().open_with(HISTORY_FILE, &opts) {
+        let line = entry.replace('\n', " ");
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// The interactive REPL. Returns the exit status.
+pub fn run_repl(session: Session) -> i32 {
+    let session = Rc::new(RefCell::new(session));
+    let mut editor: Editor<ShellHelper, DefaultHistory> = match Editor::new() {
+        Ok(e) => e,
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "trumansh: cannot start the line editor: {e}"
+            );
+            return 1;
+        }
+    };
+    editor.set_helper(Some(ShellHelper {
+        session: Rc::clone(&session),
+    }));
+    load_history(&session.borrow(), editor.history_mut());
+    let mut sink = StdSink;
+    let mut line_no = 1usize;
+    loop {
+        let mut buf = String::new();
+        let mut p = prompt(&session.borrow());
+        let complete = loop {
+            match editor.readline(&p) {
+                Ok(line) => {
+                    buf.push_str(&line);
+                    buf.push('\n');
+                    if matches!(
+                        shell::parse(buf.as_bytes(), line_no),
+                        Err(ParseError::Incomplete { .. })
+                    ) {
+                        p = "> ".to_string();
+                        continue;
+                    }
+                    break Some(buf.clone());
+                }
+                Err(ReadlineError::Interrupted) => {
+                    // Ctrl-C: the line is dropped, `$?` is 130 as in bash.
+                    break None;
+                }
+                Err(ReadlineError::Eof) => {
+                    if buf.is_empty() {
+                        let _ = writeln!(std::io::stderr(), "exit");
+                        return session.borrow().last_status();
+                    }
+                    break Some(buf.clone());
+                }
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "trumansh: {e}");
+                    return 1;
+                }
+            }
+        };
+        let Some(input) = complete else {
+            continue;
+        };
+        let entry = input.trim_end_matches('\n').to_string();
+        if !entry.trim().is_empty() {
+            let _ = editor.add_history_entry(entry.as_str());
+            append_history(&session.borrow(), &entry);
+        }
+        let mut s = session.borrow_mut();
+        s.run_input(input.as_bytes(), line_no, &mut sink);
+        line_no += input.matches('\n').count();
+        flush();
+        if let Some(status) = s.exit_status() {
+            let _ = writeln!(std::io::stderr(), "exit");
+            return status;
+        }
+    }
+}

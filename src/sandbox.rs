@@ -1,0 +1,753 @@
+//! Containment: the only module that touches the host filesystem for the agent.
+//!
+//! Every access goes through a `cap_std::fs::Dir` handle on the sandbox root, so the kernel
+//! (`openat2(RESOLVE_BENEATH)` on Linux) refuses any resolution that would leave it — through
+//! `..`, an absolute path, or a symlink — and refuses it *atomically*, with no window between
+//! a check and an open (DESIGN.md decision 2: a string-prefix check loses races).
+//!
+//! This module maps the agent's *virtual* paths (as seen under the mount point) to paths
+//! relative to the root handle, and maps every refusal to `ENOENT`: a path that leads
+//! outside, a path into the hidden state directory, and a symlink that points out all answer
+//! exactly like a missing path (decision 4). Absolute symlink targets are treated as leading
+//! out (the kernel refuses them beneath a root), so they behave as dangling links.
+//!
+//! Writes never follow a final-component symlink that leads out, and never write through a
+//! hard link into an inode shared with another name (which may be outside): such a file is
+//! replaced, not modified in place.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
+use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta};
+
+/// The name of the state directory inside the root (trash, journal, history), invisible to
+/// the agent.
+pub const STATE_DIR_NAME: &str = ".trash";
+
+/// How many symlinks a write may follow before giving ELOOP, as Linux's limit.
+const MAX_LINK_HOPS: usize = 40;
+
+/// Default cap on one whole-file read (`FsView::read`, `<` redirections).
+pub const DEFAULT_READ_CAP: u64 = 256 * 1024 * 1024;
+
+/// Where the sandbox is and how the agent sees it.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// The host directory the agent works in.
+    pub root: PathBuf,
+    /// The path the agent sees the root at; default: the root's real absolute path.
+    pub mount_point: Option<PathBuf>,
+    /// Where the state directory lives; default: `.trash/` inside the root (hidden).
+    pub state_dir: Option<PathBuf>,
+    /// Cap on whole-file reads.
+    pub read_cap: u64,
+}
+
+impl SandboxConfig {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        SandboxConfig {
+            root: root.into(),
+            mount_point: None,
+            state_dir: None,
+            read_cap: DEFAULT_READ_CAP,
+        }
+    }
+}
+
+/// A sandbox root, opened once, with the agent's view of it.
+pub struct Sandbox {
+    root: Dir,
+    root_host: PathBuf,
+    mount: PathBuf,
+    mount_comps: Vec<OsString>,
+    /// The state directory handle.
+    state: Dir,
+    /// `Some(".trash")` when the state directory is inside the root and must be hidden.
+    hidden: Option<OsString>,
+    read_cap: u64,
+}
+
+/// A location inside the root: the path relative to the root handle (`.` for the root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loc {
+    pub rel: PathBuf,
+}
+
+impl Loc {
+    fn is_root(&self) -> bool {
+        self.rel == Path::new(".")
+    }
+}
+
+/// The error for the owner of the sandbox (never shown to the agent).
+#[derive(Debug)]
+pub struct SetupError(pub String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Sandbox {
+    /// Opens the root (and creates the state directory if needed).
+    pub fn open(config: &SandboxConfig) -> Result<Self, SetupError> {
+        let root_host = std::fs::canonicalize(&config.root)
+            .map_err(|e| SetupError(format!("cannot open root {}: {e}", config.root.display())))?;
+        let root = Dir::open_ambient_dir(&root_host, ambient_authority())
+            .map_err(|e| SetupError(format!("cannot open root {}: {e}", root_host.display())))?;
+        let mount = match &config.mount_point {
+            Some(m) if m.is_absolute() => normalize_lexically(m),
+            Some(m) => {
+                return Err(SetupError(format!(
+                    "mount point must be absolute: {}",
+                    m.display()
+                )));
+            }
+            None => root_host.clone(),
+        };
+        let mount_comps = mount
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                _ => None,
+            })
+            .collect();
+        let (state, hidden) = match &config.state_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    SetupError(format!("cannot create state dir {}: {e}", dir.display()))
+                })?;
+                let d = Dir::open_ambient_dir(dir, ambient_authority()).map_err(|e| {
+                    SetupError(format!("cannot open state dir {}: {e}", dir.display()))
+                })?;
+                (d, None)
+            }
+            None => {
+                match root.create_dir(STATE_DIR_NAME) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => {
+                        return Err(SetupError(format!("cannot create state dir: {e}")));
+                    }
+                }
+                // Never follow a link planted at the state dir's name.
+                let d = root.open_dir_nofollow(STATE_DIR_NAME).map_err(|e| {
+                    SetupError(format!("cannot open state dir {STATE_DIR_NAME}: {e}"))
+                })?;
+                (d, Some(OsString::from(STATE_DIR_NAME)))
+            }
+        };
+        Ok(Sandbox {
+            root,
+            root_host,
+            mount,
+            mount_comps,
+            state,
+            hidden,
+            read_cap: config.read_cap,
+        })
+    }
+
+    /// The agent's view of the root.
+    pub fn mount_point(&self) -> &Path {
+        &self.mount
+    }
+
+    /// The host path of the root (for the owner's messages only).
+    pub fn root_host(&self) -> &Path {
+        &self.root_host
+    }
+
+    /// The state directory handle (trash, journal, history).
+    pub fn state_dir(&self) -> &Dir {
+        &self.state
+    }
+
+    /// Maps a virtual absolute path to a location beneath the root, or `NotFound`.
+    ///
+    /// Components before the mount point are walked lexically (the mount point's ancestors do
+    /// not exist in the view, so anything that strays from the mount point is missing).
+    /// Inside, `.` is dropped and `..` is passed on so that the kernel resolves it physically
+    /// (after a symlink, as bash's `cat link/../x` does) — except leading `..` at the root of
+    /// a `/` mount, which stays at `/` as in bash. A trailing slash is kept as `/.` so that
+    /// `file/` fails with `ENOTDIR` and `link/` follows the link.
+    pub fn locate(&self, vpath: &Path) -> Result<Loc, FsError> {
+        let bytes = vpath.as_os_str().as_bytes();
+        if bytes.first() != Some(&b'/') {
+            return Err(FsError::NotFound);
+        }
+        if bytes.contains(&0) {
+            return Err(FsError::NotFound);
+        }
+        let trailing_slash = bytes.len() > 1 && bytes.ends_with(b"/");
+        let mut comps = bytes.split(|&b| b == b'/').filter(|c| !c.is_empty());
+        // Outside the root: a stack of components that must stay a prefix of the mount point.
+        let mut outside: Vec<&[u8]> = Vec::new();
+        while outside.len() < self.mount_comps.len() {
+            let Some(c) = comps.next() else {
+                // The path names an ancestor of the mount point: not in the view.
+                return Err(FsError::NotFound);
+            };
+            match c {
+                b"." => {}
+                b".." => {
+                    outside.pop();
+                }
+                name => {
+                    if self.mount_comps[outside.len()].as_bytes() != name {
+                        return Err(FsError::NotFound);
+                    }
+                    outside.push(name);
+                }
+            }
+        }
+        let mut rel: Vec<&[u8]> = Vec::new();
+        let mut depth: usize = 0;
+        let mut first_name: Option<&[u8]> = None;
+        for c in comps {
+            match c {
+                b"." => {}
+                b".." => {
+                    if rel.is_empty() {
+                        if self.mount_comps.is_empty() {
+                            continue; // `/..` is `/`
+                        }
+                        return Err(FsError::NotFound);
+                    }
+                    rel.push(c);
+                    depth = depth.saturating_sub(1);
+                }
+                name => {
+                    if name.len() > 255 {
+                        return Err(FsError::NameTooLong);
+                    }
+                    if depth == 0 {
+                        first_name = Some(name);
+                    }
+                    rel.push(name);
+                    depth += 1;
+                }
+            }
+        }
+        // The hidden state directory: any path whose lexical first component at the root is
+        // its name. (A pre-existing symlink *into* it is not caught here; `--state-dir`
+        // outside the root closes that gap entirely.)
+        if let (Some(hidden), Some(first)) = (&self.hidden, first_name)
+            && hidden.as_bytes() == first
+        {
+            return Err(FsError::NotFound);
+        }
+        if rel.is_empty() {
+            return Ok(Loc {
+                rel: PathBuf::from("."),
+            });
+        }
+        let mut joined = rel.join(&b'/');
+        if trailing_slash {
+            joined.extend_from_slice(b"/.");
+        }
+        if joined.len() > 4095 {
+            return Err(FsError::NameTooLong);
+        }
+        Ok(Loc {
+            rel: PathBuf::from(OsString::from_vec(joined)),
+        })
+    }
+
+    /// The virtual path of a location relative to the root.
+    fn virtual_of(&self, rel: &Path) -> PathBuf {
+        let mut v = self.mount.clone();
+        for c in rel.components() {
+            if let Component::Normal(n) = c {
+                v.push(n);
+            }
+        }
+        v
+    }
+
+    fn is_root_dir(&self, rel: &Path) -> bool {
+        match (self.root.dir_metadata(), self.root.metadata(rel)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+
+    // ---- mutations: used only by the executor ------------------------------------------
+
+    /// Creates a directory (never through a final symlink).
+    pub fn create_dir(&self, vpath: &Path, mode: Option<u32>) -> Result<(), FsError> {
+        let loc = self.locate_for_create(vpath)?;
+        self.root.create_dir(&loc.rel).map_err(map_err)?;
+        if let Some(mode) = mode {
+            self.root
+                .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
+                .map_err(map_err)?;
+        }
+        Ok(())
+    }
+
+    /// Where a write to `vpath` lands: follows a final symlink only while it stays beneath
+    /// the root and is relative (a link out answers like a dangling link whose directory is
+    /// missing: `ENOENT`).
+    pub fn resolve_write_target(&self, vpath: &Path) -> Result<Loc, FsError> {
+        let mut loc = self.locate(vpath)?;
+        for _ in 0..MAX_LINK_HOPS {
+            match self.root.symlink_metadata(&loc.rel) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let target = self.root.read_link(&loc.rel).map_err(map_err)?;
+                    if target.is_absolute() {
+                        return Err(FsError::NotFound);
+                    }
+                    let parent = loc.rel.parent().unwrap_or(Path::new("."));
+                    let next = if parent.as_os_str().is_empty() {
+                        target
+                    } else {
+                        parent.join(target)
+                    };
+                    let v = self.virtual_of_lexical(&next)?;
+                    loc = self.locate(&v)?;
+                }
+                _ => return Ok(loc),
+            }
+        }
+        Err(FsError::TooManyLinks)
+    }
+
+    /// Builds a virtual path from a root-relative path that may hold `..`, so that it goes
+    /// through `locate` again (and cannot climb above the root).
+    fn virtual_of_lexical(&self, rel: &Path) -> Result<PathBuf, FsError> {
+        let mut v = self.mount.clone();
+        let mut depth = 0usize;
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) => {
+                    v.push(n);
+                    depth += 1;
+                }
+                Component::ParentDir => {
+                    if depth == 0 {
+                        return Err(FsError::NotFound);
+                    }
+                    v.push("..");
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        Ok(v)
+    }
+
+    fn locate_for_create(&self, vpath: &Path) -> Result<Loc, FsError> {
+        let loc = self.locate(vpath)?;
+        if loc.is_root() {
+            return Err(FsError::AlreadyExists);
+        }
+        Ok(loc)
+    }
+
+    /// Opens an existing regular file for writing without following a final link.
+    fn open_nofollow(&self, loc: &Loc, append: bool) -> io::Result<cap_std::fs::File> {
+        let mut opts = OpenOptions::new();
+        opts.write(true);
+        if append {
+            opts.append(true);
+        } else {
+            opts.truncate(true);
+        }
+        opts.follow(FollowSymlinks::No);
+        self.root.open_with(&loc.rel, &opts)
+    }
+
+    /// Creates a new file (fails if anything exists there, links included).
+    /// Its mode is the default a shell with umask 022 gives (0644).
+    fn create_new(&self, loc: &Loc) -> io::Result<cap_std::fs::File> {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        opts.follow(FollowSymlinks::No);
+        self.root.open_with(&loc.rel, &opts)
+    }
+
+    /// Facts about the file a write will hit, for the journal: whether it existed, its bytes
+    /// length, and whether it shares its inode.
+    pub fn write_probe(&self, loc: &Loc) -> Result<Option<(u64, u64)>, FsError> {
+        match self.root.symlink_metadata(&loc.rel) {
+            Ok(m) => {
+                if m.is_dir() {
+                    return Err(FsError::IsADirectory);
+                }
+                Ok(Some((m.len(), m.nlink())))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(map_err(e)),
+        }
+    }
+
+    /// Writes (or appends) `data` at a resolved location. An existing file that shares its
+    /// inode (`nlink > 1`) is replaced by a fresh file holding the same bytes, so that the
+    /// write never reaches another name's inode, which may be outside the sandbox.
+    pub fn write_at(&self, loc: &Loc, data: &[u8], append: bool) -> Result<(), FsError> {
+        match self.write_probe(loc)? {
+            None => {
+                let mut f = self.create_new(loc).map_err(map_err)?;
+                f.write_all(data).map_err(map_err)
+            }
+            Some((_, nlink)) if nlink > 1 => {
+                let mut content = Vec::new();
+                if append {
+                    self.root
+                        .open(&loc.rel)
+                        .and_then(|mut f| f.read_to_end(&mut content))
+                        .map_err(map_err)?;
+                }
+                content.extend_from_slice(data);
+                self.replace_file(loc, &content)
+            }
+            Some(_) => {
+                let mut f = self.open_nofollow(loc, append).map_err(map_err)?;
+                f.write_all(data).map_err(map_err)
+            }
+        }
+    }
+
+    /// Replaces a file by a new one with `content` (new inode; old mode kept).
+    fn replace_file(&self, loc: &Loc, content: &[u8]) -> Result<(), FsError> {
+        let mode = self
+            .root
+            .symlink_metadata(&loc.rel)
+            .map(|m| m.mode() & 0o7777)
+            .unwrap_or(0o644);
+        let parent = loc.rel.parent().unwrap_or(Path::new(""));
+        let tmp_name = unique_name(".trumansh-tmp");
+        let tmp = if parent.as_os_str().is_empty() {
+            PathBuf::from(&tmp_name)
+        } else {
+            parent.join(&tmp_name)
+        };
+        let tmp_loc = Loc { rel: tmp };
+        {
+            let mut f = self.create_new(&tmp_loc).map_err(map_err)?;
+            f.write_all(content).map_err(map_err)?;
+        }
+        let _ = self
+            .root
+            .set_permissions(&tmp_loc.rel, cap_std::fs::Permissions::from_mode(mode));
+        self.root
+            .rename(&tmp_loc.rel, &self.root, &loc.rel)
+            .map_err(|e| {
+                let _ = self.root.remove_file(&tmp_loc.rel);
+                map_err(e)
+            })
+    }
+
+    /// Sets times, creating an empty file first when asked (`touch`).
+    pub fn touch(
+        &self,
+        vpath: &Path,
+        atime: Option<SystemTime>,
+        mtime: Option<SystemTime>,
+        create: bool,
+        now: SystemTime,
+    ) -> Result<bool, FsError> {
+        let loc = self.resolve_write_target(vpath)?;
+        let mut created = false;
+        if self.root.metadata(&loc.rel).is_err() {
+            if !create {
+                return Ok(false);
+            }
+            self.create_new(&loc).map_err(map_err)?;
+            created = true;
+        }
+        let spec = |t: Option<SystemTime>| {
+            t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
+        };
+        let (a, m) = if atime.is_none() && mtime.is_none() {
+            (Some(now), Some(now))
+        } else {
+            (atime, mtime)
+        };
+        self.root
+            .set_times(&loc.rel, spec(a), spec(m))
+            .map_err(map_err)?;
+        Ok(created)
+    }
+
+    /// Sets permission bits.
+    pub fn set_mode(&self, vpath: &Path, mode: u32) -> Result<(), FsError> {
+        let loc = self.locate(vpath)?;
+        self.root
+            .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
+            .map_err(map_err)
+    }
+
+    /// Renames within the root; the final component of `from` is never followed.
+    pub fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError> {
+        let a = self.locate_for_create(from)?;
+        let b = self.locate_for_create(to)?;
+        self.root
+            .rename(&a.rel, &self.root, &b.rel)
+            .map_err(map_err)
+    }
+
+    /// Moves an object (a link as a link) out of the agent's view into `dest` (a path
+    /// relative to the state directory). Falls back to copy-and-remove across devices.
+    pub fn move_to_state(&self, vpath: &Path, dest: &Path) -> Result<(), FsError> {
+        let loc = self.locate_for_create(vpath)?;
+        // lstat first: the object must exist as itself (a dangling link is fine).
+        self.root.symlink_metadata(&loc.rel).map_err(map_err)?;
+        match self.root.rename(&loc.rel, &self.state, dest) {
+            Ok(()) => Ok(()),
+            Err(e) if e.raw_os_error() == Some(18) => {
+                // EXDEV: the state dir is on another filesystem.
+                copy_tree(&self.root, &loc.rel, &self.state, dest, 0)?;
+                remove_tree(&self.root, &loc.rel, 0)
+            }
+            Err(e) => Err(map_err(e)),
+        }
+    }
+}
+
+/// A name no other call in this process or an earlier run can produce: time in nanoseconds,
+/// the process id and a counter.
+pub fn unique_name(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    format!("{prefix}-{t:020}-{}-{n}", std::process::id())
+}
+
+const MAX_COPY_DEPTH: usize = 4096;
+
+fn copy_tree(src: &Dir, from: &Path, dst: &Dir, to: &Path, depth: usize) -> Result<(), FsError> {
+    if depth > MAX_COPY_DEPTH {
+        return Err(FsError::TooManyLinks);
+    }
+    let m = src.symlink_metadata(from).map_err(map_err)?;
+    if m.file_type().is_symlink() {
+        let target = src.read_link(from).map_err(map_err)?;
+        dst.symlink(target, to).map_err(map_err)
+    } else if m.is_dir() {
+        dst.create_dir(to).map_err(map_err)?;
+        for entry in src.read_dir(from).map_err(map_err)? {
+            let entry = entry.map_err(map_err)?;
+            let name = entry.file_name();
+            copy_tree(src, &from.join(&name), dst, &to.join(&name), depth + 1)?;
+        }
+        Ok(())
+    } else {
+        let mut r = src.open(from).map_err(map_err)?;
+        let mut w = dst.create(to).map_err(map_err)?;
+        io::copy(&mut r, &mut w).map_err(map_err)?;
+        Ok(())
+    }
+}
+
+fn remove_tree(dir: &Dir, path: &Path, depth: usize) -> Result<(), FsError> {
+    if depth > MAX_COPY_DEPTH {
+        return Err(FsError::TooManyLinks);
+    }
+    let m = dir.symlink_metadata(path).map_err(map_err)?;
+    if m.is_dir() {
+        for entry in dir.read_dir(path).map_err(map_err)? {
+            let entry = entry.map_err(map_err)?;
+            remove_tree(dir, &path.join(entry.file_name()), depth + 1)?;
+        }
+        dir.remove_dir(path).map_err(map_err)
+    } else {
+        dir.remove_file_or_symlink(path).map_err(map_err)
+    }
+}
+
+/// Lexical normalisation of an absolute path (`.` dropped, `..` pops, `/..` is `/`), as
+/// bash's logical `cd` does.
+pub fn normalize_lexically(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Maps a host error to the agent's view. Every refusal (escape attempts come back as
+/// `EACCES`/`EPERM`/`EXDEV` from `RESOLVE_BENEATH`) is `ENOENT`: the 404 principle.
+pub fn map_err(e: io::Error) -> FsError {
+    match e.raw_os_error() {
+        Some(2 | 1 | 13 | 18) => FsError::NotFound, // ENOENT, EPERM, EACCES, EXDEV
+        Some(20) => FsError::NotADirectory,
+        Some(21) => FsError::IsADirectory,
+        Some(17) => FsError::AlreadyExists,
+        Some(39) => FsError::NotEmpty,
+        Some(40) => FsError::TooManyLinks,
+        Some(36) => FsError::NameTooLong,
+        Some(22) => FsError::InvalidArgument,
+        Some(30) => FsError::ReadOnly,
+        Some(28 | 122) => FsError::NoSpace,
+        Some(27) => FsError::TooLarge,
+        Some(_) => FsError::Io,
+        None => match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => FsError::NotFound,
+            io::ErrorKind::AlreadyExists => FsError::AlreadyExists,
+            io::ErrorKind::IsADirectory => FsError::IsADirectory,
+            io::ErrorKind::NotADirectory => FsError::NotADirectory,
+            io::ErrorKind::FileTooLarge => FsError::TooLarge,
+            _ => FsError::Io,
+        },
+    }
+}
+
+fn to_system_time(secs: i64, nsec: i64) -> SystemTime {
+    let nsec = u32::try_from(nsec.clamp(0, 999_999_999)).unwrap_or(0);
+    if secs >= 0 {
+        UNIX_EPOCH + Duration::new(secs.unsigned_abs(), nsec)
+    } else {
+        UNIX_EPOCH - Duration::new(secs.unsigned_abs(), 0) + Duration::new(0, nsec)
+    }
+}
+
+fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
+    let ft = m.file_type();
+    let kind = if ft.is_symlink() {
+        FileKind::Symlink
+    } else if ft.is_dir() {
+        FileKind::Dir
+    } else if ft.is_file() {
+        FileKind::File
+    } else {
+        FileKind::Other
+    };
+    Meta {
+        kind,
+        len: m.len(),
+        perm: m.mode() & 0o7777,
+        nlink: m.nlink(),
+        ino: m.ino(),
+        dev: m.dev(),
+        blocks: m.blocks(),
+        atime: to_system_time(m.atime(), m.atime_nsec()),
+        mtime: to_system_time(m.mtime(), m.mtime_nsec()),
+        ctime: to_system_time(m.ctime(), m.ctime_nsec()),
+    }
+}
+
+/// `/dev/null` is the one device path the view shows (an empty character device).
+fn is_dev_null(vpath: &Path) -> bool {
+    vpath == Path::new("/dev/null")
+}
+
+fn dev_null_meta() -> Meta {
+    Meta {
+        kind: FileKind::Other,
+        len: 0,
+        perm: 0o666,
+        nlink: 1,
+        ino: 5,
+        dev: 5,
+        blocks: 0,
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+    }
+}
+
+/// A reader that stops with `EFBIG` once the cap is passed.
+struct CappedReader<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for CappedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+impl FsView for Sandbox {
+    fn stat(&self, path: &Path, follow: bool) -> Result<Meta, FsError> {
+        if is_dev_null(path) && self.locate(path).is_err() {
+            return Ok(dev_null_meta());
+        }
+        let loc = self.locate(path)?;
+        let m = if follow {
+            self.root.metadata(&loc.rel)
+        } else {
+            self.root.symlink_metadata(&loc.rel)
+        };
+        m.map(|m| meta_of(&m)).map_err(map_err)
+    }
+
+    fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
+        let loc = self.locate(path)?;
+        let hide_state = self.hidden.is_some() && (loc.is_root() || self.is_root_dir(&loc.rel));
+        let mut out = Vec::new();
+        for entry in self.root.read_dir(&loc.rel).map_err(map_err)? {
+            let entry = entry.map_err(map_err)?;
+            let name = entry.file_name();
+            if hide_state && self.hidden.as_deref() == Some(name.as_os_str()) {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_symlink() => FileKind::Symlink,
+                Ok(t) if t.is_dir() => FileKind::Dir,
+                Ok(t) if t.is_file() => FileKind::File,
+                _ => FileKind::Other,
+            };
+            out.push(DirEntry { name, kind });
+        }
+        Ok(out)
+    }
+
+    fn open(&self, path: &Path) -> Result<Box<dyn Read + '_>, FsError> {
+        if is_dev_null(path) && self.locate(path).is_err() {
+            return Ok(Box::new(io::empty()));
+        }
+        let loc = self.locate(path)?;
+        let f = self.root.open(&loc.rel).map_err(map_err)?;
+        Ok(Box::new(f))
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<u8>, FsError> {
+        let reader = self.open(path)?;
+        let mut capped = CappedReader {
+            inner: reader,
+            left: self.read_cap,
+        };
+        let mut buf = Vec::new();
+        capped.read_to_end(&mut buf).map_err(map_err)?;
+        Ok(buf)
+    }
+
+    fn read_link(&self, path: &Path) -> Result<PathBuf, FsError> {
+        let loc = self.locate(path)?;
+        self.root.read_link(&loc.rel).map_err(map_err)
+    }
+
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
+        let loc = self.locate(path)?;
+        let real = self.root.canonicalize(&loc.rel).map_err(map_err)?;
+        // Recheck: the canonical path must not be the hidden state directory.
+        let v = self.virtual_of(&real);
+        self.locate(&v)?;
+        Ok(v)
+    }
+}

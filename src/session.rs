@@ -1,0 +1,868 @@
+//! One shell session: the virtual cwd, the variables, `$?`, and the executor that runs parsed
+//! input against the sandbox.
+//!
+//! The executor walks the AST: lists and and-or chains by status, pipelines stage by stage
+//! (each stage's stdout is the next one's stdin), simple commands by expanding their words,
+//! opening their redirections, calling the handler, and replaying the handler's steps in order:
+//! bytes go to the stage's stdout/stderr targets, effects are checked and applied through the
+//! sandbox and journaled. Handlers never see the session's own input: a command with no pipe
+//! or redirection reads an empty stdin (DESIGN.md decision 10).
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use trumansh_commands::{CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Step, Vars};
+
+use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
+use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
+use crate::shell::{self, ExpandCtx, ExpandError, ParseError};
+use crate::state::{self, JournalRecord};
+
+/// The fixed `PATH` the agent sees.
+pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Where output goes: the two streams of the front end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Receives a session's output as it is produced, in order.
+pub trait Sink {
+    fn write(&mut self, stream: Stream, bytes: &[u8]);
+}
+
+/// A sink that keeps everything (for the library API and tests).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Sink for Captured {
+    fn write(&mut self, stream: Stream, bytes: &[u8]) {
+        match stream {
+            Stream::Stdout => self.stdout.extend_from_slice(bytes),
+            Stream::Stderr => self.stderr.extend_from_slice(bytes),
+        }
+    }
+}
+
+/// How diagnostics are prefixed, as bash does in each mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorMode {
+    /// Interactive: `bash: cd: x: No such file or directory`.
+    Interactive,
+    /// Non-interactive (stdin, `-c`, a script file): `NAME: line N: cd: x: ...`, where NAME
+    /// is `bash` or the script's name.
+    Script { name: String },
+}
+
+/// Session settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub sandbox: SandboxConfig,
+    pub error_mode: ErrorMode,
+    pub identity: Identity,
+    /// Whether handlers see stdout as a terminal (ls columns).
+    pub stdout_is_tty: bool,
+    /// Cap on the fields of one brace expansion.
+    pub max_brace: usize,
+    /// Cap on the matches of one glob.
+    pub max_glob: usize,
+}
+
+impl Config {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Config {
+            sandbox: SandboxConfig::new(root),
+            error_mode: ErrorMode::Script {
+                name: "bash".into(),
+            },
+            identity: Identity::default(),
+            stdout_is_tty: false,
+            max_brace: 100_000,
+            max_glob: 100_000,
+        }
+    }
+}
+
+/// The result of running one input with [`Session::run`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunResult {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: i32,
+    /// `Some(status)` when the input ran `exit`.
+    pub exit: Option<i32>,
+}
+
+/// A shell session on one sandbox.
+pub struct Session {
+    sandbox: Sandbox,
+    cwd: PathBuf,
+    vars: Vars,
+    last_status: i32,
+    exit: Option<i32>,
+    config: Config,
+    /// The transaction number of the input being run.
+    txn: u64,
+}
+
+/// Where one of a command's output fds points.
+#[derive(Debug, Clone)]
+enum Target {
+    Stream(Stream),
+    /// Into the next pipeline stage.
+    Pipe,
+    /// Appended to a file (a redirection already opened and truncated it).
+    File(PathBuf),
+    Null,
+}
+
+/// The fds of one command.
+#[derive(Debug, Clone)]
+struct Fds {
+    stdin: Vec<u8>,
+    out: Target,
+    err: Target,
+}
+
+/// What a stage produced for the next one.
+#[derive(Default)]
+struct StageOutput {
+    pipe: Vec<u8>,
+}
+
+impl Session {
+    /// Opens the sandbox and starts a session in its root.
+    pub fn new(config: Config) -> Result<Self, SetupError> {
+        let sandbox = Sandbox::open(&config.sandbox)?;
+        let mount = sandbox.mount_point().to_path_buf();
+        let mut vars = Vars::default();
+        let home = mount.to_string_lossy().into_owned();
+        vars.set("HOME", home.clone(), true);
+        vars.set("PWD", home, true);
+        vars.export("OLDPWD");
+        vars.set("USER", config.identity.user.clone(), true);
+        vars.set("LOGNAME", config.identity.user.clone(), true);
+        vars.set("HOSTNAME", config.identity.hostname.clone(), false);
+        vars.set("PATH", PATH.into(), true);
+        vars.set("SHELL", "/bin/bash".into(), true);
+        vars.set("IFS", " \t\n".into(), false);
+        vars.set("?", "0".into(), false);
+        Ok(Session {
+            sandbox,
+            cwd: mount,
+            vars,
+            last_status: 0,
+            exit: None,
+            config,
+            txn: 0,
+        })
+    }
+
+    /// The logical cwd.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The sandbox (read-only view and the owner's facts).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// The shell variables.
+    pub fn vars(&self) -> &Vars {
+        &self.vars
+    }
+
+    /// `$?`.
+    pub fn last_status(&self) -> i32 {
+        self.last_status
+    }
+
+    /// Whether `exit` has run, and with what status.
+    pub fn exit_status(&self) -> Option<i32> {
+        self.exit
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Runs a complete input and returns its captured output.
+    pub fn run(&mut self, input: &str) -> RunResult {
+        let mut sink = Captured::default();
+        let status = self.run_input(input.as_bytes(), 1, &mut sink);
+        RunResult {
+            stdout: sink.stdout,
+            stderr: sink.stderr,
+            status,
+            exit: self.exit,
+        }
+    }
+
+    /// Parses and runs an input whose first line is `first_line`, streaming output to
+    /// `sink`. An unfinished input (open quote, pending here-document) is reported as bash
+    /// reports it at end of file. Returns `$?`.
+    pub fn run_input(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
+        match shell::parse(input, first_line) {
+            Ok(script) => self.run_script(&script, sink),
+            Err(ParseError::Incomplete { message }) => {
+                let last_line = first_line + input.iter().filter(|&&b| b == b'\n').count();
+                let line = if input.ends_with(b"\n") {
+                    last_line
+                } else {
+                    last_line + 1
+                };
+                if !message.is_empty() {
+                    self.shell_error(sink, line, message.as_bytes());
+                }
+                self.shell_error(sink, line, b"syntax error: unexpected end of file\n");
+                self.set_status(2);
+                2
+            }
+            Err(ParseError::Syntax { message, line }) => {
+                self.shell_error(sink, line, message.as_bytes());
+                if let ErrorMode::Script { .. } = self.config.error_mode {
+                    // Non-interactive bash echoes the offending line.
+                    let text = nth_line(input, line.saturating_sub(first_line));
+                    let mut echo = b"`".to_vec();
+                    echo.extend_from_slice(text);
+                    echo.extend_from_slice(b"'");
+                    self.shell_error(sink, line, &echo);
+                }
+                self.set_status(2);
+                2
+            }
+            Err(ParseError::Unsupported { message, line }) => {
+                self.shell_error(sink, line, message.as_bytes());
+                self.set_status(2);
+                2
+            }
+        }
+    }
+
+    /// Runs a parsed script.
+    pub fn run_script(&mut self, script: &Script, sink: &mut dyn Sink) -> i32 {
+        self.txn += 1;
+        for item in &script.items {
+            if self.exit.is_some() {
+                break;
+            }
+            self.run_and_or(item, sink);
+        }
+        self.last_status
+    }
+
+    fn set_status(&mut self, status: i32) {
+        self.last_status = status;
+        self.vars.set("?", status.to_string(), false);
+    }
+
+    /// Writes a diagnostic with the shell's prefix for the current mode.
+    fn shell_error(&self, sink: &mut dyn Sink, line: usize, msg: &[u8]) {
+        sink.write(Stream::Stderr, &self.prefixed(line, msg));
+    }
+
+    fn prefixed(&self, line: usize, msg: &[u8]) -> Vec<u8> {
+        let mut out = match &self.config.error_mode {
+            ErrorMode::Interactive => b"bash: ".to_vec(),
+            ErrorMode::Script { name } => format!("{name}: line {line}: ").into_bytes(),
+        };
+        out.extend_from_slice(msg);
+        if !out.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn run_and_or(&mut self, list: &AndOr, sink: &mut dyn Sink) {
+        let status = self.run_pipeline(&list.first, list.line, sink);
+        self.set_status(status);
+        for (op, pipeline) in &list.rest {
+            if self.exit.is_some() {
+                return;
+            }
+            let run = match op {
+                AndOrOp::And => self.last_status == 0,
+                AndOrOp::Or => self.last_status != 0,
+            };
+            if run {
+                let status = self.run_pipeline(pipeline, list.line, sink);
+                self.set_status(status);
+            }
+        }
+    }
+
+    fn run_pipeline(&mut self, pipeline: &Pipeline, line: usize, sink: &mut dyn Sink) -> i32 {
+        let n = pipeline.commands.len();
+        let mut input: Vec<u8> = Vec::new();
+        let mut status = 0;
+        for (i, cmd) in pipeline.commands.iter().enumerate() {
+            let fds = Fds {
+                stdin: std::mem::take(&mut input),
+                out: if i + 1 < n {
+                    Target::Pipe
+                } else {
+                    Target::Stream(Stream::Stdout)
+                },
+                err: Target::Stream(Stream::Stderr),
+            };
+            let mut stage = StageOutput::default();
+            // In bash every stage of a multi-command pipeline runs in a subshell: `cd`,
+            // variable changes and `exit` there do not reach the session.
+            status = self.run_simple(cmd, fds, n > 1, line, sink, &mut stage);
+            input = stage.pipe;
+            if self.exit.is_some() {
+                break;
+            }
+        }
+        if pipeline.negated {
+            i32::from(status == 0)
+        } else {
+            status
+        }
+    }
+
+    fn expand_ctx(&self) -> ExpandCtx<'_> {
+        ExpandCtx {
+            vars: &self.vars,
+            last_status: self.last_status,
+            cwd: &self.cwd,
+            fs: &self.sandbox,
+            max_brace: self.config.max_brace,
+            max_glob: self.config.max_glob,
+        }
+    }
+
+    fn apply_assigned(&mut self, assigned: Vec<(String, String)>) {
+        for (name, value) in assigned {
+            self.vars.set(&name, value, false);
+        }
+    }
+
+    fn expansion_failed(&mut self, e: &ExpandError, line: usize, sink: &mut dyn Sink) -> i32 {
+        self.shell_error(sink, line, e.message.as_bytes());
+        e.status
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_simple(
+        &mut self,
+        cmd: &SimpleCommand,
+        mut fds: Fds,
+        subshell: bool,
+        line: usize,
+        sink: &mut dyn Sink,
+        stage: &mut StageOutput,
+    ) -> i32 {
+        // 1. Words.
+        let mut assigned = Vec::new();
+        let words = match shell::expand_words(&cmd.words, &self.expand_ctx(), &mut assigned) {
+            Ok(w) => w,
+            Err(e) => {
+                self.apply_assigned(assigned);
+                return self.expansion_failed(&e, line, sink);
+            }
+        };
+        self.apply_assigned(std::mem::take(&mut assigned));
+        // 2. Assignments (values: no splitting, no globbing).
+        let mut values = Vec::new();
+        for a in &cmd.assignments {
+            match shell::expand_word_nosplit(&a.value, &self.expand_ctx(), &mut assigned) {
+                Ok(v) => values.push((a.name.clone(), String::from_utf8_lossy(&v).into_owned())),
+                Err(e) => {
+                    self.apply_assigned(assigned);
+                    return self.expansion_failed(&e, line, sink);
+                }
+            }
+        }
+        self.apply_assigned(std::mem::take(&mut assigned));
+        // 3. Redirections, in order, before the command runs (as bash: `> f` truncates even if
+        // the command then fails or is not found).
+        if let Err(status) = self.open_redirections(cmd, &mut fds, line, sink) {
+            return status;
+        }
+        let Some(name) = words.first() else {
+            // Assignments alone set shell variables.
+            if !subshell {
+                for (name, value) in values {
+                    self.vars.set(&name, value, false);
+                }
+            }
+            return 0;
+        };
+        let args = &words[1..];
+        let Some(command) = name.to_str().and_then(|s| s.parse::<CommandName>().ok()) else {
+            let msg = self.not_found_message(name);
+            let status = if msg.ends_with(b": Is a directory\n") {
+                126
+            } else {
+                127
+            };
+            let prefixed = self.prefixed(line, &msg);
+            self.write_to(&fds.err, &prefixed, sink, stage);
+            return status;
+        };
+        // Prefix assignments are visible to this command only.
+        let temp_vars;
+        let vars = if values.is_empty() {
+            &self.vars
+        } else {
+            let mut v = self.vars.clone();
+            for (name, value) in values {
+                v.set(&name, value, true);
+            }
+            temp_vars = v;
+            &temp_vars
+        };
+        let ctx = Ctx {
+            fs: &self.sandbox,
+            cwd: &self.cwd,
+            mount_point: self.sandbox.mount_point(),
+            vars,
+            stdin: &fds.stdin,
+            now: SystemTime::now(),
+            identity: &self.config.identity,
+            stdout_is_tty: self.config.stdout_is_tty && matches!(fds.out, Target::Stream(_)),
+        };
+        let outcome = trumansh_commands::run(command, args, &ctx);
+        let mut status = outcome.status;
+        for step in outcome.steps {
+            match step {
+                Step::Out(bytes) => self.write_to(&fds.out, &bytes, sink, stage),
+                Step::Err(bytes) => self.write_to(&fds.err, &bytes, sink, stage),
+                Step::ShellErr(bytes) => {
+                    let text = self.prefixed(line, &bytes);
+                    self.write_to(&fds.err, &text, sink, stage);
+                }
+                Step::Effect(effect) => {
+                    if let Err(fail) = self.apply_effect(&effect, subshell) {
+                        if let Some(ctx_msg) = &effect.on_err {
+                            let msg = format!("{ctx_msg}: {}\n", fail.strerror());
+                            self.write_to(&fds.err, msg.as_bytes(), sink, stage);
+                        }
+                        if status == 0 {
+                            status = effect.fail_status;
+                        }
+                    } else if let Some(ok) = &effect.on_ok {
+                        self.write_to(&fds.out, ok, sink, stage);
+                    }
+                }
+            }
+        }
+        status
+    }
+
+    /// bash's answer for a name that is not a known command.
+    fn not_found_message(&self, name: &OsString) -> Vec<u8> {
+        let mut msg = name.as_bytes().to_vec();
+        if name.as_bytes().contains(&b'/') {
+            let path = self.resolve(name);
+            match self.sandbox.stat(&path, true) {
+                Ok(m) if m.is_dir() => msg.extend_from_slice(b": Is a directory\n"),
+                // An existing file cannot be run: nothing is ever spawned.
+                Ok(_) => msg.extend_from_slice(b": command not found\n"),
+                Err(e) => {
+                    msg.extend_from_slice(b": ");
+                    msg.extend_from_slice(e.strerror().as_bytes());
+                    msg.push(b'\n');
+                }
+            }
+        } else {
+            msg.extend_from_slice(b": command not found\n");
+        }
+        msg
+    }
+
+    fn resolve(&self, operand: &OsString) -> PathBuf {
+        let p = Path::new(operand);
+        if p.as_os_str().is_empty() {
+            PathBuf::new()
+        } else if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+
+    /// Sends bytes to an output target.
+    fn write_to(
+        &self,
+        target: &Target,
+        bytes: &[u8],
+        sink: &mut dyn Sink,
+        stage: &mut StageOutput,
+    ) {
+        if bytes.is_empty() {
+            return;
+        }
+        match target {
+            Target::Stream(s) => sink.write(*s, bytes),
+            Target::Pipe => stage.pipe.extend_from_slice(bytes),
+            Target::Null => {}
+            Target::File(path) => {
+                if let Ok(loc) = self.sandbox.resolve_write_target(path) {
+                    // The redirection was opened (and checked) before the command ran.
+                    let _ = self.sandbox.write_at(&loc, bytes, true);
+                }
+            }
+        }
+    }
+
+    /// Opens a command's redirections in order. On failure prints bash's message and returns
+    /// the status (1), and the command does not run.
+    fn open_redirections(
+        &mut self,
+        cmd: &SimpleCommand,
+        fds: &mut Fds,
+        line: usize,
+        sink: &mut dyn Sink,
+    ) -> Result<(), i32> {
+        for r in &cmd.redirects {
+            let fd = r.fd;
+            match &r.kind {
+                RedirKind::Out(w)
+                | RedirKind::Append(w)
+                | RedirKind::OutErr(w)
+                | RedirKind::AppendOutErr(w) => {
+                    let append =
+                        matches!(r.kind, RedirKind::Append(_) | RedirKind::AppendOutErr(_));
+                    let target = self.redirect_target(w, line, sink)?;
+                    let target = self.open_output(target, append, line, sink)?;
+                    match (&r.kind, fd.unwrap_or(1)) {
+                        (RedirKind::OutErr(_) | RedirKind::AppendOutErr(_), _) => {
+                            fds.out = target.clone();
+                            fds.err = target;
+                        }
+                        (_, 1) => fds.out = target,
+                        (_, 2) => fds.err = target,
+                        (_, 0) => {}
+                        _ => {} // other fds: opened (and created) but unused
+                    }
+                }
+                RedirKind::DupOut(src) => {
+                    let from = match src {
+                        1 => Some(fds.out.clone()),
+                        2 => Some(fds.err.clone()),
+                        _ => None,
+                    };
+                    let Some(from) = from else {
+                        let msg = format!("{src}: Bad file descriptor\n");
+                        self.shell_error(sink, line, msg.as_bytes());
+                        return Err(1);
+                    };
+                    match fd.unwrap_or(1) {
+                        1 => fds.out = from,
+                        2 => fds.err = from,
+                        _ => {}
+                    }
+                }
+                RedirKind::DupIn(src) => {
+                    if *src != 0 {
+                        let msg = format!("{src}: Bad file descriptor\n");
+                        self.shell_error(sink, line, msg.as_bytes());
+                        return Err(1);
+                    }
+                }
+                RedirKind::Close => match fd.unwrap_or(1) {
+                    1 => fds.out = Target::Null,
+                    2 => fds.err = Target::Null,
+                    0 => fds.stdin.clear(),
+                    _ => {}
+                },
+                RedirKind::In(w) => {
+                    let target = self.redirect_target(w, line, sink)?;
+                    let data = match target.as_bytes() {
+                        b"/dev/stdin" => std::mem::take(&mut fds.stdin),
+                        _ => {
+                            let path = self.resolve(&target);
+                            match self.sandbox.read(&path) {
+                                Ok(d) => d,
+                                Err(e) => {
+                                    let mut msg = target.as_bytes().to_vec();
+                                    msg.extend_from_slice(b": ");
+                                    msg.extend_from_slice(e.strerror().as_bytes());
+                                    self.shell_error(sink, line, &msg);
+                                    return Err(1);
+                                }
+                            }
+                        }
+                    };
+                    if fd.unwrap_or(0) == 0 {
+                        fds.stdin = data;
+                    }
+                }
+                RedirKind::HereDoc { body, expand } => {
+                    let mut assigned = Vec::new();
+                    let data = if *expand {
+                        match shell::expand_word_nosplit(body, &self.expand_ctx(), &mut assigned) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                self.apply_assigned(assigned);
+                                return Err(self.expansion_failed(&e, line, sink));
+                            }
+                        }
+                    } else {
+                        literal_text(body)
+                    };
+                    self.apply_assigned(assigned);
+                    if fd.unwrap_or(0) == 0 {
+                        fds.stdin = data;
+                    }
+                }
+                RedirKind::HereString(w) => {
+                    let mut assigned = Vec::new();
+                    let mut data =
+                        match shell::expand_word_nosplit(w, &self.expand_ctx(), &mut assigned) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                self.apply_assigned(assigned);
+                                return Err(self.expansion_failed(&e, line, sink));
+                            }
+                        };
+                    self.apply_assigned(assigned);
+                    data.push(b'\n');
+                    if fd.unwrap_or(0) == 0 {
+                        fds.stdin = data;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Expands a redirection's word to exactly one path.
+    fn redirect_target(
+        &mut self,
+        word: &shell::ast::Word,
+        line: usize,
+        sink: &mut dyn Sink,
+    ) -> Result<OsString, i32> {
+        let mut assigned = Vec::new();
+        let fields = shell::expand_word(word, &self.expand_ctx(), &mut assigned);
+        self.apply_assigned(assigned);
+        match fields {
+            Ok(mut f) if f.len() == 1 => Ok(f.remove(0)),
+            Ok(_) => {
+                let mut msg = source_text(word);
+                msg.extend_from_slice(b": ambiguous redirect");
+                self.shell_error(sink, line, &msg);
+                Err(1)
+            }
+            Err(e) => Err(self.expansion_failed(&e, line, sink)),
+        }
+    }
+
+    /// Opens an output redirection: the device paths, or a file created/truncated now.
+    fn open_output(
+        &mut self,
+        target: OsString,
+        append: bool,
+        line: usize,
+        sink: &mut dyn Sink,
+    ) -> Result<Target, i32> {
+        match target.as_bytes() {
+            b"/dev/null" => return Ok(Target::Null),
+            b"/dev/stdout" => return Ok(Target::Stream(Stream::Stdout)),
+            b"/dev/stderr" => return Ok(Target::Stream(Stream::Stderr)),
+            _ => {}
+        }
+        let path = self.resolve(&target);
+        let result = self.sandbox.resolve_write_target(&path).and_then(|loc| {
+            let existed = self.sandbox.write_probe(&loc)?;
+            if !append || existed.is_none() {
+                self.sandbox.write_at(&loc, b"", false)?;
+            }
+            Ok(existed)
+        });
+        match result {
+            Ok(existed) => {
+                let p = path.to_string_lossy();
+                let op = if append { "append" } else { "write" };
+                let undo = existed.map(|(len, _)| serde_json::json!({ "previous_len": len }));
+                state::journal(
+                    &self.sandbox,
+                    &JournalRecord {
+                        txn: self.txn,
+                        op,
+                        path: &p,
+                        to: None,
+                        undo,
+                        time: state::timestamp(),
+                    },
+                );
+                Ok(Target::File(path))
+            }
+            Err(e) => {
+                let mut msg = target.as_bytes().to_vec();
+                msg.extend_from_slice(b": ");
+                msg.extend_from_slice(e.strerror().as_bytes());
+                self.shell_error(sink, line, &msg);
+                Err(1)
+            }
+        }
+    }
+
+    /// Checks and applies one effect, then journals it.
+    fn apply_effect(&mut self, effect: &Effect, subshell: bool) -> Result<(), FsError> {
+        let (op_name, path, to, undo): (&str, PathBuf, Option<PathBuf>, Option<serde_json::Value>) =
+            match &effect.op {
+                Op::SetCwd { path } => {
+                    if !subshell {
+                        let old = std::mem::replace(&mut self.cwd, normalize_lexically(path));
+                        self.vars
+                            .set("OLDPWD", old.to_string_lossy().into_owned(), false);
+                        self.vars
+                            .set("PWD", self.cwd.to_string_lossy().into_owned(), false);
+                    }
+                    return Ok(());
+                }
+                Op::SetVar {
+                    name,
+                    value,
+                    export,
+                } => {
+                    if !subshell {
+                        match value {
+                            Some(v) => self.vars.set(name, v.clone(), *export),
+                            None => self.vars.export(name),
+                        }
+                    }
+                    return Ok(());
+                }
+                Op::UnsetVar { name } => {
+                    if !subshell {
+                        self.vars.unset(name);
+                    }
+                    return Ok(());
+                }
+                Op::Exit { status } => {
+                    if !subshell {
+                        self.exit = Some(*status);
+                    }
+                    return Ok(());
+                }
+                Op::CreateDir {
+                    path,
+                    mode,
+                    exist_ok,
+                } => {
+                    match self.sandbox.create_dir(path, *mode) {
+                        Ok(()) => {}
+                        Err(FsError::AlreadyExists)
+                            if *exist_ok
+                                && self.sandbox.stat(path, true).is_ok_and(|m| m.is_dir()) =>
+                        {
+                            return Ok(());
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    ("create_dir", path.clone(), None, None)
+                }
+                Op::WriteFile { path, data, append } => {
+                    let loc = self.sandbox.resolve_write_target(path)?;
+                    let existed = self.sandbox.write_probe(&loc)?;
+                    self.sandbox.write_at(&loc, data, *append)?;
+                    let undo = existed.map(|(len, _)| serde_json::json!({ "previous_len": len }));
+                    (
+                        if *append { "append" } else { "write" },
+                        path.clone(),
+                        None,
+                        undo,
+                    )
+                }
+                Op::Touch {
+                    path,
+                    atime,
+                    mtime,
+                    create,
+                } => {
+                    let created =
+                        self.sandbox
+                            .touch(path, *atime, *mtime, *create, SystemTime::now())?;
+                    let undo = Some(serde_json::json!({ "created": created }));
+                    ("touch", path.clone(), None, undo)
+                }
+                Op::Trash { path } => {
+                    let id = state::trash(&self.sandbox, path)?;
+                    (
+                        "trash",
+                        path.clone(),
+                        None,
+                        Some(serde_json::json!({ "trash_id": id })),
+                    )
+                }
+                Op::Rename { from, to } => {
+                    self.sandbox.rename(from, to)?;
+                    ("rename", from.clone(), Some(to.clone()), None)
+                }
+                Op::Copy { from, to, .. } => {
+                    let data = self.sandbox.read(from)?;
+                    let loc = self.sandbox.resolve_write_target(to)?;
+                    self.sandbox.write_at(&loc, &data, false)?;
+                    ("copy", from.clone(), Some(to.clone()), None)
+                }
+                Op::SetMode { path, mode } => {
+                    let old = self.sandbox.stat(path, true)?.perm;
+                    self.sandbox.set_mode(path, *mode)?;
+                    (
+                        "set_mode",
+                        path.clone(),
+                        None,
+                        Some(serde_json::json!({ "previous_mode": old })),
+                    )
+                }
+            };
+        let p = path.to_string_lossy();
+        let t = to.as_ref().map(|t| t.to_string_lossy().into_owned());
+        state::journal(
+            &self.sandbox,
+            &JournalRecord {
+                txn: self.txn,
+                op: op_name,
+                path: &p,
+                to: t.as_deref(),
+                undo,
+                time: state::timestamp(),
+            },
+        );
+        Ok(())
+    }
+}
+
+/// The text of a here-document body whose delimiter was quoted (no expansion).
+fn literal_text(word: &shell::ast::Word) -> Vec<u8> {
+    source_text(word)
+}
+
+/// The literal bytes of a word's parts, without expanding anything (for messages).
+fn source_text(word: &shell::ast::Word) -> Vec<u8> {
+    use shell::ast::WordPart;
+    fn walk(parts: &[WordPart], out: &mut Vec<u8>) {
+        for p in parts {
+            match p {
+                WordPart::Literal(b) | WordPart::Quoted(b) => out.extend_from_slice(b),
+                WordPart::DoubleQuoted(inner) => walk(inner, out),
+                WordPart::Param(p) => {
+                    out.push(b'$');
+                    out.extend_from_slice(p.name.as_bytes());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&word.parts, &mut out);
+    out
+}
+
+/// The `n`th line (0-based) of an input, without its newline.
+fn nth_line(input: &[u8], n: usize) -> &[u8] {
+    input.split(|&b| b == b'\n').nth(n).unwrap_or(b"")
+}
