@@ -23,6 +23,7 @@ use trumansh_commands::{CommandName, FileKind, FsView};
 
 use crate::session::{Session, Sink, Stream};
 use crate::shell::{self, ParseError};
+use crate::transcript::Chunks;
 
 /// Writes to the process's stdout/stderr as output is produced.
 pub struct StdSink;
@@ -53,56 +54,23 @@ pub enum OnSyntaxError {
 }
 
 /// Runs line mode over a reader until EOF or `exit`. Returns the exit status.
-pub fn run_lines(
-    session: &mut Session,
-    mut input: impl BufRead,
-    on_syntax_error: OnSyntaxError,
-) -> i32 {
+pub fn run_lines(session: &mut Session, input: impl BufRead, on_syntax_error: OnSyntaxError) -> i32 {
     let mut sink = StdSink;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut first_line = 1usize;
-    let mut next_line = 1usize;
-    loop {
-        let mut line = Vec::new();
-        let n = match input.read_until(b'\n', &mut line) {
-            Ok(n) => n,
-            Err(_) => 0,
-        };
-        let eof = n == 0;
-        if !eof {
-            if buf.is_empty() {
-                first_line = next_line;
-            }
-            next_line += 1;
-            buf.extend_from_slice(&line);
-            if !eof
-                && matches!(
-                    shell::parse(&buf, first_line),
-                    Err(ParseError::Incomplete { .. })
-                )
-            {
-                continue;
-            }
+    for chunk in Chunks::new(input) {
+        let is_syntax_error = matches!(
+            shell::parse(&chunk.text, chunk.first_line),
+            Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
+        );
+        session.run_input(&chunk.text, chunk.first_line, &mut sink);
+        flush();
+        if let Some(status) = session.exit_status() {
+            return status;
         }
-        if !buf.is_empty() {
-            let is_syntax_error = matches!(
-                shell::parse(&buf, first_line),
-                Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
-            );
-            session.run_input(&buf, first_line, &mut sink);
-            flush();
-            buf.clear();
-            if let Some(status) = session.exit_status() {
-                return status;
-            }
-            if is_syntax_error && on_syntax_error == OnSyntaxError::Abort {
-                return 2;
-            }
-        }
-        if eof {
-            return session.last_status();
+        if is_syntax_error && on_syntax_error == OnSyntaxError::Abort {
+            return 2;
         }
     }
+    session.last_status()
 }
 
 /// The prompt: `user@host:~/dir$ `, as Debian's default `PS1`.

@@ -16,5 +16,6 @@ pub mod sandbox;
 pub mod session;
 pub mod shell;
 pub mod state;
+pub mod transcript;
 
 pub use session::{Captured, Config, ErrorMode, RunResult, Session, Sink, Stream};
