@@ -54,7 +54,11 @@ pub enum OnSyntaxError {
 }
 
 /// Runs line mode over a reader until EOF or `exit`. Returns the exit status.
-pub fn run_lines(session: &mut Session, input: impl BufRead, on_syntax_error: OnSyntaxError) -> i32 {
+pub fn run_lines(
+    session: &mut Session,
+    input: impl BufRead,
+    on_syntax_error: OnSyntaxError,
+) -> i32 {
     let mut sink = StdSink;
     for chunk in Chunks::new(input) {
         let is_syntax_error = matches!(

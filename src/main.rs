@@ -35,8 +35,8 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut config = Config::new(&cli.root);
-    config.sandbox.mount_point = cli.mount_point.clone();
-    config.sandbox.state_dir = cli.state_dir.clone();
+    config.sandbox.mount_point.clone_from(&cli.mount_point);
+    config.sandbox.state_dir.clone_from(&cli.state_dir);
     let stdin_tty = std::io::stdin().is_terminal();
     let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty;
     config.stdout_is_tty = std::io::stdout().is_terminal();
@@ -60,16 +60,15 @@ fn main() -> ExitCode {
         frontend::run_lines(&mut session, script.as_bytes(), OnSyntaxError::Abort)
     } else if let Some(file) = &cli.file {
         // The script is the owner's file on the host, not a path in the sandbox.
-        match std::fs::read(file) {
-            Ok(text) => frontend::run_lines(&mut session, text.as_slice(), OnSyntaxError::Abort),
-            Err(_) => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "trumansh: {}: No such file or directory",
-                    file.display()
-                );
-                127
-            }
+        if let Ok(text) = std::fs::read(file) {
+            frontend::run_lines(&mut session, text.as_slice(), OnSyntaxError::Abort)
+        } else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "trumansh: {}: No such file or directory",
+                file.display()
+            );
+            127
         }
     } else if interactive {
         frontend::run_repl(session)

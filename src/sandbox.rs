@@ -119,6 +119,7 @@ impl Sandbox {
                 _ => None,
             })
             .collect();
+        #[allow(clippy::single_match_else)] // two real alternatives, each with its own setup
         let (state, hidden) = match &config.state_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| {
@@ -237,8 +238,10 @@ impl Sandbox {
             }
         }
         // The hidden state directory: any path whose lexical first component at the root is
-        // its name. (A pre-existing symlink *into* it is not caught here; `--state-dir`
-        // outside the root closes that gap entirely.)
+        // its name, or (below) whose parent resolves physically into it or to the root when
+        // the final name is its name (`rootlink/.trash` with `rootlink -> .`). A final-component
+        // symlink into it is caught by the following operations (`check_follow`);
+        // `--state-dir` outside the root closes the question entirely.
         if let (Some(hidden), Some(first)) = (&self.hidden, first_name)
             && hidden.as_bytes() == first
         {
@@ -256,9 +259,64 @@ impl Sandbox {
         if joined.len() > 4095 {
             return Err(FsError::NameTooLong);
         }
-        Ok(Loc {
+        let loc = Loc {
             rel: PathBuf::from(OsString::from_vec(joined)),
-        })
+        };
+        if rel.len() > 1 && self.parent_is_hidden(&loc.rel) {
+            return Err(FsError::NotFound);
+        }
+        Ok(loc)
+    }
+
+    /// Whether a root-relative path (as the kernel resolves it) is the hidden state directory
+    /// or inside it.
+    fn is_hidden_rel(&self, resolved: &Path) -> bool {
+        let Some(hidden) = &self.hidden else {
+            return false;
+        };
+        matches!(resolved.components().next(), Some(Component::Normal(n)) if n == hidden.as_os_str())
+    }
+
+    /// Whether the object `rel` names would be looked up in the hidden state directory or
+    /// would be it: its parent directory, resolved physically (symlinks, `..`), is in the state
+    /// directory, or is the root and the final name is the state directory's.
+    fn parent_is_hidden(&self, rel: &Path) -> bool {
+        let Some(hidden) = &self.hidden else {
+            return false;
+        };
+        let norm: PathBuf = rel.components().collect();
+        let (Some(parent), Some(last)) = (norm.parent(), norm.components().next_back()) else {
+            return false;
+        };
+        if parent.as_os_str().is_empty() {
+            return false; // the lexical check in `locate` covered a name at the root
+        }
+        match self.root.canonicalize(parent) {
+            Ok(c) => {
+                self.is_hidden_rel(&c)
+                    || (c == Path::new(".")
+                        && matches!(last, Component::Normal(n) if n == hidden.as_os_str()))
+            }
+            // The parent does not resolve: the operation fails on its own.
+            Err(_) => false,
+        }
+    }
+
+    /// For operations that follow a final symlink: refuses a link that resolves into the
+    /// hidden state directory (as if it were a link out).
+    fn check_follow(&self, loc: &Loc) -> Result<(), FsError> {
+        if self.hidden.is_none() || loc.is_root() {
+            return Ok(());
+        }
+        let norm: PathBuf = loc.rel.components().collect();
+        match self.root.symlink_metadata(&norm) {
+            Ok(m) if m.file_type().is_symlink() => {}
+            _ => return Ok(()),
+        }
+        match self.root.canonicalize(&norm) {
+            Ok(c) if self.is_hidden_rel(&c) => Err(FsError::NotFound),
+            _ => Ok(()),
+        }
     }
 
     /// The virtual path of a location relative to the root.
@@ -421,8 +479,7 @@ impl Sandbox {
         let mode = self
             .root
             .symlink_metadata(&loc.rel)
-            .map(|m| m.mode() & 0o7777)
-            .unwrap_or(0o644);
+            .map_or(0o644, |m| m.mode() & 0o7777);
         let parent = loc.rel.parent().unwrap_or(Path::new(""));
         let tmp_name = unique_name(".trumansh-tmp");
         let tmp = if parent.as_os_str().is_empty() {
@@ -446,6 +503,33 @@ impl Sandbox {
             })
     }
 
+    /// Gives a regular file that shares its inode (`nlink > 1`, e.g. a hard link to a file
+    /// outside) an inode of its own with the same bytes, mode and times, so that a metadata
+    /// change (times, mode) never reaches another name's inode.
+    fn unshare(&self, loc: &Loc) -> Result<(), FsError> {
+        let m = match self.root.symlink_metadata(&loc.rel) {
+            Ok(m) if m.is_file() && m.nlink() > 1 => m,
+            _ => return Ok(()),
+        };
+        let mut content = Vec::new();
+        self.root
+            .open(&loc.rel)
+            .and_then(|f| (&f).take(self.read_cap).read_to_end(&mut content))
+            .map_err(map_err)?;
+        self.replace_file(loc, &content)?;
+        let at = |s: i64, n: i64| {
+            Some(SystemTimeSpec::Absolute(
+                cap_std::time::SystemTime::from_std(to_system_time(s, n)),
+            ))
+        };
+        let _ = self.root.set_times(
+            &loc.rel,
+            at(m.atime(), m.atime_nsec()),
+            at(m.mtime(), m.mtime_nsec()),
+        );
+        Ok(())
+    }
+
     /// Sets times, creating an empty file first when asked (`touch`).
     pub fn touch(
         &self,
@@ -463,6 +547,8 @@ impl Sandbox {
             }
             self.create_new(&loc).map_err(map_err)?;
             created = true;
+        } else {
+            self.unshare(&loc)?;
         }
         let spec = |t: Option<SystemTime>| {
             t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
@@ -480,7 +566,8 @@ impl Sandbox {
 
     /// Sets permission bits.
     pub fn set_mode(&self, vpath: &Path, mode: u32) -> Result<(), FsError> {
-        let loc = self.locate(vpath)?;
+        let loc = self.resolve_write_target(vpath)?;
+        self.unshare(&loc)?;
         self.root
             .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
             .map_err(map_err)
@@ -586,6 +673,7 @@ pub fn normalize_lexically(p: &Path) -> PathBuf {
 
 /// Maps a host error to the agent's view. Every refusal (escape attempts come back as
 /// `EACCES`/`EPERM`/`EXDEV` from `RESOLVE_BENEATH`) is `ENOENT`: the 404 principle.
+#[allow(clippy::needless_pass_by_value)] // used as `.map_err(map_err)`
 pub fn map_err(e: io::Error) -> FsError {
     match e.raw_os_error() {
         Some(2 | 1 | 13 | 18) => FsError::NotFound, // ENOENT, EPERM, EACCES, EXDEV
@@ -689,6 +777,7 @@ impl FsView for Sandbox {
         }
         let loc = self.locate(path)?;
         let m = if follow {
+            self.check_follow(&loc)?;
             self.root.metadata(&loc.rel)
         } else {
             self.root.symlink_metadata(&loc.rel)
@@ -698,6 +787,7 @@ impl FsView for Sandbox {
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
         let loc = self.locate(path)?;
+        self.check_follow(&loc)?;
         let hide_state = self.hidden.is_some() && (loc.is_root() || self.is_root_dir(&loc.rel));
         let mut out = Vec::new();
         for entry in self.root.read_dir(&loc.rel).map_err(map_err)? {
@@ -722,6 +812,7 @@ impl FsView for Sandbox {
             return Ok(Box::new(io::empty()));
         }
         let loc = self.locate(path)?;
+        self.check_follow(&loc)?;
         let f = self.root.open(&loc.rel).map_err(map_err)?;
         Ok(Box::new(f))
     }

@@ -110,6 +110,8 @@ pub struct Session {
     config: Config,
     /// The transaction number of the input being run.
     txn: u64,
+    /// Set by a fatal expansion error: the rest of the current input is skipped.
+    abort_input: bool,
 }
 
 /// Where one of a command's output fds points.
@@ -162,6 +164,7 @@ impl Session {
             exit: None,
             config,
             txn: 0,
+            abort_input: false,
         })
     }
 
@@ -211,26 +214,34 @@ impl Session {
     /// `sink`. An unfinished input (open quote, pending here-document) is reported as bash
     /// reports it at end of file. Returns `$?`.
     pub fn run_input(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
-        match shell::parse(input, first_line) {
-            Ok(script) => self.run_script(&script, sink),
-            Err(ParseError::Incomplete { message }) => {
-                let last_line = first_line + input.iter().filter(|&&b| b == b'\n').count();
-                let line = if input.ends_with(b"\n") {
-                    last_line
-                } else {
-                    last_line + 1
-                };
-                if !message.is_empty() {
-                    self.shell_error(sink, line, message.as_bytes());
+        match shell::parse_at_eof(input, first_line) {
+            Ok(parsed) => {
+                for w in &parsed.warnings {
+                    self.shell_error(sink, w.line, w.message.as_bytes());
                 }
-                self.shell_error(sink, line, b"syntax error: unexpected end of file\n");
+                self.run_script(&parsed.script, sink)
+            }
+            Err(ParseError::Incomplete { message }) => {
+                // End of input inside a command. An open quote names what it was looking for
+                // (on the command's first line); a trailing operator is bash's "unexpected end
+                // of file", reported on the line after the last one.
+                if message.is_empty() {
+                    let lines =
+                        input.split(|&b| b == b'\n').count() - usize::from(input.ends_with(b"\n"));
+                    let line = first_line + lines;
+                    self.shell_error(sink, line, b"syntax error: unexpected end of file\n");
+                } else {
+                    self.shell_error(sink, first_line, message.as_bytes());
+                }
                 self.set_status(2);
                 2
             }
             Err(ParseError::Syntax { message, line }) => {
                 self.shell_error(sink, line, message.as_bytes());
-                if let ErrorMode::Script { .. } = self.config.error_mode {
-                    // Non-interactive bash echoes the offending line.
+                if matches!(self.config.error_mode, ErrorMode::Script { .. })
+                    && message.starts_with("syntax error near")
+                {
+                    // Non-interactive bash echoes the line holding an unexpected token.
                     let text = nth_line(input, line.saturating_sub(first_line));
                     let mut echo = b"`".to_vec();
                     echo.extend_from_slice(text);
@@ -251,8 +262,9 @@ impl Session {
     /// Runs a parsed script.
     pub fn run_script(&mut self, script: &Script, sink: &mut dyn Sink) -> i32 {
         self.txn += 1;
+        self.abort_input = false;
         for item in &script.items {
-            if self.exit.is_some() {
+            if self.exit.is_some() || self.abort_input {
                 break;
             }
             self.run_and_or(item, sink);
@@ -286,7 +298,7 @@ impl Session {
         let status = self.run_pipeline(&list.first, list.line, sink);
         self.set_status(status);
         for (op, pipeline) in &list.rest {
-            if self.exit.is_some() {
+            if self.exit.is_some() || self.abort_input {
                 return;
             }
             let run = match op {
@@ -319,7 +331,7 @@ impl Session {
             // variable changes and `exit` there do not reach the session.
             status = self.run_simple(cmd, fds, n > 1, line, sink, &mut stage);
             input = stage.pipe;
-            if self.exit.is_some() {
+            if self.exit.is_some() || self.abort_input {
                 break;
             }
         }
@@ -349,6 +361,11 @@ impl Session {
 
     fn expansion_failed(&mut self, e: &ExpandError, line: usize, sink: &mut dyn Sink) -> i32 {
         self.shell_error(sink, line, e.message.as_bytes());
+        // Where a non-interactive bash would exit (`${X:?}`, a bad substitution), trumansh
+        // stops the rest of this input but keeps the session.
+        if e.fatal {
+            self.abort_input = true;
+        }
         e.status
     }
 
@@ -535,7 +552,7 @@ impl Session {
                     let append =
                         matches!(r.kind, RedirKind::Append(_) | RedirKind::AppendOutErr(_));
                     let target = self.redirect_target(w, line, sink)?;
-                    let target = self.open_output(target, append, line, sink)?;
+                    let target = self.open_output(&target, append, line, sink)?;
                     match (&r.kind, fd.unwrap_or(1)) {
                         (RedirKind::OutErr(_) | RedirKind::AppendOutErr(_), _) => {
                             fds.out = target.clone();
@@ -543,7 +560,6 @@ impl Session {
                         }
                         (_, 1) => fds.out = target,
                         (_, 2) => fds.err = target,
-                        (_, 0) => {}
                         _ => {} // other fds: opened (and created) but unused
                     }
                 }
@@ -579,19 +595,18 @@ impl Session {
                 },
                 RedirKind::In(w) => {
                     let target = self.redirect_target(w, line, sink)?;
-                    let data = match target.as_bytes() {
-                        b"/dev/stdin" => std::mem::take(&mut fds.stdin),
-                        _ => {
-                            let path = self.resolve(&target);
-                            match self.sandbox.read(&path) {
-                                Ok(d) => d,
-                                Err(e) => {
-                                    let mut msg = target.as_bytes().to_vec();
-                                    msg.extend_from_slice(b": ");
-                                    msg.extend_from_slice(e.strerror().as_bytes());
-                                    self.shell_error(sink, line, &msg);
-                                    return Err(1);
-                                }
+                    let data = if target.as_bytes() == b"/dev/stdin" {
+                        std::mem::take(&mut fds.stdin)
+                    } else {
+                        let path = self.resolve(&target);
+                        match self.sandbox.read(&path) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                let mut msg = target.as_bytes().to_vec();
+                                msg.extend_from_slice(b": ");
+                                msg.extend_from_slice(e.strerror().as_bytes());
+                                self.shell_error(sink, line, &msg);
+                                return Err(1);
                             }
                         }
                     };
@@ -663,7 +678,7 @@ impl Session {
     /// Opens an output redirection: the device paths, or a file created/truncated now.
     fn open_output(
         &mut self,
-        target: OsString,
+        target: &OsString,
         append: bool,
         line: usize,
         sink: &mut dyn Sink,
@@ -674,7 +689,7 @@ impl Session {
             b"/dev/stderr" => return Ok(Target::Stream(Stream::Stderr)),
             _ => {}
         }
-        let path = self.resolve(&target);
+        let path = self.resolve(target);
         let result = self.sandbox.resolve_write_target(&path).and_then(|loc| {
             let existed = self.sandbox.write_probe(&loc)?;
             if !append || existed.is_none() {

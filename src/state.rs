@@ -72,8 +72,7 @@ fn ensure_dir(dir: &Dir, p: &Path) -> Result<(), FsError> {
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// One journal record.

@@ -5,11 +5,11 @@
 //! tests replay a `.sh` file exactly as an agent's pipe would feed it.
 //!
 //! A transcript renders each command as `$ first line` (continuation lines as `> line`), its
-//! stdout as is, each stderr line as `[stderr] ...`, and `[exit N]` when the status is not 0.
+//! stdout as is, each stderr line as `[stderr] ...` (in the order written), and `[exit N]` when the status is not 0.
 
 use std::io::BufRead;
 
-use crate::session::{Captured, Session};
+use crate::session::{Captured, Session, Sink, Stream};
 use crate::shell::{self, ParseError};
 
 /// One complete input: its text and the number of its first line.
@@ -66,24 +66,48 @@ impl<R: BufRead> Iterator for Chunks<R> {
     }
 }
 
-/// Renders one command and its result.
-pub fn render_step(out: &mut Vec<u8>, chunk: &[u8], result: &Captured, status: i32) {
+/// A sink that keeps both streams and the order in which their pieces came.
+#[derive(Debug, Default, Clone)]
+pub struct Recorded {
+    pub captured: Captured,
+    pub events: Vec<(Stream, Vec<u8>)>,
+}
+
+impl Sink for Recorded {
+    fn write(&mut self, stream: Stream, bytes: &[u8]) {
+        self.captured.write(stream, bytes);
+        match self.events.last_mut() {
+            Some((s, b)) if *s == stream => b.extend_from_slice(bytes),
+            _ => self.events.push((stream, bytes.to_vec())),
+        }
+    }
+}
+
+/// Renders one command and its result: stdout as is, stderr lines as `[stderr] ...`, in the
+/// order they were written.
+pub fn render_step(out: &mut Vec<u8>, chunk: &[u8], result: &Recorded, status: i32) {
     let text = chunk.strip_suffix(b"\n").unwrap_or(chunk);
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         out.extend_from_slice(if i == 0 { b"$ " } else { b"> " });
         out.extend_from_slice(line);
         out.push(b'\n');
     }
-    out.extend_from_slice(&result.stdout);
-    if !result.stdout.is_empty() && !result.stdout.ends_with(b"\n") {
-        out.extend_from_slice(b"[no newline at end of stdout]\n");
-    }
-    if !result.stderr.is_empty() {
-        let err = result.stderr.strip_suffix(b"\n").unwrap_or(&result.stderr);
-        for line in err.split(|&b| b == b'\n') {
-            out.extend_from_slice(b"[stderr] ");
-            out.extend_from_slice(line);
-            out.push(b'\n');
+    for (stream, bytes) in &result.events {
+        match stream {
+            Stream::Stdout => {
+                out.extend_from_slice(bytes);
+                if !bytes.ends_with(b"\n") {
+                    out.extend_from_slice(b"[no newline]\n");
+                }
+            }
+            Stream::Stderr => {
+                let err = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+                for line in err.split(|&b| b == b'\n') {
+                    out.extend_from_slice(b"[stderr] ");
+                    out.extend_from_slice(line);
+                    out.push(b'\n');
+                }
+            }
         }
     }
     if status != 0 {
@@ -109,10 +133,10 @@ pub fn replay(session: &mut Session, script: &[u8]) -> (Vec<u8>, Vec<(Chunk, Cap
             out.extend_from_slice(&chunk.text);
             continue;
         }
-        let mut captured = Captured::default();
-        let status = session.run_input(&chunk.text, chunk.first_line, &mut captured);
-        render_step(&mut out, &chunk.text, &captured, status);
-        steps.push((chunk, captured, status));
+        let mut recorded = Recorded::default();
+        let status = session.run_input(&chunk.text, chunk.first_line, &mut recorded);
+        render_step(&mut out, &chunk.text, &recorded, status);
+        steps.push((chunk, recorded.captured, status));
         if session.exit_status().is_some() {
             break;
         }

@@ -76,7 +76,11 @@ fn render_tree(root: &Path) -> String {
                 walk(root, &p, out);
             } else {
                 let data = fs::read(&p).unwrap();
-                out.push(format!("f {rel} ({} bytes, {:016x})", data.len(), fnv(&data)));
+                out.push(format!(
+                    "f {rel} ({} bytes, {:016x})",
+                    data.len(),
+                    fnv(&data)
+                ));
             }
         }
     }
@@ -114,7 +118,20 @@ struct Step {
     status: i32,
 }
 
-const MARK: u8 = 0x01;
+/// Separates the commands' outputs in bash's streams (text no fixture holds).
+const MARK: &str = "\u{1e}TRUMANSH-MARK\u{1e}";
+
+fn split_marks(bytes: &[u8]) -> Vec<&[u8]> {
+    let mark = MARK.as_bytes();
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while let Some(i) = rest.windows(mark.len()).position(|w| w == mark) {
+        out.push(&rest[..i]);
+        rest = &rest[i + mark.len()..];
+    }
+    out.push(rest);
+    out
+}
 
 /// Runs the script in real bash with a marker after each command, and splits its output
 /// per command.
@@ -128,7 +145,10 @@ fn run_in_bash(script: &[u8], root: &Path) -> Vec<Step> {
         }
         if !is_comment_only(&chunk.text) {
             marked.extend_from_slice(
-                b"__s=$?; printf '\\001%d\\001' \"$__s\"; printf '\\001\\001' >&2; (exit $__s)\n",
+                format!(
+                    "__s=$?; printf '{MARK}%d{MARK}' \"$__s\"; printf '{MARK}{MARK}' >&2; (exit $__s)\n"
+                )
+                .as_bytes(),
             );
             commands += 1;
         }
@@ -156,8 +176,8 @@ fn run_in_bash(script: &[u8], root: &Path) -> Vec<Step> {
     }
     let out = child.wait_with_output().unwrap();
     let rename = |s: &[u8]| String::from_utf8_lossy(s).replace(&root_str, MOUNT);
-    let mut stdouts = out.stdout.split(|&b| b == MARK);
-    let mut stderrs = out.stderr.split(|&b| b == MARK);
+    let mut stdouts = split_marks(&out.stdout).into_iter();
+    let mut stderrs = split_marks(&out.stderr).into_iter();
     let mut steps = Vec::new();
     for k in 0..commands {
         let Some(so) = stdouts.next() else { break };
@@ -223,7 +243,9 @@ fn bash_agrees() {
                 skip_tree |= text.contains("# bash-differs-tree:");
                 continue;
             }
-            let Some((_, captured, status)) = steps.get(k) else { break };
+            let Some((_, captured, status)) = steps.get(k) else {
+                break;
+            };
             let ours = Step {
                 stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
@@ -245,7 +267,9 @@ fn bash_agrees() {
         if !skip_tree {
             let (a, b) = (render_tree(&bash_root), render_tree(&ours_root));
             if a != b {
-                failures.push(format!("{name}: final trees differ\n--- bash\n{a}--- trumansh\n{b}"));
+                failures.push(format!(
+                    "{name}: final trees differ\n--- bash\n{a}--- trumansh\n{b}"
+                ));
             }
         }
     });

@@ -13,9 +13,16 @@
 
 mod args;
 mod ctx;
+mod escapes;
 mod fsview;
+mod lookup;
+pub mod memfs;
+mod mode;
 mod outcome;
+mod paths;
 mod quote;
+#[cfg(test)]
+mod testutil;
 
 mod cat;
 mod cd;

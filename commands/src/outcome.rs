@@ -166,6 +166,7 @@ impl Outcome {
         self
     }
     /// Sets the status.
+    #[must_use]
     pub fn with_status(mut self, status: i32) -> Self {
         self.status = status;
         self

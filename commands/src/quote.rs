@@ -5,6 +5,7 @@
 //! used by `quotef()`: `cat: x: No such file or directory`, but `cat: 'a b': ...`).
 
 use std::ffi::OsStr;
+use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 
 /// Quotes always: `'x'`, `"it's"`, `'a'$'\n''b'`.
@@ -27,7 +28,10 @@ fn needs_quoting(b: &[u8]) -> bool {
     }
     b.iter().any(|&c| {
         !(c.is_ascii_alphanumeric()
-            || matches!(c, b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b'@' | b'_' | b'#' | b'~' | b'=')
+            || matches!(
+                c,
+                b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b'@' | b'_' | b'#' | b'~' | b'='
+            )
             || c >= 0x80)
     })
 }
@@ -45,7 +49,9 @@ fn escape_control(c: u8, out: &mut String) {
         b'\r' => out.push_str("\\r"),
         b'\t' => out.push_str("\\t"),
         b'\x0b' => out.push_str("\\v"),
-        _ => out.push_str(&format!("\\{c:03o}")),
+        _ => {
+            let _ = write!(out, "\\{c:03o}");
+        }
     }
 }
 

@@ -1,11 +1,21 @@
-//! Placeholder expansion.
+//! Word expansion, in bash's order: brace expansion, tilde expansion, parameter expansion,
+//! word splitting, pathname expansion, quote removal.
+//!
+//! After braces, a word becomes a string of [`Ch`]: each byte carries whether it was quoted
+//! (never split, never a glob character) and whether it came out of an unquoted expansion
+//! (only those bytes are split on `IFS`). A zero-width mark records that quotes were present,
+//! so `""` and `"$EMPTY"` give one empty field while an unquoted empty `$EMPTY` gives none.
+#![deny(clippy::indexing_slicing)]
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use trumansh_commands::{FsView, Vars};
 
-use super::ast::Word;
+use super::ast::{ParamExp, ParamOp, Word, WordPart};
+use super::brace::{self, BraceError, Unit};
+use super::glob::{self, PatByte};
+use super::lexer::{is_name_char, is_name_start};
 
 /// What expansion may look at.
 pub struct ExpandCtx<'a> {
@@ -23,45 +33,564 @@ pub struct ExpandCtx<'a> {
 }
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
-/// (`X: parameter null or not set`, `${x: bad substitution`), status is 1 (or 2 for a
-/// bad substitution... as bash).
+/// (`X: parameter null or not set`, `${x!}: bad substitution`, `$X: ambiguous redirect`).
+/// `status` is 1 for all of them, as in bash. `fatal`: a non-interactive bash exits the
+/// script here (`${X:?}` and bad substitutions); the rest only fail the command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpandError {
     pub message: String,
     pub status: i32,
-    /// Assignments made by `${X:=y}` happen even so; they are returned in `ExpandCtx` users'
-    /// own bookkeeping — see `assignments` in the result of `expand_words`.
+    /// Assignments made by `${X:=y}` before the error are still in `assigned`.
     pub fatal: bool,
 }
 
+impl ExpandError {
+    fn fatal(message: String) -> Self {
+        ExpandError {
+            message,
+            status: 1,
+            fatal: true,
+        }
+    }
+    fn plain(message: String) -> Self {
+        ExpandError {
+            message,
+            status: 1,
+            fatal: false,
+        }
+    }
+}
+
 /// Expands command words into fields: brace, tilde, parameter expansion, word splitting,
-/// pathname expansion, quote removal. `${X:=y}` assignments are pushed into `assigned`.
+/// pathname expansion, quote removal. `${X:=y}` assignments are pushed into `assigned` (and
+/// seen by later expansions of the same call).
 pub fn expand_words(
     words: &[Word],
     ctx: &ExpandCtx,
     assigned: &mut Vec<(String, String)>,
 ) -> Result<Vec<OsString>, ExpandError> {
-    let _ = (words, ctx, assigned);
-    Ok(Vec::new())
+    let mut out = Vec::new();
+    for word in words {
+        for fields in expand_one(word, ctx, assigned)? {
+            out.push(glob::bytes_to_os(fields));
+        }
+    }
+    Ok(out)
 }
 
 /// Expands one word without splitting or globbing (assignment values, here-document bodies,
-/// here-strings); tilde expansion applies only where bash applies it (assignment values).
+/// here-strings). Tilde expansion applies at the start and after each unquoted `:`, as in
+/// assignment values; here-document bodies have no unquoted text, so it never applies there.
 pub fn expand_word_nosplit(
     word: &Word,
     ctx: &ExpandCtx,
     assigned: &mut Vec<(String, String)>,
 ) -> Result<Vec<u8>, ExpandError> {
-    let _ = (word, ctx, assigned);
-    Ok(Vec::new())
+    let mut ex = Expander { ctx, assigned };
+    let mut out: Vec<Ch> = Vec::new();
+    let mut at_start = true;
+    for part in &word.parts {
+        match part {
+            WordPart::Literal(bytes) => {
+                let mut i = 0usize;
+                while let Some(&b) = bytes.get(i) {
+                    if b == b'~' && at_start {
+                        let rest = bytes.get(i..).unwrap_or_default();
+                        let end = rest
+                            .iter()
+                            .position(|&c| c == b'/' || c == b':')
+                            .unwrap_or(rest.len());
+                        // The prefix must not run into a quoted part.
+                        let complete = end < rest.len() || ends_word(word, part);
+                        if complete {
+                            if let Some(home) = ex.tilde(rest.get(1..end).unwrap_or_default()) {
+                                push_bytes(&mut out, &home, Q);
+                                i += end;
+                                at_start = false;
+                                continue;
+                            }
+                        }
+                    }
+                    at_start = b == b':';
+                    out.push(Ch::new(b, 0));
+                    i += 1;
+                }
+            }
+            other => {
+                at_start = false;
+                ex.part(other, true, &mut out)?;
+            }
+        }
+    }
+    Ok(out.iter().filter(|c| !c.is_mark()).map(|c| c.b).collect())
+}
+
+/// Whether a literal part is the word's last (so a tilde prefix running to its end is whole).
+fn ends_word(word: &Word, part: &WordPart) -> bool {
+    word.parts.last().is_some_and(|l| std::ptr::eq(l, part))
 }
 
 /// Expands a redirection target: like a command word, but it must give exactly one field
-/// (bash: `ambiguous redirect` otherwise).
+/// (bash: `$X: ambiguous redirect` otherwise).
 pub fn expand_word(
     word: &Word,
     ctx: &ExpandCtx,
     assigned: &mut Vec<(String, String)>,
 ) -> Result<Vec<OsString>, ExpandError> {
-    expand_words(std::slice::from_ref(word), ctx, assigned)
+    let fields = expand_words(std::slice::from_ref(word), ctx, assigned)?;
+    if fields.len() != 1 {
+        return Err(ExpandError::plain(format!(
+            "{}: ambiguous redirect",
+            String::from_utf8_lossy(&display_word(word))
+        )));
+    }
+    Ok(fields)
+}
+
+/// The word written back as shell text, for messages (`$X: ambiguous redirect`).
+fn display_word(word: &Word) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in &word.parts {
+        display_part(p, &mut out);
+    }
+    out
+}
+
+fn display_part(part: &WordPart, out: &mut Vec<u8>) {
+    match part {
+        WordPart::Literal(v) | WordPart::Quoted(v) => out.extend_from_slice(v),
+        WordPart::DoubleQuoted(parts) => {
+            out.push(b'"');
+            for p in parts {
+                display_part(p, out);
+            }
+            out.push(b'"');
+        }
+        WordPart::Param(p) => {
+            let simple = !p.length
+                && p.op.is_none()
+                && (p.name.len() == 1 || p.name.bytes().all(is_name_char));
+            if simple {
+                out.push(b'$');
+                out.extend_from_slice(p.name.as_bytes());
+                return;
+            }
+            out.extend_from_slice(b"${");
+            if p.length {
+                out.push(b'#');
+            }
+            out.extend_from_slice(p.name.as_bytes());
+            if let Some((op, w)) = &p.op {
+                let (colon, c) = match op {
+                    ParamOp::Default { colon } => (colon, b'-'),
+                    ParamOp::Assign { colon } => (colon, b'='),
+                    ParamOp::Alternative { colon } => (colon, b'+'),
+                    ParamOp::Error { colon } => (colon, b'?'),
+                };
+                if *colon {
+                    out.push(b':');
+                }
+                out.push(c);
+                out.extend_from_slice(&display_word(w));
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Flag bits of a [`Ch`].
+const Q: u8 = 1; // quoted: not split, not a glob character
+const SPLIT: u8 = 2; // the result of an unquoted expansion: split on IFS
+const MARK: u8 = 4; // zero-width: quotes were here, so the field exists even if empty
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ch {
+    b: u8,
+    f: u8,
+}
+
+impl Ch {
+    fn new(b: u8, f: u8) -> Self {
+        Ch { b, f }
+    }
+    fn mark() -> Self {
+        Ch { b: 0, f: MARK }
+    }
+    fn is_mark(self) -> bool {
+        self.f & MARK != 0
+    }
+    fn quoted(self) -> bool {
+        self.f & Q != 0
+    }
+}
+
+fn push_bytes(out: &mut Vec<Ch>, bytes: &[u8], f: u8) {
+    out.extend(bytes.iter().map(|&b| Ch::new(b, f)));
+}
+
+struct Expander<'c, 'a> {
+    ctx: &'c ExpandCtx<'a>,
+    assigned: &'c mut Vec<(String, String)>,
+}
+
+/// Expands one word into its fields (bytes).
+fn expand_one(
+    word: &Word,
+    ctx: &ExpandCtx,
+    assigned: &mut Vec<(String, String)>,
+) -> Result<Vec<Vec<u8>>, ExpandError> {
+    // Brace expansion on the word as written.
+    let mut units: Vec<Unit<&WordPart>> = Vec::new();
+    for part in &word.parts {
+        match part {
+            WordPart::Literal(v) => units.extend(v.iter().map(|&b| Unit::Byte(b))),
+            other => units.push(Unit::Other(other)),
+        }
+    }
+    let has_brace = units.iter().any(|u| matches!(u, Unit::Byte(b'{')));
+    let words = if has_brace {
+        brace::expand(&units, ctx.max_brace).map_err(|e| match e {
+            BraceError::TooMany => ExpandError::plain(format!(
+                "brace expansion: more than {} words",
+                ctx.max_brace
+            )),
+            BraceError::TooDeep => ExpandError::plain(format!(
+                "brace expansion: groups nested more than {} deep",
+                brace::MAX_NESTING
+            )),
+        })?
+    } else {
+        vec![units]
+    };
+    let mut ex = Expander { ctx, assigned };
+    let mut out = Vec::new();
+    for units in words {
+        let chars = ex.units(&units)?;
+        let ifs = ex.lookup("IFS");
+        let ifs = ifs.as_deref().unwrap_or(" \t\n").as_bytes().to_vec();
+        for field in split(&chars, &ifs) {
+            out.push(ex.glob_field(&field)?);
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// Splits on IFS the bytes flagged `SPLIT` (bash's rules: IFS white space is trimmed and
+/// runs of it count once; each other IFS byte ends a field, even an empty one).
+fn split(chars: &[Ch], ifs: &[u8]) -> Vec<Vec<Ch>> {
+    let is_ifs = |c: &Ch| c.f & SPLIT != 0 && c.f & Q == 0 && ifs.contains(&c.b);
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
+    let mut fields = Vec::new();
+    let mut cur: Vec<Ch> = Vec::new();
+    let mut exists = false;
+    let mut i = 0usize;
+    while let Some(c) = chars.get(i) {
+        if !is_ifs(c) {
+            if c.is_mark() {
+                exists = true;
+            } else {
+                cur.push(*c);
+            }
+            i += 1;
+            continue;
+        }
+        // A delimiter: IFS white space around at most one other IFS byte.
+        let mut hard = false;
+        while let Some(d) = chars.get(i) {
+            if !is_ifs(d) {
+                break;
+            }
+            if is_ws(d.b) {
+                i += 1;
+            } else if hard {
+                break;
+            } else {
+                hard = true;
+                i += 1;
+            }
+        }
+        if hard || !cur.is_empty() || exists {
+            fields.push(std::mem::take(&mut cur));
+        }
+        exists = false;
+    }
+    if !cur.is_empty() || exists {
+        fields.push(cur);
+    }
+    fields
+}
+
+impl Expander<'_, '_> {
+    /// A variable's value: this command's `${X:=y}` assignments first, then the session's.
+    fn lookup(&self, name: &str) -> Option<String> {
+        if let Some((_, v)) = self.assigned.iter().rev().find(|(n, _)| n == name) {
+            return Some(v.clone());
+        }
+        self.ctx.vars.get(name).map(str::to_string)
+    }
+
+    /// The value of a parameter (`None`: unset).
+    fn param_value(&self, name: &str) -> Option<String> {
+        match name {
+            "?" => Some(self.ctx.last_status.to_string()),
+            "$" => Some(self.lookup("$").unwrap_or_else(|| "4242".into())),
+            "#" => Some("0".into()),
+            "0" => Some("bash".into()),
+            "-" => Some("hB".into()),
+            // No positional parameters and no background jobs.
+            "@" | "*" | "!" => None,
+            n if n.bytes().all(|b| b.is_ascii_digit()) => None,
+            n => self.lookup(n),
+        }
+    }
+
+    /// `~`, `~+`, `~-`; `None` leaves the prefix as written (`~user`, or unset variables).
+    fn tilde(&self, name: &[u8]) -> Option<Vec<u8>> {
+        match name {
+            b"" => self.lookup("HOME").map(String::into_bytes),
+            b"+" => Some(self.lookup("PWD").map_or_else(
+                || glob::os_to_bytes(self.ctx.cwd.as_os_str()),
+                String::into_bytes,
+            )),
+            b"-" => self.lookup("OLDPWD").map(String::into_bytes),
+            _ => None,
+        }
+    }
+
+    /// Tilde expansion at `units[i]` (a `~`): the expansion and the index after the prefix.
+    /// The prefix runs to an unquoted `/` (or `:` in assignment-like words) and must be
+    /// entirely unquoted.
+    fn tilde_at(
+        &self,
+        units: &[Unit<&WordPart>],
+        i: usize,
+        colon_ends: bool,
+    ) -> Option<(Vec<u8>, usize)> {
+        let mut j = i + 1;
+        let mut name = Vec::new();
+        loop {
+            match units.get(j) {
+                None | Some(Unit::Byte(b'/')) => break,
+                Some(Unit::Byte(b':')) if colon_ends => break,
+                Some(Unit::Byte(b)) => name.push(*b),
+                Some(Unit::Other(_)) => return None,
+            }
+            j += 1;
+        }
+        self.tilde(&name).map(|v| (v, j))
+    }
+
+    /// Tilde and parameter expansion of one brace-expanded word.
+    fn units(&mut self, units: &[Unit<&WordPart>]) -> Result<Vec<Ch>, ExpandError> {
+        let mut out = Vec::with_capacity(units.len());
+        // `NAME=...`: bash also expands `~` after the `=` and after each `:`.
+        let name_len = units
+            .iter()
+            .take_while(|u| matches!(u, Unit::Byte(b) if is_name_char(*b)))
+            .count();
+        let assign_like = name_len > 0
+            && matches!(units.first(), Some(Unit::Byte(b)) if is_name_start(*b))
+            && matches!(units.get(name_len), Some(Unit::Byte(b'=')));
+        let mut i = 0usize;
+        while let Some(u) = units.get(i) {
+            match u {
+                Unit::Byte(b'~') => {
+                    let at_start = i == 0
+                        || (assign_like
+                            && i > name_len
+                            && matches!(units.get(i - 1), Some(Unit::Byte(b'=' | b':'))));
+                    if at_start {
+                        if let Some((v, next)) = self.tilde_at(units, i, assign_like) {
+                            push_bytes(&mut out, &v, Q);
+                            i = next;
+                            continue;
+                        }
+                    }
+                    out.push(Ch::new(b'~', 0));
+                }
+                Unit::Byte(b) => out.push(Ch::new(*b, 0)),
+                Unit::Other(part) => self.part(part, false, &mut out)?,
+            }
+            i += 1;
+        }
+        Ok(out)
+    }
+
+    /// Expands a quoted part or a parameter. `quoted`: inside `"..."` (or a context that is
+    /// never split).
+    fn part(
+        &mut self,
+        part: &WordPart,
+        quoted: bool,
+        out: &mut Vec<Ch>,
+    ) -> Result<(), ExpandError> {
+        match part {
+            WordPart::Literal(v) => {
+                push_bytes(out, v, if quoted { Q } else { 0 });
+            }
+            WordPart::Quoted(v) => {
+                out.push(Ch::mark());
+                push_bytes(out, v, Q);
+            }
+            WordPart::DoubleQuoted(parts) => {
+                // `"$@"` with no positional parameters gives no field at all.
+                let only_at = !parts.is_empty()
+                    && parts
+                        .iter()
+                        .all(|p| matches!(p, WordPart::Param(pe) if pe.name == "@" && !pe.length && pe.op.is_none()));
+                if !only_at {
+                    out.push(Ch::mark());
+                }
+                for p in parts {
+                    self.part(p, true, out)?;
+                }
+            }
+            WordPart::Param(p) => self.param(p, quoted, out)?,
+        }
+        Ok(())
+    }
+
+    /// The op word of `${X:-word}`: tilde at its start, its unquoted text splittable when the
+    /// expansion is unquoted.
+    fn op_word(&mut self, word: &Word, quoted: bool, out: &mut Vec<Ch>) -> Result<(), ExpandError> {
+        let f = if quoted { Q } else { SPLIT };
+        for (k, part) in word.parts.iter().enumerate() {
+            match part {
+                WordPart::Literal(v) => {
+                    let mut v: &[u8] = v;
+                    if k == 0 && !quoted && v.first() == Some(&b'~') {
+                        let end = v.iter().position(|&c| c == b'/').unwrap_or(v.len());
+                        let complete = end < v.len() || word.parts.len() == 1;
+                        if complete {
+                            if let Some(home) = self.tilde(v.get(1..end).unwrap_or_default()) {
+                                push_bytes(out, &home, Q);
+                                v = v.get(end..).unwrap_or_default();
+                            }
+                        }
+                    }
+                    push_bytes(out, v, f);
+                }
+                other => self.part(other, quoted, out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The op word as a plain string (for `:=` and `:?`).
+    fn op_word_string(&mut self, word: &Word) -> Result<Vec<u8>, ExpandError> {
+        let mut chars = Vec::new();
+        self.op_word(word, true, &mut chars)?;
+        Ok(chars.iter().filter(|c| !c.is_mark()).map(|c| c.b).collect())
+    }
+
+    fn param(&mut self, p: &ParamExp, quoted: bool, out: &mut Vec<Ch>) -> Result<(), ExpandError> {
+        let name = p.name.as_str();
+        if !valid_param_name(name) {
+            return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution")));
+        }
+        let f = if quoted { Q } else { SPLIT };
+        let value = self.param_value(name);
+        if p.length {
+            let len = match name {
+                "@" | "*" => 0,
+                _ => value.as_ref().map_or(0, String::len),
+            };
+            push_bytes(out, len.to_string().as_bytes(), f);
+            return Ok(());
+        }
+        let Some((op, word)) = &p.op else {
+            if let Some(v) = value {
+                push_bytes(out, v.as_bytes(), f);
+            }
+            return Ok(());
+        };
+        let missing = |colon: bool| match &value {
+            None => true,
+            Some(v) => colon && v.is_empty(),
+        };
+        match *op {
+            ParamOp::Default { colon } => {
+                if missing(colon) {
+                    self.op_word(word, quoted, out)?;
+                } else if let Some(v) = &value {
+                    push_bytes(out, v.as_bytes(), f);
+                }
+            }
+            ParamOp::Alternative { colon } => {
+                if !missing(colon) {
+                    self.op_word(word, quoted, out)?;
+                }
+            }
+            ParamOp::Assign { colon } => {
+                if missing(colon) {
+                    if !(name.bytes().next().is_some_and(is_name_start)) {
+                        return Err(ExpandError::fatal(format!(
+                            "${name}: cannot assign in this way"
+                        )));
+                    }
+                    let v = self.op_word_string(word)?;
+                    let v = String::from_utf8_lossy(&v).into_owned();
+                    push_bytes(out, v.as_bytes(), f);
+                    self.assigned.push((name.to_string(), v));
+                } else if let Some(v) = &value {
+                    push_bytes(out, v.as_bytes(), f);
+                }
+            }
+            ParamOp::Error { colon } => {
+                if missing(colon) {
+                    let msg = self.op_word_string(word)?;
+                    let msg = if msg.is_empty() && word.parts.is_empty() {
+                        if colon {
+                            "parameter null or not set".to_string()
+                        } else {
+                            "parameter not set".to_string()
+                        }
+                    } else {
+                        String::from_utf8_lossy(&msg).into_owned()
+                    };
+                    return Err(ExpandError::fatal(format!("{name}: {msg}")));
+                } else if let Some(v) = &value {
+                    push_bytes(out, v.as_bytes(), f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pathname expansion of one field, then quote removal.
+    fn glob_field(&self, field: &[Ch]) -> Result<Vec<Vec<u8>>, ExpandError> {
+        let pat: Vec<PatByte> = field
+            .iter()
+            .map(|c| PatByte {
+                b: c.b,
+                quoted: c.quoted(),
+            })
+            .collect();
+        let plain: Vec<u8> = field.iter().map(|c| c.b).collect();
+        if !glob::has_glob(&pat) {
+            return Ok(vec![plain]);
+        }
+        match glob::glob(&pat, self.ctx.cwd, self.ctx.fs, self.ctx.max_glob) {
+            Ok(found) if found.is_empty() => Ok(vec![plain]),
+            Ok(found) => Ok(found),
+            Err(glob::TooMany) => Err(ExpandError::plain(format!(
+                "{}: pathname expansion matches more than {} paths",
+                String::from_utf8_lossy(&plain),
+                self.ctx.max_glob
+            ))),
+        }
+    }
+}
+
+/// A name that can be expanded: an identifier, digits, or one special parameter.
+fn valid_param_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    match b {
+        [] => false,
+        [c] => is_name_start(*c) || c.is_ascii_digit() || b"?$#@*!-".contains(c),
+        [first, ..] => {
+            (is_name_start(*first) && b.iter().all(|&c| is_name_char(c)))
+                || b.iter().all(u8::is_ascii_digit)
+        }
+    }
 }

@@ -2,8 +2,15 @@
 //! words into fields (braces, tilde, parameters, word splitting, globs, quote removal).
 
 pub mod ast;
+mod brace;
 mod expand;
+#[cfg(test)]
+mod expand_tests;
+mod glob;
+mod lexer;
 mod parser;
+#[cfg(test)]
+mod parser_tests;
 
-pub use expand::{ExpandCtx, ExpandError, expand_word, expand_words, expand_word_nosplit};
-pub use parser::{ParseError, parse};
+pub use expand::{ExpandCtx, ExpandError, expand_word, expand_word_nosplit, expand_words};
+pub use parser::{ParseError, Parsed, Warning, parse, parse_at_eof};

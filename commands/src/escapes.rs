@@ -1,0 +1,134 @@
+//! Backslash escapes as bash's `echo -e` (and `printf %b`) interpret them.
+
+use crate::Vars;
+
+/// Whether the session's character type is UTF-8 (`LC_ALL`, then `LC_CTYPE`, then `LANG`),
+/// which decides how `\u`/`\U` print a character above 0x7f.
+pub fn utf8_locale(vars: &Vars) -> bool {
+    let v = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|n| vars.get(n).filter(|v| !v.is_empty()))
+        .unwrap_or("C")
+        .to_ascii_lowercase();
+    v.contains("utf-8") || v.contains("utf8")
+}
+
+/// Bash's `u32cvt`: UTF-8 (the old 6-byte form, no range check) in a UTF-8 locale; in the C
+/// locale only ASCII is printed and anything else stays as `\uXXXX`/`\UXXXXXXXX`.
+fn push_codepoint(c: u32, utf8: bool, out: &mut Vec<u8>) {
+    if c <= 0x7f {
+        out.push(c as u8);
+    } else if !utf8 {
+        if c <= 0xffff {
+            out.extend_from_slice(format!("\\u{c:04X}").as_bytes());
+        } else {
+            out.extend_from_slice(format!("\\U{c:08X}").as_bytes());
+        }
+    } else {
+        let (len, first) = match c {
+            0..=0x7ff => (2, 0xc0),
+            0x800..=0xffff => (3, 0xe0),
+            0x1_0000..=0x1f_ffff => (4, 0xf0),
+            0x20_0000..=0x3ff_ffff => (5, 0xf8),
+            _ => (6, 0xfc),
+        };
+        let mut bytes = [0u8; 6];
+        let mut v = c;
+        for i in (1..len).rev() {
+            bytes[i] = 0x80 | (v & 0x3f) as u8;
+            v >>= 6;
+        }
+        bytes[0] = first | v as u8;
+        out.extend_from_slice(&bytes[..len]);
+    }
+}
+
+// Short names mirror the C they follow (`s`, `i`, `v`).
+/// Reads up to `max` digits of `radix` at `s[*i..]`, advancing `i`.
+#[allow(clippy::many_single_char_names)]
+fn digits(s: &[u8], i: &mut usize, radix: u32, max: usize) -> Option<u32> {
+    let mut v: u32 = 0;
+    let mut n = 0;
+    while n < max {
+        let Some(d) = s.get(*i).and_then(|&b| char::from(b).to_digit(radix)) else {
+            break;
+        };
+        v = v.wrapping_mul(radix).wrapping_add(d);
+        *i += 1;
+        n += 1;
+    }
+    (n > 0).then_some(v)
+}
+
+/// Interprets `echo -e` escapes in `s`, appending to `out`. Returns `false` when `\c` was
+/// met: the caller prints nothing more, not even the newline.
+#[allow(clippy::many_single_char_names)]
+pub fn echo_escapes(s: &[u8], utf8: bool, out: &mut Vec<u8>) -> bool {
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        i += 1;
+        if b != b'\\' || i >= s.len() {
+            out.push(b);
+            continue;
+        }
+        let e = s[i];
+        i += 1;
+        match e {
+            b'a' => out.push(0x07),
+            b'b' => out.push(0x08),
+            b'e' | b'E' => out.push(0x1b),
+            b'f' => out.push(0x0c),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(0x0b),
+            b'\\' => out.push(b'\\'),
+            b'c' => return false,
+            // `\0nnn`: up to three octal digits after the zero, the value taken mod 256.
+            b'0' => out.push(digits(s, &mut i, 8, 3).unwrap_or(0) as u8),
+            b'x' => match digits(s, &mut i, 16, 2) {
+                Some(v) => out.push(v as u8),
+                None => out.extend_from_slice(b"\\x"),
+            },
+            b'u' | b'U' => {
+                let max = if e == b'u' { 4 } else { 8 };
+                match digits(s, &mut i, 16, max) {
+                    Some(v) => push_codepoint(v, utf8, out),
+                    None => out.extend_from_slice(&[b'\\', e]),
+                }
+            }
+            other => out.extend_from_slice(&[b'\\', other]),
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn esc(s: &str, utf8: bool) -> (Vec<u8>, bool) {
+        let mut out = Vec::new();
+        let more = echo_escapes(s.as_bytes(), utf8, &mut out);
+        (out, more)
+    }
+
+    #[test]
+    fn as_bash_5_2() {
+        // `LC_ALL=C bash -c 'echo -e "..."' | od -c`
+        assert_eq!(
+            esc(r"\0101\x41\u00e9\U0001F600\e\E\q\x\xZ\0\08\u", false).0,
+            b"AA\\u00E9\\U0001F600\x1b\x1b\\q\\x\\xZ\0\08\\u"
+        );
+        assert_eq!(esc(r"\0400 \101 \1", false).0, b"\0 \\101 \\1");
+        assert_eq!(esc(r"\x4142\x7\x1z", false).0, b"A42\x07\x01z");
+        assert_eq!(esc(r"a\", false).0, b"a\\");
+        assert_eq!(esc(r"a\cb", false), (b"a".to_vec(), false));
+        // `LC_ALL=C.UTF-8`: even surrogates and values past U+10FFFF are encoded.
+        assert_eq!(
+            esc(r"\u00e9\uD800|\U00110000|\U7fffffff", true).0,
+            b"\xc3\xa9\xed\xa0\x80|\xf4\x90\x80\x80|\xfd\xbf\xbf\xbf\xbf\xbf"
+        );
+    }
+}

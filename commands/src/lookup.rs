@@ -1,0 +1,50 @@
+//! How a command name resolves, for `type` and `which`: bash's keywords, trumansh's builtins,
+//! and where each emulated utility appears in the fixed `PATH`.
+
+use crate::CommandName;
+
+/// Bash 5.2's reserved words (`compgen -k`).
+pub const KEYWORDS: &[&str] = &[
+    "!", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+    "function", "if", "in", "select", "then", "time", "until", "while", "{", "}",
+];
+
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
+/// The builtin of that name, if trumansh has it.
+pub fn builtin(name: &str) -> Option<CommandName> {
+    name.parse::<CommandName>().ok().filter(|c| c.is_builtin())
+}
+
+/// Every path under which the program appears, in `PATH` order: its `/usr/bin/x` and, since
+/// `/bin` is a link to `/usr/bin` on a merged-/usr system, `/bin/x` as well.
+pub fn program_paths(name: &str) -> Vec<String> {
+    let Some(path) = name
+        .parse::<CommandName>()
+        .ok()
+        .and_then(CommandName::program_path)
+    else {
+        return Vec::new();
+    };
+    let mut v = vec![path.clone()];
+    if let Some(rest) = path.strip_prefix("/usr/bin/") {
+        v.push(format!("/bin/{rest}"));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(program_paths("ls"), ["/usr/bin/ls", "/bin/ls"]);
+        assert!(program_paths("cd").is_empty());
+        assert!(program_paths("grep-nope").is_empty());
+        assert!(builtin("cd").is_some() && builtin("ls").is_none());
+        assert!(is_keyword("[[") && !is_keyword("["));
+    }
+}

@@ -1,0 +1,359 @@
+//! Pathname expansion: matching `*`, `?` and `[...]` patterns against the sandbox through
+//! [`FsView`], with bash 5.2's defaults (no `dotglob`, `globskipdots` on, no `nullglob`,
+//! no `globstar`, C-locale byte order).
+//!
+//! A pattern is a sequence of [`PatByte`]s: a byte and whether it was quoted. Only unquoted
+//! `*`, `?`, `[` are special, so `"*".txt` matches only a file named `*.txt`. The pattern is
+//! split at `/` and walked one component at a time: components without special characters
+//! are appended as they are, the others list their directory.
+#![deny(clippy::indexing_slicing)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use trumansh_commands::{FileKind, FsView};
+
+/// One byte of a pattern and whether it was quoted (then it only matches itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PatByte {
+    pub b: u8,
+    pub quoted: bool,
+}
+
+/// More paths matched than the cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TooMany;
+
+fn is_special(p: PatByte) -> bool {
+    !p.quoted && matches!(p.b, b'*' | b'?' | b'[')
+}
+
+/// Whether the pattern has an unquoted `*`, `?` or `[` (else it is not a pattern at all).
+pub(crate) fn has_glob(pat: &[PatByte]) -> bool {
+    pat.iter().any(|&p| is_special(p))
+}
+
+pub(crate) fn os_to_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        s.as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+pub(crate) fn bytes_to_os(v: Vec<u8>) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(v)
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(&v).into_owned())
+    }
+}
+
+/// Expands a pattern into the matching paths, sorted in byte order. An empty result means no
+/// match (the caller keeps the word). Relative patterns give relative paths, resolved
+/// against `cwd`.
+pub(crate) fn glob(
+    pat: &[PatByte],
+    cwd: &Path,
+    fs: &dyn FsView,
+    max: usize,
+) -> Result<Vec<Vec<u8>>, TooMany> {
+    let comps: Vec<&[PatByte]> = pat.split(|p| p.b == b'/').collect();
+    // (as shown, real virtual path)
+    let mut found: Vec<(Vec<u8>, PathBuf)> = Vec::new();
+    let mut comps_iter = comps.iter().enumerate().peekable();
+    if pat.first().is_some_and(|p| p.b == b'/') {
+        comps_iter.next();
+        found.push((b"/".to_vec(), PathBuf::from("/")));
+    } else {
+        found.push((Vec::new(), cwd.to_path_buf()));
+    }
+    let last = comps.len().saturating_sub(1);
+    let mut globbed = false;
+    for (i, comp) in comps_iter {
+        let is_last = i == last;
+        if comp.is_empty() {
+            if is_last {
+                // `*/`: directories only, shown with the slash.
+                found.retain(|(_, real)| fs.stat(real, true).is_ok_and(|m| m.is_dir()));
+            }
+            for (shown, _) in &mut found {
+                shown.push(b'/');
+            }
+            continue;
+        }
+        if !has_glob(comp) {
+            let name: Vec<u8> = comp.iter().map(|p| p.b).collect();
+            let os = bytes_to_os(name.clone());
+            for (shown, real) in &mut found {
+                join_shown(shown, &name);
+                real.push(&os);
+            }
+            if globbed {
+                // After a wildcard, a literal component must exist.
+                found.retain(|(_, real)| fs.stat(real, false).is_ok());
+            }
+            continue;
+        }
+        globbed = true;
+        let mut next = Vec::new();
+        for (shown, real) in &found {
+            let Ok(entries) = fs.read_dir(real) else {
+                continue;
+            };
+            for e in entries {
+                let name = os_to_bytes(&e.name);
+                if !matches(comp, &name) {
+                    continue;
+                }
+                let path = real.join(&e.name);
+                if !is_last {
+                    let dir = match e.kind {
+                        FileKind::Dir => true,
+                        FileKind::Symlink => fs.stat(&path, true).is_ok_and(|m| m.is_dir()),
+                        _ => false,
+                    };
+                    if !dir {
+                        continue;
+                    }
+                }
+                let mut s = shown.clone();
+                join_shown(&mut s, &name);
+                next.push((s, path));
+                if next.len() > max {
+                    return Err(TooMany);
+                }
+            }
+        }
+        found = next;
+        if found.is_empty() {
+            break;
+        }
+    }
+    if !globbed {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<Vec<u8>> = found.into_iter().map(|(s, _)| s).collect();
+    out.sort();
+    Ok(out)
+}
+
+fn join_shown(shown: &mut Vec<u8>, name: &[u8]) {
+    if !shown.is_empty() && shown.last() != Some(&b'/') {
+        shown.push(b'/');
+    }
+    shown.extend_from_slice(name);
+}
+
+/// Whether a file name matches one pattern component. A leading `.` must be matched by a
+/// literal `.` (bash without `dotglob`).
+pub(crate) fn matches(pat: &[PatByte], name: &[u8]) -> bool {
+    if name.first() == Some(&b'.') && pat.first().is_none_or(|p| p.b != b'.') {
+        return false;
+    }
+    fnmatch(pat, name)
+}
+
+/// Shell pattern matching of a whole string: `*`, `?`, `[...]` with `!`/`^`, ranges and
+/// `[:class:]`. Backtracks only to the last `*`, so it is O(pattern × name) at worst.
+pub(crate) fn fnmatch(pat: &[PatByte], name: &[u8]) -> bool {
+    let mut p = 0usize;
+    let mut n = 0usize;
+    let mut star: Option<(usize, usize)> = None;
+    while let Some(&c) = name.get(n) {
+        if let Some(&pc) = pat.get(p) {
+            if !pc.quoted {
+                match pc.b {
+                    b'*' => {
+                        p += 1;
+                        star = Some((p, n));
+                        continue;
+                    }
+                    b'?' => {
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                    b'[' => {
+                        if let Some((hit, after)) = bracket(pat, p, c) {
+                            if hit {
+                                p = after;
+                                n += 1;
+                                continue;
+                            }
+                        } else if c == b'[' {
+                            p += 1;
+                            n += 1;
+                            continue;
+                        }
+                    }
+                    b if b == c => {
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+            } else if pc.b == c {
+                p += 1;
+                n += 1;
+                continue;
+            }
+        }
+        match star {
+            Some((sp, sn)) => {
+                p = sp;
+                n = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    pat.get(p..)
+        .unwrap_or_default()
+        .iter()
+        .all(|pc| !pc.quoted && pc.b == b'*')
+}
+
+/// Matches `c` against the bracket expression starting at `pat[open]` (`[`). `None` when the
+/// bracket is not closed (then `[` is an ordinary character); else whether it matched and the
+/// index after the closing `]`.
+fn bracket(pat: &[PatByte], open: usize, c: u8) -> Option<(bool, usize)> {
+    let mut i = open + 1;
+    let negate = pat
+        .get(i)
+        .is_some_and(|p| !p.quoted && matches!(p.b, b'!' | b'^'));
+    if negate {
+        i += 1;
+    }
+    let mut hit = false;
+    let mut first = true;
+    loop {
+        let pc = *pat.get(i)?;
+        if pc.b == b'/' {
+            return None;
+        }
+        if !pc.quoted && pc.b == b']' && !first {
+            return Some((hit != negate, i + 1));
+        }
+        first = false;
+        // `[:class:]`
+        if !pc.quoted && pc.b == b'[' && pat.get(i + 1).is_some_and(|p| p.b == b':') {
+            let start = i + 2;
+            let mut j = start;
+            while let Some(p) = pat.get(j) {
+                if p.b == b':' && pat.get(j + 1).is_some_and(|q| q.b == b']') {
+                    break;
+                }
+                j += 1;
+            }
+            if pat.get(j).is_some() {
+                let name: Vec<u8> = pat
+                    .get(start..j)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|p| p.b)
+                    .collect();
+                if class_matches(&name, c) {
+                    hit = true;
+                }
+                i = j + 2;
+                continue;
+            }
+        }
+        let lo = pc.b;
+        // A range `a-z` (a `-` just before the closing `]` is literal).
+        if pat.get(i + 1).is_some_and(|p| p.b == b'-')
+            && pat.get(i + 2).is_some_and(|p| p.quoted || p.b != b']')
+        {
+            let hi = pat.get(i + 2)?.b;
+            if lo <= c && c <= hi {
+                hit = true;
+            }
+            i += 3;
+            continue;
+        }
+        if lo == c {
+            hit = true;
+        }
+        i += 1;
+    }
+}
+
+fn class_matches(name: &[u8], c: u8) -> bool {
+    match name {
+        b"alpha" => c.is_ascii_alphabetic(),
+        b"digit" => c.is_ascii_digit(),
+        b"alnum" => c.is_ascii_alphanumeric(),
+        b"upper" => c.is_ascii_uppercase(),
+        b"lower" => c.is_ascii_lowercase(),
+        b"space" => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'),
+        b"blank" => matches!(c, b' ' | b'\t'),
+        b"punct" => c.is_ascii_punctuation(),
+        b"print" => (0x20..0x7f).contains(&c),
+        b"graph" => c.is_ascii_graphic(),
+        b"cntrl" => c.is_ascii_control(),
+        b"xdigit" => c.is_ascii_hexdigit(),
+        b"word" => c.is_ascii_alphanumeric() || c == b'_',
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(s: &str) -> Vec<PatByte> {
+        s.bytes().map(|b| PatByte { b, quoted: false }).collect()
+    }
+
+    // Checked with bash 5.2: `[[ NAME == PATTERN ]]` gives the same answers.
+    #[test]
+    fn fnmatch_basics() {
+        assert!(fnmatch(&pat("*.txt"), b"a.txt"));
+        assert!(!fnmatch(&pat("*.txt"), b"a.txt.bak"));
+        assert!(fnmatch(&pat("a?c"), b"abc"));
+        assert!(!fnmatch(&pat("a?c"), b"ac"));
+        assert!(fnmatch(&pat("[abc]x"), b"bx"));
+        assert!(fnmatch(&pat("[!abc]x"), b"dx"));
+        assert!(fnmatch(&pat("[^abc]x"), b"dx"));
+        assert!(!fnmatch(&pat("[!abc]x"), b"ax"));
+        assert!(fnmatch(&pat("[a-c]"), b"b"));
+        assert!(fnmatch(&pat("[]]"), b"]"));
+        assert!(fnmatch(&pat("[a-]"), b"-"));
+        assert!(fnmatch(&pat("[[:digit:]]*"), b"1abc"));
+        assert!(!fnmatch(&pat("[[:alpha:]]"), b"1"));
+        assert!(fnmatch(&pat("[x"), b"[x"));
+        assert!(fnmatch(&pat("*a*b*c*"), b"xxaxxbxxcxx"));
+        assert!(fnmatch(&pat("**"), b""));
+        let mut quoted = pat("*");
+        for p in &mut quoted {
+            p.quoted = true;
+        }
+        assert!(!fnmatch(&quoted, b"x"));
+        assert!(fnmatch(&quoted, b"*"));
+    }
+
+    #[test]
+    fn fnmatch_is_not_exponential() {
+        let p = pat(&"*a".repeat(50));
+        let name = "a".repeat(10_000);
+        let _ = fnmatch(&p, name.as_bytes());
+    }
+
+    #[test]
+    fn leading_dot() {
+        assert!(!matches(&pat("*"), b".x"));
+        assert!(matches(&pat(".*"), b".x"));
+        assert!(!matches(&pat("[.]x"), b".x"));
+        assert!(!matches(&pat("?x"), b".x"));
+    }
+}

@@ -1,0 +1,1021 @@
+//! The tokenizer: turns input bytes into words (with their quoting kept as [`WordPart`]s),
+//! operators and redirection operators, and collects here-document bodies.
+//!
+//! It follows bash's lexer where trumansh runs the construct, and refuses early (as
+//! [`ParseError::Unsupported`]) the word-level constructs trumansh does not run: `$(...)`,
+//! backquotes, `$((...))`, `$[...]`, `<(...)`, `>(...)` and the parameter-expansion forms other
+//! than `${X}`, `${#X}` and the `-` `=` `+` `?` operators.
+//!
+//! Everything is indexed with `get`, never `[]`: any byte sequence must give a token or an
+//! error, never a panic. Nesting (`${X:-${Y:-...}}`) is capped at [`MAX_DEPTH`] so that a
+//! hostile input cannot overflow the stack.
+#![deny(clippy::indexing_slicing)]
+
+use super::ast::{ParamExp, ParamOp, Word, WordPart};
+use super::parser::ParseError;
+
+/// How deep `${...}` and quotes may nest inside one word.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// The operators (control and redirection) of the language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Semi,
+    DSemi,
+    SemiAnd,
+    DSemiAnd,
+    Amp,
+    AndIf,
+    Pipe,
+    PipeAmp,
+    OrIf,
+    LParen,
+    RParen,
+    Newline,
+    // Redirections.
+    Less,
+    Great,
+    DGreat,
+    Clobber,
+    DLess,
+    DLessDash,
+    TLess,
+    LessAnd,
+    GreatAnd,
+    LessGreat,
+    AndGreat,
+    AndDGreat,
+}
+
+impl Op {
+    /// The operator as written, for `syntax error near unexpected token`.
+    pub(crate) fn text(self) -> &'static str {
+        match self {
+            Op::Semi => ";",
+            Op::DSemi => ";;",
+            Op::SemiAnd => ";&",
+            Op::DSemiAnd => ";;&",
+            Op::Amp => "&",
+            Op::AndIf => "&&",
+            Op::Pipe => "|",
+            Op::PipeAmp => "|&",
+            Op::OrIf => "||",
+            Op::LParen => "(",
+            Op::RParen => ")",
+            Op::Newline => "newline",
+            Op::Less => "<",
+            Op::Great => ">",
+            Op::DGreat => ">>",
+            Op::Clobber => ">|",
+            Op::DLess => "<<",
+            Op::DLessDash => "<<-",
+            Op::TLess => "<<<",
+            Op::LessAnd => "<&",
+            Op::GreatAnd => ">&",
+            Op::LessGreat => "<>",
+            Op::AndGreat => "&>",
+            Op::AndDGreat => "&>>",
+        }
+    }
+
+    pub(crate) fn is_redirect(self) -> bool {
+        matches!(
+            self,
+            Op::Less
+                | Op::Great
+                | Op::DGreat
+                | Op::Clobber
+                | Op::DLess
+                | Op::DLessDash
+                | Op::TLess
+                | Op::LessAnd
+                | Op::GreatAnd
+                | Op::LessGreat
+                | Op::AndGreat
+                | Op::AndDGreat
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Word(Word),
+    Op(Op),
+    /// `N>` and friends: the fd digits written right before a redirection operator.
+    IoNumber(u32),
+    Eof,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub tok: Tok,
+    /// The 1-based line the token starts on.
+    pub line: usize,
+    /// Byte offsets of the token in the input.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A here-document whose delimiter was read and whose body comes after the next newline.
+#[derive(Debug)]
+struct PendingDoc {
+    delim: Vec<u8>,
+    strip_tabs: bool,
+    expand: bool,
+    line: usize,
+}
+
+/// A warning bash prints but goes on (a here-document closed by end of file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: usize,
+    /// The text without the `bash: line N: ` prefix.
+    pub message: String,
+}
+
+/// Where a run of text is being read: the rules for `\`, quotes and the end differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Inside `"..."`.
+    Dq,
+    /// An unquoted here-document body: like `"..."` but `"` is plain text.
+    HereDoc,
+}
+
+pub(crate) struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line: usize,
+    /// At end of input, finish what bash finishes (here-documents, a final `\`) instead of
+    /// asking for more.
+    at_eof: bool,
+    pending: Vec<PendingDoc>,
+    /// Bodies of completed here-documents, in the order their operators appeared.
+    pub bodies: Vec<Word>,
+    pub warnings: Vec<Warning>,
+    depth: usize,
+    /// Inside `"..."` or an unquoted here-document: in `${X:-word}`, `'` is then plain text.
+    in_dq: bool,
+}
+
+fn is_meta(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+pub(crate) fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+pub(crate) fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_special_param(b: u8) -> bool {
+    matches!(
+        b,
+        b'?' | b'$' | b'#' | b'@' | b'*' | b'!' | b'-' | b'0'..=b'9'
+    )
+}
+
+/// Appends unquoted bytes, merging with a previous `Literal`.
+fn push_lit(parts: &mut Vec<WordPart>, bytes: &[u8]) {
+    if let Some(WordPart::Literal(v)) = parts.last_mut() {
+        v.extend_from_slice(bytes);
+    } else {
+        parts.push(WordPart::Literal(bytes.to_vec()));
+    }
+}
+
+/// Appends quoted bytes, merging with a previous `Quoted` (an empty one still counts: `''`).
+fn push_quoted(parts: &mut Vec<WordPart>, bytes: &[u8]) {
+    if let Some(WordPart::Quoted(v)) = parts.last_mut() {
+        v.extend_from_slice(bytes);
+    } else {
+        parts.push(WordPart::Quoted(bytes.to_vec()));
+    }
+}
+
+fn unsupported(what: &str, line: usize) -> ParseError {
+    ParseError::Unsupported {
+        message: format!("{what} is not supported by this shell"),
+        line,
+    }
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8], first_line: usize, at_eof: bool) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            line: first_line,
+            at_eof,
+            pending: Vec::new(),
+            bodies: Vec::new(),
+            warnings: Vec::new(),
+            depth: 0,
+            in_dq: false,
+        }
+    }
+
+    pub(crate) fn line(&self) -> usize {
+        self.line
+    }
+
+    pub(crate) fn at_eof_mode(&self) -> bool {
+        self.at_eof
+    }
+
+    /// The input bytes between two offsets (empty when out of range).
+    pub(crate) fn slice(&self, start: usize, end: usize) -> &'a [u8] {
+        self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// The input from an offset on.
+    pub(crate) fn rest_from(&self, start: usize) -> &'a [u8] {
+        self.src.get(start..).unwrap_or_default()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, n: usize) -> Option<u8> {
+        self.src.get(self.pos + n).copied()
+    }
+
+    /// Consumes one byte, counting lines.
+    fn bump(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.pos += 1;
+        if b == b'\n' {
+            self.line += 1;
+        }
+        Some(b)
+    }
+
+    fn incomplete(&self, message: String, line: usize) -> ParseError {
+        if self.at_eof {
+            ParseError::Syntax { message, line }
+        } else {
+            ParseError::Incomplete { message }
+        }
+    }
+
+    fn eof_matching(&self, what: &str, line: usize) -> ParseError {
+        self.incomplete(
+            format!("unexpected EOF while looking for matching `{what}'"),
+            line,
+        )
+    }
+
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::Unsupported {
+                message: format!(
+                    "quotes and expansions nested more than {MAX_DEPTH} deep are not supported by this shell"
+                ),
+                line: self.line,
+            });
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Registers a here-document whose body starts after the next newline token.
+    pub(crate) fn push_heredoc(&mut self, raw_delim: &[u8], strip_tabs: bool, line: usize) {
+        let expand = !raw_delim.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\'));
+        self.pending.push(PendingDoc {
+            delim: delimiter_text(raw_delim),
+            strip_tabs,
+            expand,
+            line,
+        });
+    }
+
+    /// Whether here-documents still wait for their bodies.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The next token. Blanks, comments and backslash-newline pairs between tokens are skipped.
+    pub(crate) fn next_token(&mut self) -> Result<Token, ParseError> {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => {
+                    self.pos += 2;
+                    self.line += 1;
+                }
+                Some(b'#') => {
+                    while let Some(b) = self.peek() {
+                        if b == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let start = self.pos;
+        let line = self.line;
+        let tok = |tok: Tok, end: usize| Token {
+            tok,
+            line,
+            start,
+            end,
+        };
+        let Some(b) = self.peek() else {
+            self.finish_pending_at_eof()?;
+            return Ok(tok(Tok::Eof, start));
+        };
+        let two = self.peek_at(1);
+        let three = self.peek_at(2);
+        let (op, len) = match (b, two, three) {
+            (b'\n', _, _) => {
+                self.bump();
+                self.read_heredoc_bodies()?;
+                return Ok(tok(Tok::Op(Op::Newline), start + 1));
+            }
+            (b';', Some(b';'), Some(b'&')) => (Op::DSemiAnd, 3),
+            (b';', Some(b';'), _) => (Op::DSemi, 2),
+            (b';', Some(b'&'), _) => (Op::SemiAnd, 2),
+            (b';', _, _) => (Op::Semi, 1),
+            (b'&', Some(b'&'), _) => (Op::AndIf, 2),
+            (b'&', Some(b'>'), Some(b'>')) => (Op::AndDGreat, 3),
+            (b'&', Some(b'>'), _) => (Op::AndGreat, 2),
+            (b'&', _, _) => (Op::Amp, 1),
+            (b'|', Some(b'|'), _) => (Op::OrIf, 2),
+            (b'|', Some(b'&'), _) => (Op::PipeAmp, 2),
+            (b'|', _, _) => (Op::Pipe, 1),
+            (b'(', _, _) => (Op::LParen, 1),
+            (b')', _, _) => (Op::RParen, 1),
+            (b'<' | b'>', Some(b'('), _) => {
+                let what = if b == b'<' { "`<(...)'" } else { "`>(...)'" };
+                return Err(unsupported(&format!("{what}: process substitution"), line));
+            }
+            (b'<', Some(b'<'), Some(b'<')) => (Op::TLess, 3),
+            (b'<', Some(b'<'), Some(b'-')) => (Op::DLessDash, 3),
+            (b'<', Some(b'<'), _) => (Op::DLess, 2),
+            (b'<', Some(b'&'), _) => (Op::LessAnd, 2),
+            (b'<', Some(b'>'), _) => (Op::LessGreat, 2),
+            (b'<', _, _) => (Op::Less, 1),
+            (b'>', Some(b'>'), _) => (Op::DGreat, 2),
+            (b'>', Some(b'|'), _) => (Op::Clobber, 2),
+            (b'>', Some(b'&'), _) => (Op::GreatAnd, 2),
+            (b'>', _, _) => (Op::Great, 1),
+            _ => {
+                // `2>`: digits glued to a redirection operator are its fd.
+                if b.is_ascii_digit() {
+                    let mut end = self.pos;
+                    while self.src.get(end).is_some_and(u8::is_ascii_digit) {
+                        end += 1;
+                    }
+                    if matches!(self.src.get(end), Some(b'<' | b'>')) {
+                        let digits = self.slice(start, end);
+                        if let Some(n) = std::str::from_utf8(digits)
+                            .ok()
+                            .and_then(|s| s.parse::<u32>().ok())
+                        {
+                            self.pos = end;
+                            return Ok(tok(Tok::IoNumber(n), end));
+                        }
+                    }
+                }
+                let word = self.read_word()?;
+                // `{fd}>file`: bash allocates a descriptor into a variable.
+                if matches!(self.peek(), Some(b'<' | b'>')) {
+                    let raw = self.slice(start, self.pos);
+                    if raw.len() > 2
+                        && raw.first() == Some(&b'{')
+                        && raw.last() == Some(&b'}')
+                        && raw
+                            .get(1..raw.len() - 1)
+                            .is_some_and(|n| n.iter().all(|&c| is_name_char(c)))
+                    {
+                        return Err(unsupported(
+                            "`{name}>': redirection to a named file descriptor",
+                            line,
+                        ));
+                    }
+                }
+                return Ok(tok(Tok::Word(word), self.pos));
+            }
+        };
+        self.pos += len;
+        Ok(tok(Tok::Op(op), self.pos))
+    }
+
+    /// Reads one word up to an unquoted metacharacter.
+    fn read_word(&mut self) -> Result<Word, ParseError> {
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut lit_start = self.pos;
+        // Runs of plain bytes are copied in one go.
+        macro_rules! flush {
+            () => {
+                if lit_start < self.pos {
+                    push_lit(&mut parts, self.slice(lit_start, self.pos));
+                }
+            };
+        }
+        while let Some(b) = self.peek() {
+            if is_meta(b) {
+                break;
+            }
+            match b {
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    flush!();
+                    self.read_special(b, &mut parts)?;
+                    lit_start = self.pos;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        flush!();
+        Ok(Word { parts })
+    }
+
+    /// Reads a quote, escape or `$` construct of unquoted text (a word or the word of an
+    /// unquoted `${X:-word}`), appending its part.
+    fn read_special(&mut self, b: u8, parts: &mut Vec<WordPart>) -> Result<(), ParseError> {
+        let line = self.line;
+        match b {
+            b'\\' => {
+                self.pos += 1;
+                match self.peek() {
+                    Some(b'\n') => {
+                        self.bump();
+                    }
+                    Some(c) => {
+                        self.pos += 1;
+                        push_quoted(parts, &[c]);
+                    }
+                    None => {
+                        if !self.at_eof {
+                            return Err(ParseError::Incomplete {
+                                message: String::new(),
+                            });
+                        }
+                        // bash -c 'echo a\' keeps the backslash.
+                        push_quoted(parts, b"\\");
+                    }
+                }
+            }
+            b'\'' => {
+                self.pos += 1;
+                let start = self.pos;
+                loop {
+                    match self.bump() {
+                        Some(b'\'') => break,
+                        Some(_) => {}
+                        None => return Err(self.eof_matching("'", line)),
+                    }
+                }
+                let text = self.slice(start, self.pos - 1);
+                push_quoted(parts, text);
+            }
+            b'"' => {
+                self.pos += 1;
+                let inner = self.read_dq(Ctx::Dq, line)?;
+                parts.push(WordPart::DoubleQuoted(inner));
+            }
+            b'`' => return Err(unsupported("command substitution (`...`)", line)),
+            _ => {
+                // `$`
+                match self.peek_at(1) {
+                    Some(b'\'') => {
+                        self.pos += 2;
+                        let text = self.read_ansi_c(line)?;
+                        push_quoted(parts, &text);
+                    }
+                    Some(b'"') => {
+                        // `$"..."`: a translatable string; the C locale translates nothing.
+                        self.pos += 2;
+                        let inner = self.read_dq(Ctx::Dq, line)?;
+                        parts.push(WordPart::DoubleQuoted(inner));
+                    }
+                    _ => match self.read_dollar()? {
+                        Some(p) => parts.push(p),
+                        None => push_lit(parts, b"$"),
+                    },
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the inside of `"..."` (after the opening quote) or of an unquoted here-document
+    /// body (to the end of the input): `Quoted` text and parameter expansions.
+    fn read_dq(&mut self, ctx: Ctx, open_line: usize) -> Result<Vec<WordPart>, ParseError> {
+        self.enter()?;
+        let outer_dq = std::mem::replace(&mut self.in_dq, true);
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut text: Vec<u8> = Vec::new();
+        loop {
+            let Some(b) = self.peek() else {
+                if ctx == Ctx::Dq {
+                    return Err(self.eof_matching("\"", open_line));
+                }
+                break;
+            };
+            match b {
+                b'"' if ctx == Ctx::Dq => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'\n') => {
+                            self.bump();
+                        }
+                        Some(c @ (b'$' | b'`' | b'\\')) => {
+                            self.pos += 1;
+                            text.push(c);
+                        }
+                        Some(b'"') if ctx == Ctx::Dq => {
+                            self.pos += 1;
+                            text.push(b'"');
+                        }
+                        _ => text.push(b'\\'),
+                    }
+                }
+                b'`' => return Err(unsupported("command substitution (`...`)", self.line)),
+                b'$' => {
+                    if let Some(p) = self.read_dollar()? {
+                        if !text.is_empty() {
+                            parts.push(WordPart::Quoted(std::mem::take(&mut text)));
+                        }
+                        parts.push(p);
+                    } else {
+                        text.push(b'$');
+                    }
+                }
+                _ => {
+                    self.bump();
+                    text.push(b);
+                }
+            }
+        }
+        if !text.is_empty() {
+            parts.push(WordPart::Quoted(text));
+        }
+        self.in_dq = outer_dq;
+        self.leave();
+        Ok(parts)
+    }
+
+    /// Reads a `$` construct at `self.pos` (which is on the `$`). `None`: a lone `$`, which
+    /// is then plain text (consumed).
+    fn read_dollar(&mut self) -> Result<Option<WordPart>, ParseError> {
+        let line = self.line;
+        let next = self.peek_at(1);
+        match next {
+            Some(b'{') => {
+                self.pos += 2;
+                self.read_brace_param(line).map(Some)
+            }
+            Some(b'(') => {
+                if self.peek_at(2) == Some(b'(') {
+                    Err(unsupported("`$((...))': arithmetic expansion", line))
+                } else {
+                    Err(unsupported("`$(...)': command substitution", line))
+                }
+            }
+            Some(b'[') => Err(unsupported("`$[...]': arithmetic expansion", line)),
+            Some(c) if is_name_start(c) => {
+                self.pos += 1;
+                let start = self.pos;
+                while self.peek().is_some_and(is_name_char) {
+                    self.pos += 1;
+                }
+                let name = String::from_utf8_lossy(self.slice(start, self.pos)).into_owned();
+                Ok(Some(param(name)))
+            }
+            Some(c) if is_special_param(c) => {
+                self.pos += 2;
+                Ok(Some(param(char::from(c).to_string())))
+            }
+            _ => {
+                self.pos += 1;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Reads a parameter name at `self.pos`: an identifier, digits, or one special character.
+    fn read_param_name(&mut self) -> Option<String> {
+        let start = self.pos;
+        let first = self.peek()?;
+        if is_name_start(first) {
+            while self.peek().is_some_and(is_name_char) {
+                self.pos += 1;
+            }
+        } else if first.is_ascii_digit() {
+            while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        } else if is_special_param(first) {
+            self.pos += 1;
+        } else {
+            return None;
+        }
+        Some(String::from_utf8_lossy(self.slice(start, self.pos)).into_owned())
+    }
+
+    /// Reads `${...}` after the `${`.
+    fn read_brace_param(&mut self, line: usize) -> Result<WordPart, ParseError> {
+        self.enter()?;
+        let inner_start = self.pos;
+        // `${#X}`: length. `${#}` is `$#`, and `${#...}` that is not `#NAME}` is `$#` followed
+        // by whatever comes (an operator, or a bad substitution).
+        if self.peek() == Some(b'#') && self.peek_at(1) != Some(b'}') {
+            let save = self.pos;
+            self.pos += 1;
+            if let Some(name) = self.read_param_name() {
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                    self.leave();
+                    return Ok(WordPart::Param(ParamExp {
+                        name,
+                        length: true,
+                        op: None,
+                    }));
+                }
+                if self.peek() == Some(b'[') {
+                    return Err(unsupported("`${#NAME[...]}': array expansion", line));
+                }
+            }
+            self.pos = save;
+        }
+        if self.peek() == Some(b'!') && !matches!(self.peek_at(1), Some(b'}')) {
+            return Err(unsupported("`${!...}': indirect expansion", line));
+        }
+        let Some(name) = self.read_param_name() else {
+            return self.bad_substitution(inner_start, line);
+        };
+        let op = match (self.peek(), self.peek_at(1)) {
+            (Some(b'}'), _) => {
+                self.pos += 1;
+                self.leave();
+                return Ok(param(name));
+            }
+            (Some(b':'), Some(c @ (b'-' | b'=' | b'+' | b'?'))) => {
+                self.pos += 2;
+                param_op(c, true)
+            }
+            (Some(b':'), Some(b'}')) => return self.bad_substitution(inner_start, line),
+            (Some(b':'), _) => {
+                return Err(unsupported("`${NAME:offset}': substring expansion", line));
+            }
+            (Some(c @ (b'-' | b'=' | b'+' | b'?')), _) => {
+                self.pos += 1;
+                param_op(c, false)
+            }
+            (Some(b'#'), _) => {
+                return Err(unsupported("`${NAME#pattern}': prefix removal", line));
+            }
+            (Some(b'%'), _) => {
+                return Err(unsupported("`${NAME%pattern}': suffix removal", line));
+            }
+            (Some(b'/'), _) => {
+                return Err(unsupported("`${NAME/pattern/string}': substitution", line));
+            }
+            (Some(b'^' | b','), _) => {
+                return Err(unsupported("`${NAME^}': case modification", line));
+            }
+            (Some(b'@'), _) => {
+                return Err(unsupported("`${NAME@op}': parameter transformation", line));
+            }
+            (Some(b'['), _) => return Err(unsupported("`${NAME[...]}': array expansion", line)),
+            _ => return self.bad_substitution(inner_start, line),
+        };
+        let word = self.read_op_word(line)?;
+        self.leave();
+        Ok(WordPart::Param(ParamExp {
+            name,
+            length: false,
+            op: Some((op, word)),
+        }))
+    }
+
+    /// Skips to the `}` closing a bad `${...}` and gives it as a parameter whose name is the
+    /// text inside, which is never a valid name: expanding it reports `${...}: bad
+    /// substitution`, at run time as bash does.
+    fn bad_substitution(
+        &mut self,
+        inner_start: usize,
+        line: usize,
+    ) -> Result<WordPart, ParseError> {
+        let mut depth = 0usize;
+        loop {
+            match self.bump() {
+                None => return Err(self.eof_matching("}", line)),
+                Some(b'{') => depth += 1,
+                Some(b'}') => {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                Some(b'\\') => {
+                    self.bump();
+                }
+                _ => {}
+            }
+        }
+        let inner = self.slice(inner_start, self.pos - 1);
+        self.leave();
+        Ok(param(String::from_utf8_lossy(inner).into_owned()))
+    }
+
+    /// Reads the word of `${X:-word}` up to its `}`. Blanks and operators are plain text
+    /// here; quotes, escapes and `$` work as in a word, except inside `"..."` where `'` is
+    /// plain and a backslash only escapes `$`, backquote, `"`, backslash and `}` (bash).
+    /// Whether the result may be split and globbed is decided at expansion time from where
+    /// the `${...}` stands.
+    fn read_op_word(&mut self, line: usize) -> Result<Word, ParseError> {
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut lit_start = self.pos;
+        macro_rules! flush {
+            () => {
+                if lit_start < self.pos {
+                    push_lit(&mut parts, self.slice(lit_start, self.pos));
+                }
+            };
+        }
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.eof_matching("}", line));
+            };
+            match b {
+                // Plain braces do not nest here: `${X:-a{b}c}` is `a{b` then `c}` (bash).
+                b'}' => {
+                    flush!();
+                    self.pos += 1;
+                    break;
+                }
+                b'\'' if self.in_dq => self.pos += 1,
+                b'\\' if self.in_dq => {
+                    flush!();
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'\n') => {
+                            self.bump();
+                        }
+                        Some(c @ (b'$' | b'`' | b'"' | b'\\' | b'}')) => {
+                            self.pos += 1;
+                            push_quoted(&mut parts, &[c]);
+                        }
+                        _ => push_lit(&mut parts, b"\\"),
+                    }
+                    lit_start = self.pos;
+                }
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    flush!();
+                    self.read_special(b, &mut parts)?;
+                    lit_start = self.pos;
+                }
+                _ => {
+                    self.bump();
+                }
+            }
+        }
+        Ok(Word { parts })
+    }
+
+    /// Reads `$'...'` after the opening quote and decodes its escapes as bash does.
+    #[allow(clippy::many_single_char_names)] // b, c, d, v, n: bytes and digit values
+    fn read_ansi_c(&mut self, line: usize) -> Result<Vec<u8>, ParseError> {
+        let mut out = Vec::new();
+        // After `\0` (a NUL) bash drops the rest of the string.
+        let mut truncated = false;
+        loop {
+            let Some(b) = self.bump() else {
+                return Err(self.eof_matching("'", line));
+            };
+            match b {
+                b'\'' => break,
+                b'\\' => {
+                    let Some(c) = self.bump() else {
+                        return Err(self.eof_matching("'", line));
+                    };
+                    let mut push = |bytes: &[u8]| {
+                        if !truncated {
+                            out.extend_from_slice(bytes);
+                        }
+                    };
+                    match c {
+                        b'a' => push(b"\x07"),
+                        b'b' => push(b"\x08"),
+                        b'e' | b'E' => push(b"\x1b"),
+                        b'f' => push(b"\x0c"),
+                        b'n' => push(b"\n"),
+                        b'r' => push(b"\r"),
+                        b't' => push(b"\t"),
+                        b'v' => push(b"\x0b"),
+                        b'\\' | b'\'' | b'"' | b'?' => push(&[c]),
+                        b'0'..=b'7' => {
+                            let mut v = u32::from(c - b'0');
+                            for _ in 0..2 {
+                                match self.peek() {
+                                    Some(d @ b'0'..=b'7') => {
+                                        v = v * 8 + u32::from(d - b'0');
+                                        self.pos += 1;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            let byte = (v & 0xff) as u8;
+                            if byte == 0 {
+                                truncated = true;
+                            } else {
+                                push(&[byte]);
+                            }
+                        }
+                        b'x' | b'u' | b'U' => {
+                            let max = match c {
+                                b'x' => 2,
+                                b'u' => 4,
+                                _ => 8,
+                            };
+                            let mut v: u32 = 0;
+                            let mut n = 0;
+                            while n < max {
+                                match self.peek().and_then(|d| char::from(d).to_digit(16)) {
+                                    Some(d) => {
+                                        v = v.wrapping_mul(16).wrapping_add(d);
+                                        self.pos += 1;
+                                        n += 1;
+                                    }
+                                    None => break,
+                                }
+                            }
+                            if n == 0 {
+                                push(&[b'\\', c]);
+                            } else if c == b'x' {
+                                if v == 0 {
+                                    truncated = true;
+                                } else {
+                                    push(&[(v & 0xff) as u8]);
+                                }
+                            } else if v == 0 {
+                                truncated = true;
+                            } else if v < 0x80 {
+                                push(&[v as u8]);
+                            } else if c == b'u' {
+                                // The shell runs in the C locale, where bash cannot encode a
+                                // non-ASCII character and keeps the escape, in upper case.
+                                push(format!("\\u{v:04X}").as_bytes());
+                            } else {
+                                push(format!("\\U{v:08X}").as_bytes());
+                            }
+                        }
+                        b'c' => match self.bump() {
+                            Some(d) => {
+                                let v = d.to_ascii_uppercase() ^ 0x40;
+                                if v == 0 {
+                                    truncated = true;
+                                } else {
+                                    push(&[v]);
+                                }
+                            }
+                            None => return Err(self.eof_matching("'", line)),
+                        },
+                        _ => push(&[b'\\', c]),
+                    }
+                }
+                _ => {
+                    if !truncated {
+                        out.push(b);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// After a newline token: reads the bodies of the here-documents started on that line.
+    fn read_heredoc_bodies(&mut self) -> Result<(), ParseError> {
+        let pending = std::mem::take(&mut self.pending);
+        for doc in pending {
+            let body_line = self.line;
+            let mut body: Vec<u8> = Vec::new();
+            let mut closed = false;
+            while self.pos < self.src.len() {
+                let rest = self.rest_from(self.pos);
+                let (content, has_nl) = match rest.iter().position(|&c| c == b'\n') {
+                    Some(i) => (rest.get(..i).unwrap_or_default(), true),
+                    None => (rest, false),
+                };
+                self.pos += content.len() + usize::from(has_nl);
+                let content = if doc.strip_tabs {
+                    let tabs = content.iter().take_while(|&&c| c == b'\t').count();
+                    content.get(tabs..).unwrap_or_default()
+                } else {
+                    content
+                };
+                if content == doc.delim.as_slice() {
+                    if has_nl {
+                        self.line += 1;
+                    }
+                    closed = true;
+                    break;
+                }
+                body.extend_from_slice(content);
+                body.push(b'\n');
+                if has_nl {
+                    self.line += 1;
+                }
+            }
+            if !closed {
+                // Bash names the last line it read.
+                let last = if self.src.last() == Some(&b'\n') {
+                    self.line.saturating_sub(1).max(doc.line)
+                } else {
+                    self.line
+                };
+                let message = format!(
+                    "warning: here-document at line {} delimited by end-of-file (wanted `{}')",
+                    doc.line,
+                    String::from_utf8_lossy(&doc.delim)
+                );
+                if !self.at_eof {
+                    return Err(ParseError::Incomplete { message });
+                }
+                self.warnings.push(Warning {
+                    line: last,
+                    message,
+                });
+            }
+            let word = if doc.expand {
+                let mut sub = Lexer::new(&body, body_line, true);
+                sub.depth = self.depth;
+                let parts = sub.read_dq(Ctx::HereDoc, body_line)?;
+                Word { parts }
+            } else {
+                Word {
+                    parts: vec![WordPart::Quoted(body)],
+                }
+            };
+            self.bodies.push(word);
+        }
+        Ok(())
+    }
+
+    /// At end of input with here-documents pending (no newline after their operator).
+    fn finish_pending_at_eof(&mut self) -> Result<(), ParseError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        // Reading bodies at end of input closes each one with a warning (or asks for more).
+        self.read_heredoc_bodies()
+    }
+}
+
+fn param(name: String) -> WordPart {
+    WordPart::Param(ParamExp {
+        name,
+        length: false,
+        op: None,
+    })
+}
+
+fn param_op(c: u8, colon: bool) -> ParamOp {
+    match c {
+        b'-' => ParamOp::Default { colon },
+        b'=' => ParamOp::Assign { colon },
+        b'+' => ParamOp::Alternative { colon },
+        _ => ParamOp::Error { colon },
+    }
+}
+
+/// The delimiter of `<<word`: the word with quotes removed (bash does not expand it).
+fn delimiter_text(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut it = raw.iter().copied();
+    let mut quote: Option<u8> = None;
+    while let Some(b) = it.next() {
+        match (quote, b) {
+            (None, b'\'' | b'"') => quote = Some(b),
+            (Some(q), _) if q == b => quote = None,
+            (None | Some(b'"'), b'\\') => {
+                if let Some(c) = it.next() {
+                    if quote.is_some() && !matches!(c, b'$' | b'`' | b'"' | b'\\' | b'\n') {
+                        out.push(b'\\');
+                    }
+                    out.push(c);
+                }
+            }
+            _ => out.push(b),
+        }
+    }
+    out
+}
