@@ -202,7 +202,7 @@ fn load_history(session: &Session, history: &mut DefaultHistory) {
         let lines: Vec<&str> = text.lines().collect();
         let skip = lines.len().saturating_sub(HISTORY_MAX);
         for l in &lines[skip..] {
-            let _ = history.add(l);
+            let _ = history.add(&unescape_history(l));
         }
     }
 }
@@ -212,9 +212,31 @@ fn append_history(session: &Session, entry: &str) {
     let mut opts = cap_std::fs::OpenOptions::new();
     opts.create(true).append(true);
     if let Ok(mut f) = session.sandbox().state_dir().open_with(HISTORY_FILE, &opts) {
-        let line = entry.replace('\n', " ");
-        let _ = writeln!(f, "{line}");
+        let _ = writeln!(f, "{}", escape_history(entry));
     }
+}
+
+/// One history entry per line: a multi-line command keeps its newlines as `\n` (and a
+/// backslash is doubled), so that recalling it runs the same text.
+fn escape_history(entry: &str) -> String {
+    entry.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn unescape_history(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The interactive REPL. Returns the exit status.
@@ -285,6 +307,20 @@ pub fn run_repl(session: Session) -> i32 {
         if let Some(status) = s.exit_status() {
             let _ = writeln!(std::io::stderr(), "exit");
             return status;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_entries_round_trip() {
+        for entry in ["echo \"multi\nline\"", "echo a\\nb", "cat <<EOF\nx\\\nEOF", "plain"] {
+            let line = escape_history(entry);
+            assert!(!line.contains('\n'));
+            assert_eq!(unescape_history(&line), entry);
         }
     }
 }

@@ -418,8 +418,12 @@ pub fn builtin_help(cmd: &clap::Command, name: &str, usage: &str) -> String {
         let _ = writeln!(s, "    {about}");
     }
     if let Some(long) = cmd.get_long_about() {
+        // clap's long about repeats the short one as its first paragraph.
+        let long = long.to_string();
+        let short = about(cmd).unwrap_or_default();
+        let rest = long.strip_prefix(short.as_str()).unwrap_or(&long).trim_start();
         s.push_str("    \n");
-        for line in long.to_string().lines() {
+        for line in rest.lines() {
             let _ = writeln!(s, "    {line}");
         }
     }
