@@ -421,7 +421,10 @@ pub fn builtin_help(cmd: &clap::Command, name: &str, usage: &str) -> String {
         // clap's long about repeats the short one as its first paragraph.
         let long = long.to_string();
         let short = about(cmd).unwrap_or_default();
-        let rest = long.strip_prefix(short.as_str()).unwrap_or(&long).trim_start();
+        let rest = long
+            .strip_prefix(short.as_str())
+            .unwrap_or(&long)
+            .trim_start();
         s.push_str("    \n");
         for line in rest.lines() {
             let _ = writeln!(s, "    {line}");

@@ -11,7 +11,9 @@ use crate::FsView;
 /// One shell variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Var {
-    pub value: String,
+    /// `None`: declared (`export X`) but never given a value, which bash keeps apart from
+    /// an empty value (`declare -x X` vs `declare -x X=""`, `${X-unset}`).
+    pub value: Option<String>,
     pub exported: bool,
 }
 
@@ -24,7 +26,7 @@ pub struct Vars {
 impl Vars {
     /// The value of a variable, if set.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.map.get(name).map(|v| v.value.as_str())
+        self.map.get(name).and_then(|v| v.value.as_deref())
     }
     /// The variable with its export flag.
     pub fn var(&self, name: &str) -> Option<&Var> {
@@ -34,9 +36,16 @@ impl Vars {
     /// `export`).
     pub fn set(&mut self, name: &str, value: String, export: bool) {
         let exported = export || self.map.get(name).is_some_and(|v| v.exported);
-        self.map.insert(name.to_string(), Var { value, exported });
+        self.map.insert(
+            name.to_string(),
+            Var {
+                value: Some(value),
+                exported,
+            },
+        );
     }
-    /// Marks a variable exported, creating it empty-but-unset-like (bash shows `declare -x X`).
+    /// Marks a variable exported, declaring it without a value if it does not exist (bash
+    /// shows `declare -x X`).
     pub fn export(&mut self, name: &str) {
         match self.map.get_mut(name) {
             Some(v) => v.exported = true,
@@ -44,7 +53,7 @@ impl Vars {
                 self.map.insert(
                     name.to_string(),
                     Var {
-                        value: String::new(),
+                        value: None,
                         exported: true,
                     },
                 );

@@ -86,13 +86,10 @@ fn declare_quote(v: &str) -> String {
 fn list(ctx: &Ctx) -> Outcome {
     let mut o = Outcome::ok();
     for (name, var) in ctx.vars.iter().filter(|(_, v)| v.exported) {
-        // `Vars::export` stores an exported-but-unset variable as empty, so an empty value
-        // shows as bash shows an unset one.
-        if var.value.is_empty() {
-            o.out(format!("declare -x {name}\n"));
-        } else {
-            o.out(format!("declare -x {name}={}\n", declare_quote(&var.value)));
-        }
+        match &var.value {
+            None => o.out(format!("declare -x {name}\n")),
+            Some(v) => o.out(format!("declare -x {name}={}\n", declare_quote(v))),
+        };
     }
     o
 }
@@ -200,14 +197,15 @@ mod tests {
 
     #[test]
     fn lists_like_declare_x() {
-        // `env -i bash -c 'export X Z=...; export -p'` with bash 5.2.
+        // `env -i bash -c 'export X E= Z=...; export -p'` with bash 5.2.
         let w = World::new(MemFs::rooted("/s"))
             .var("HIDDEN", "1", false)
             .var("PWD", "/tmp", true)
-            .var("X", "", true)
+            .var("E", "", true)
+            .declared("X")
             .var("Q", "a\"b\\c$d`e", true)
             .var("Z", "a\"b\\c$d`e\nf'", true);
-        let expected = "declare -x PWD=\"/tmp\"\ndeclare -x Q=\"a\\\"b\\\\c\\$d\\`e\"\ndeclare -x X\ndeclare -x Z=$'a\"b\\\\c$d`e\\nf\\''\n";
+        let expected = "declare -x E=\"\"\ndeclare -x PWD=\"/tmp\"\ndeclare -x Q=\"a\\\"b\\\\c\\$d\\`e\"\ndeclare -x X\ndeclare -x Z=$'a\"b\\\\c$d`e\\nf\\''\n";
         assert_eq!(text(&w.run(super::run, &[])).0, expected);
         assert_eq!(text(&w.run(super::run, &["-p"])).0, expected);
     }

@@ -46,6 +46,11 @@ impl World {
         self.vars.set(name, value.to_string(), export);
         self
     }
+    /// `export NAME` without a value.
+    pub fn declared(mut self, name: &str) -> Self {
+        self.vars.export(name);
+        self
+    }
     pub fn stdin(mut self, data: &[u8]) -> Self {
         self.stdin = data.to_vec();
         self
