@@ -317,7 +317,12 @@ mod tests {
 
     #[test]
     fn history_entries_round_trip() {
-        for entry in ["echo \"multi\nline\"", "echo a\\nb", "cat <<EOF\nx\\\nEOF", "plain"] {
+        for entry in [
+            "echo \"multi\nline\"",
+            "echo a\\nb",
+            "cat <<EOF\nx\\\nEOF",
+            "plain",
+        ] {
             let line = escape_history(entry);
             assert!(!line.contains('\n'));
             assert_eq!(unescape_history(&line), entry);
