@@ -187,7 +187,9 @@ impl Sandbox {
         if bytes.contains(&0) {
             return Err(FsError::NotFound);
         }
-        let trailing_slash = bytes.len() > 1 && bytes.ends_with(b"/");
+        // `x/` and `x/.` both name the directory `x` resolves to (a link is followed, a
+        // file gives ENOTDIR): both keep a final `/.` for the kernel.
+        let trailing_slash = bytes.len() > 1 && (bytes.ends_with(b"/") || bytes.ends_with(b"/."));
         let mut comps = bytes.split(|&b| b == b'/').filter(|c| !c.is_empty());
         // Outside the root: a stack of components that must stay a prefix of the mount point.
         let mut outside: Vec<&[u8]> = Vec::new();
@@ -514,8 +516,12 @@ impl Sandbox {
         let mut content = Vec::new();
         self.root
             .open(&loc.rel)
-            .and_then(|f| (&f).take(self.read_cap).read_to_end(&mut content))
+            .and_then(|f| (&f).take(self.read_cap + 1).read_to_end(&mut content))
             .map_err(map_err)?;
+        if content.len() as u64 > self.read_cap {
+            // Never replace a file by a truncated copy.
+            return Err(FsError::TooLarge);
+        }
         self.replace_file(loc, &content)?;
         let at = |s: i64, n: i64| {
             Some(SystemTimeSpec::Absolute(
@@ -840,5 +846,165 @@ impl FsView for Sandbox {
         let v = self.virtual_of(&real);
         self.locate(&v)?;
         Ok(v)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn open(root: &Path, mount: Option<&str>) -> Sandbox {
+        let mut cfg = SandboxConfig::new(root);
+        cfg.mount_point = mount.map(PathBuf::from);
+        Sandbox::open(&cfg).unwrap()
+    }
+
+    fn rel(sb: &Sandbox, p: &str) -> Result<String, FsError> {
+        sb.locate(Path::new(p))
+            .map(|l| l.rel.to_string_lossy().into_owned())
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("dir")).unwrap();
+        std::fs::write(t.path().join("a"), b"a").unwrap();
+        std::os::unix::fs::symlink(".", t.path().join("rootlink")).unwrap();
+        t
+    }
+
+    #[test]
+    fn locate_with_the_real_path_as_mount() {
+        let t = tree();
+        let sb = open(t.path(), None);
+        let m = sb.mount_point().to_str().unwrap().to_string();
+        assert_eq!(Path::new(&m), std::fs::canonicalize(t.path()).unwrap());
+        assert_eq!(rel(&sb, &m), Ok(".".into()));
+        assert_eq!(rel(&sb, &format!("{m}/")), Ok(".".into()));
+        assert_eq!(rel(&sb, &format!("{m}/.")), Ok(".".into()));
+        assert_eq!(rel(&sb, &format!("{m}/a")), Ok("a".into()));
+        assert_eq!(rel(&sb, &format!("{m}//a")), Ok("a".into()));
+        assert_eq!(rel(&sb, &format!("{m}/./a")), Ok("a".into()));
+        // A trailing slash is kept, so that `file/` is ENOTDIR and `link/` follows the link.
+        assert_eq!(rel(&sb, &format!("{m}/dir/")), Ok("dir/.".into()));
+        // `..` inside is left to the kernel (physical, after links).
+        assert_eq!(rel(&sb, &format!("{m}/dir/../a")), Ok("dir/../a".into()));
+        // `..` at the mount point: missing.
+        assert_eq!(rel(&sb, &format!("{m}/..")), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, &format!("{m}/../")), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, &format!("{m}/./..")), Err(FsError::NotFound));
+        // Ancestors of the mount point and siblings with the same prefix: missing.
+        assert_eq!(rel(&sb, "/"), Err(FsError::NotFound));
+        let parent = Path::new(&m)
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(rel(&sb, &parent), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, &format!("{m}2")), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, &format!("{m}2/a")), Err(FsError::NotFound));
+        // Going up and back down lexically *before* the mount point is fine.
+        let name = Path::new(&m)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            rel(
+                &sb,
+                &format!(
+                    "{parent}/../{}/{name}/a",
+                    Path::new(&parent).file_name().unwrap().to_str().unwrap()
+                )
+            ),
+            Ok("a".into())
+        );
+        // Relative paths and NUL never resolve.
+        assert_eq!(rel(&sb, "a"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, ""), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, &format!("{m}/a\0b")), Err(FsError::NotFound));
+        // Name length.
+        assert!(rel(&sb, &format!("{m}/{}", "n".repeat(255))).is_ok());
+        assert_eq!(
+            rel(&sb, &format!("{m}/{}", "n".repeat(256))),
+            Err(FsError::NameTooLong)
+        );
+    }
+
+    #[test]
+    fn locate_hides_the_state_dir() {
+        let t = tree();
+        let sb = open(t.path(), None);
+        let m = sb.mount_point().to_str().unwrap().to_string();
+        for p in [
+            ".trash",
+            ".trash/",
+            ".trash/x",
+            "./.trash",
+            "dir/../.trash",
+            "dir/../.trash/x",
+            // Through a link to the root: caught physically.
+            "rootlink/.trash",
+            "rootlink/.trash/x",
+            "rootlink/rootlink/.trash",
+            "rootlink/dir/../.trash",
+        ] {
+            assert_eq!(rel(&sb, &format!("{m}/{p}")), Err(FsError::NotFound), "{p}");
+        }
+        // The name is only special at the root.
+        assert_eq!(
+            rel(&sb, &format!("{m}/dir/.trash")),
+            Ok("dir/.trash".into())
+        );
+        assert_eq!(rel(&sb, &format!("{m}/.trashx")), Ok(".trashx".into()));
+        // With the state dir elsewhere, `.trash` is an ordinary name.
+        let state = tempfile::tempdir().unwrap();
+        let mut cfg = SandboxConfig::new(t.path());
+        cfg.state_dir = Some(state.path().join("s"));
+        let sb = Sandbox::open(&cfg).unwrap();
+        assert_eq!(rel(&sb, &format!("{m}/.trash")), Ok(".trash".into()));
+    }
+
+    #[test]
+    fn locate_with_mount_slash() {
+        let t = tree();
+        let sb = open(t.path(), Some("/"));
+        assert_eq!(rel(&sb, "/"), Ok(".".into()));
+        assert_eq!(rel(&sb, "/.."), Ok(".".into()));
+        assert_eq!(rel(&sb, "/../.."), Ok(".".into()));
+        assert_eq!(rel(&sb, "/../a"), Ok("a".into()));
+        assert_eq!(rel(&sb, "/a/"), Ok("a/.".into()));
+        assert_eq!(rel(&sb, "/dir/../a"), Ok("dir/../a".into()));
+        assert_eq!(rel(&sb, "/.trash"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/../.trash/x"), Err(FsError::NotFound));
+    }
+
+    #[test]
+    fn locate_with_mount_home_user() {
+        let t = tree();
+        let sb = open(t.path(), Some("/home/user/"));
+        assert_eq!(sb.mount_point(), Path::new("/home/user"));
+        assert_eq!(rel(&sb, "/home/user"), Ok(".".into()));
+        assert_eq!(rel(&sb, "/home/user/"), Ok(".".into()));
+        assert_eq!(rel(&sb, "/home/user/a"), Ok("a".into()));
+        assert_eq!(rel(&sb, "/home/../home/user/a"), Ok("a".into()));
+        assert_eq!(rel(&sb, "/home/user/.."), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home/user/../user/a"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home/user2"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home/use"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/etc/passwd"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home/user/.trash"), Err(FsError::NotFound));
+        assert!(
+            Sandbox::open(&{
+                let mut c = SandboxConfig::new(t.path());
+                c.mount_point = Some(PathBuf::from("relative"));
+                c
+            })
+            .is_err()
+        );
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::args::{builtin_help_of, parse_builtin};
 use crate::paths::normalize_logical;
-use crate::{Ctx, Effect, FsError, Op, Outcome};
+use crate::{Ctx, Effect, FsError, Op, Outcome, ansic_if_needed};
 
 pub const USAGE: &str = "cd [-L|[-P [-e]] [-@]] [dir]";
 const TOO_MANY: &str = "cd: too many arguments\n";
@@ -105,7 +105,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     // TODO(cd): CDPATH is not consulted.
     let joined = ctx.resolve(&dir);
-    let shown = String::from_utf8_lossy(dir.as_bytes()).into_owned();
+    let shown = ansic_if_needed(&dir);
     match target(ctx, &joined, a.physical) {
         Ok(path) => {
             let mut effect = Effect::new(Op::SetCwd { path: path.clone() }, format!("cd: {shown}"));

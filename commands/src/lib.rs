@@ -48,7 +48,7 @@ pub use args::parse_args;
 pub use ctx::{Ctx, Identity, Var, Vars};
 pub use fsview::{DirEntry, FileKind, FsError, FsView, Meta};
 pub use outcome::{Effect, Op, Outcome, Step};
-pub use quote::{quote, quote_if_needed};
+pub use quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
 
 /// Every command trumansh knows. Anything else is `command not found` (127).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

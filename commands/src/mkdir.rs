@@ -8,12 +8,12 @@ use std::os::unix::ffi::OsStrExt;
 use crate::args::{parse_args, usage_error};
 use crate::mode::Mode;
 use crate::paths::{Overlay, parent_of};
-use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote};
+use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote, quote_locale};
 
 const MISSING: &str = "missing operand";
 
 fn cannot(name: &OsStr) -> String {
-    format!("mkdir: cannot create directory {}", quote(name))
+    format!("mkdir: cannot create directory {}", quote_locale(name))
 }
 
 fn created(name: &OsStr) -> String {

@@ -1,8 +1,10 @@
-//! GNU's quoting of file names in diagnostics (gnulib `quotearg`, C locale).
+//! GNU's and bash's quoting of file names in diagnostics (gnulib `quotearg`, C locale).
 //!
-//! Two styles matter: [`quote`] (`shell-escape-always`, used by `quote()` in coreutils:
-//! `ls: cannot access 'x'`, `rm: cannot remove 'x'`) and [`quote_if_needed`] (`shell-escape`,
-//! used by `quotef()`: `cat: x: No such file or directory`, but `cat: 'a b': ...`).
+//! The styles that matter: [`quote`] (`shell-escape-always`, coreutils' `quoteaf()`:
+//! `ls: cannot access 'x'`, `rm: cannot remove 'x'`), [`quote_if_needed`] (`shell-escape`,
+//! `quotef()`: `cat: x: No such file or directory`, but `cat: 'a b': ...`), [`quote_locale`]
+//! (`locale` style, coreutils' `quote()`: `mkdir: cannot create directory 'a\nb'`), and
+//! [`ansic_if_needed`] (bash's builtins: `cd: $'a\nb': No such file or directory`).
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -117,6 +119,43 @@ fn shell_escape(b: &[u8], always: bool) -> String {
     out
 }
 
+/// `'x'` with C escapes inside (`\n`, `\'`, `\\`, `\377`): gnulib's `locale` style in the C
+/// locale, used by coreutils' `quote()`.
+pub fn quote_locale(name: impl AsRef<OsStr>) -> String {
+    let mut out = String::from("'");
+    for &c in name.as_ref().as_bytes() {
+        match c {
+            b'\'' => out.push_str("\\'"),
+            b'\\' => out.push_str("\\\\"),
+            c if is_control(c) => escape_control(c, &mut out),
+            c => out.push(char::from(c)),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The name as is, or `$'...'` with C escapes when it holds a non-printable byte: how bash's
+/// builtins show an operand (`cd: $'a\nb': No such file or directory`).
+pub fn ansic_if_needed(name: impl AsRef<OsStr>) -> String {
+    let b = name.as_ref().as_bytes();
+    if !b.iter().any(|&c| is_control(c)) {
+        return String::from_utf8_lossy(b).into_owned();
+    }
+    let mut out = String::from("$'");
+    for &c in b {
+        match c {
+            b'\'' => out.push_str("\\'"),
+            b'\\' => out.push_str("\\\\"),
+            0x1b => out.push_str("\\E"),
+            c if is_control(c) => escape_control(c, &mut out),
+            c => out.push(char::from(c)),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +166,17 @@ mod tests {
         assert_eq!(quote_if_needed("x"), "x");
         assert_eq!(quote_if_needed("a b"), "'a b'");
         assert_eq!(quote_if_needed(""), "''");
+    }
+
+    #[test]
+    fn locale_and_ansic_styles() {
+        // `LC_ALL=C mkdir $'n\nd' "it's"` twice (File exists), coreutils 9.1.
+        assert_eq!(quote_locale("n\nd"), "'n\\nd'");
+        assert_eq!(quote_locale("it's"), "'it\\'s'");
+        // `LC_ALL=C bash -c "cd \$'a\tb\x01\xff'; cd \$'it\\'s\n'; cd 'a b'"`, bash 5.2.
+        assert_eq!(ansic_if_needed("a\tb\x01\u{ff}"), "$'a\\tb\\001\\303\\277'");
+        assert_eq!(ansic_if_needed("it's\n"), "$'it\\'s\\n'");
+        assert_eq!(ansic_if_needed("a b"), "a b");
     }
 
     #[test]
