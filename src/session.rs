@@ -13,7 +13,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use trumansh_commands::{CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Step, Vars};
+use trumansh_commands::{
+    CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Step, Vars, resolve_against,
+};
 
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
@@ -499,14 +501,7 @@ impl Session {
     }
 
     fn resolve(&self, operand: &OsString) -> PathBuf {
-        let p = Path::new(operand);
-        if p.as_os_str().is_empty() {
-            PathBuf::new()
-        } else if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.cwd.join(p)
-        }
+        resolve_against(&self.cwd, operand)
     }
 
     /// Sends bytes to an output target.

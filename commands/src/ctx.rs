@@ -114,23 +114,29 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Joins an operand with the cwd, as the kernel does with a relative path: no
-    /// normalisation, so `link/..` is resolved physically by the view.
+    /// Joins an operand with the cwd, as the kernel does with a relative path (see
+    /// [`resolve_against`]).
     pub fn resolve(&self, operand: impl AsRef<OsStr>) -> PathBuf {
-        let p = Path::new(operand.as_ref());
-        if p.as_os_str().is_empty() {
-            // `cat ''`: the kernel answers ENOENT; an empty path does the same in the view.
-            PathBuf::new()
-        } else if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.cwd.join(p)
-        }
+        resolve_against(self.cwd, operand.as_ref())
     }
     /// `$HOME`, or the mount point when unset.
     pub fn home(&self) -> PathBuf {
         self.vars
             .get("HOME")
             .map_or_else(|| self.mount_point.to_path_buf(), PathBuf::from)
+    }
+}
+
+/// Joins an operand with a directory as the kernel does with a relative path: no
+/// normalisation, so `link/..` is resolved physically by the view. An empty operand gives an
+/// empty path, which the view answers with ENOENT, as the kernel does for `cat ''`.
+pub fn resolve_against(cwd: &Path, operand: &OsStr) -> PathBuf {
+    let p = Path::new(operand);
+    if p.as_os_str().is_empty() {
+        PathBuf::new()
+    } else if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
     }
 }
