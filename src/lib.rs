@@ -3,12 +3,20 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the data flow.
 //!
-//! ```no_run
+//! ```
 //! use trumansh::{Config, Session};
 //!
-//! let mut session = Session::new(Config::new("fixtures/trees/basic")).expect("root opens");
-//! let out = session.run("mkdir -p notes && echo hi > notes/a.txt && cat notes/a.txt");
+//! let dir = tempfile::tempdir()?;
+//! let mut config = Config::new(dir.path());
+//! config.sandbox.mount_point = Some("/home/user".into());
+//! let mut session = Session::new(config)?;
+//! let out = session.run("mkdir -p notes && echo hi > notes/a.txt && cd notes && cat a.txt");
 //! assert_eq!(out.stdout, b"hi\n");
+//! assert_eq!(session.cwd(), std::path::Path::new("/home/user/notes"));
+//! let out = session.run("cat /etc/passwd");
+//! assert_eq!(out.stderr, b"cat: /etc/passwd: No such file or directory\n");
+//! assert_eq!(out.status, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod frontend;

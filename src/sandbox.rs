@@ -89,6 +89,8 @@ impl Loc {
 #[derive(Debug)]
 pub struct SetupError(pub String);
 
+impl std::error::Error for SetupError {}
+
 impl std::fmt::Display for SetupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
