@@ -16,7 +16,7 @@
 //! replaced, not modified in place.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -24,7 +24,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
-use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta};
+use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
 /// the agent.
@@ -455,31 +455,34 @@ impl Sandbox {
     /// inode (`nlink > 1`) is replaced by a fresh file holding the same bytes, so that the
     /// write never reaches another name's inode, which may be outside the sandbox.
     pub fn write_at(&self, loc: &Loc, data: &[u8], append: bool) -> Result<(), FsError> {
+        self.write_from(loc, &mut &data[..], append)
+    }
+
+    /// [`Sandbox::write_at`] from a reader, streaming (`cp` of a large file).
+    pub fn write_from(&self, loc: &Loc, data: &mut dyn Read, append: bool) -> Result<(), FsError> {
         match self.write_probe(loc)? {
             None => {
                 let mut f = self.create_new(loc).map_err(map_err)?;
-                f.write_all(data).map_err(map_err)
+                io::copy(data, &mut f).map(drop).map_err(map_err)
             }
             Some((_, nlink)) if nlink > 1 => {
-                let mut content = Vec::new();
                 if append {
-                    self.root
-                        .open(&loc.rel)
-                        .and_then(|mut f| f.read_to_end(&mut content))
-                        .map_err(map_err)?;
+                    let old = self.root.open(&loc.rel).map_err(map_err)?;
+                    self.replace_file(loc, &mut old.chain(data))
+                } else {
+                    self.replace_file(loc, data)
                 }
-                content.extend_from_slice(data);
-                self.replace_file(loc, &content)
             }
             Some(_) => {
                 let mut f = self.open_nofollow(loc, append).map_err(map_err)?;
-                f.write_all(data).map_err(map_err)
+                io::copy(data, &mut f).map(drop).map_err(map_err)
             }
         }
     }
 
-    /// Replaces a file by a new one with `content` (new inode; old mode kept).
-    fn replace_file(&self, loc: &Loc, content: &[u8]) -> Result<(), FsError> {
+    /// Replaces a file by a new one holding `content` (new inode; old mode kept), through a
+    /// temporary name in the same directory and a rename.
+    fn replace_file(&self, loc: &Loc, content: &mut dyn Read) -> Result<(), FsError> {
         let mode = self
             .root
             .symlink_metadata(&loc.rel)
@@ -492,9 +495,13 @@ impl Sandbox {
             parent.join(&tmp_name)
         };
         let tmp_loc = Loc { rel: tmp };
-        {
-            let mut f = self.create_new(&tmp_loc).map_err(map_err)?;
-            f.write_all(content).map_err(map_err)?;
+        let written = self
+            .create_new(&tmp_loc)
+            .map_err(map_err)
+            .and_then(|mut f| io::copy(content, &mut f).map(drop).map_err(map_err));
+        if let Err(e) = written {
+            let _ = self.root.remove_file(&tmp_loc.rel);
+            return Err(e);
         }
         let _ = self
             .root
@@ -515,26 +522,65 @@ impl Sandbox {
             Ok(m) if m.is_file() && m.nlink() > 1 => m,
             _ => return Ok(()),
         };
-        let mut content = Vec::new();
-        self.root
-            .open(&loc.rel)
-            .and_then(|f| (&f).take(self.read_cap + 1).read_to_end(&mut content))
-            .map_err(map_err)?;
-        if content.len() as u64 > self.read_cap {
-            // Never replace a file by a truncated copy.
-            return Err(FsError::TooLarge);
-        }
-        self.replace_file(loc, &content)?;
+        let mut old = self.root.open(&loc.rel).map_err(map_err)?;
+        self.replace_file(loc, &mut old)?;
+        self.set_times_of(&loc.rel, &m);
+        Ok(())
+    }
+
+    /// Copies `m`'s access and modification times onto `rel` (best effort, as `cp -p`).
+    fn set_times_of(&self, rel: &Path, m: &cap_std::fs::Metadata) {
         let at = |s: i64, n: i64| {
             Some(SystemTimeSpec::Absolute(
                 cap_std::time::SystemTime::from_std(to_system_time(s, n)),
             ))
         };
         let _ = self.root.set_times(
-            &loc.rel,
+            rel,
             at(m.atime(), m.atime_nsec()),
             at(m.mtime(), m.mtime_nsec()),
         );
+    }
+
+    /// `cp` of one object: a regular file's bytes (streamed) into `to` (following a final
+    /// link of `to` as a write does), or — with `links_as_links` — a symlink as a new link
+    /// with the same target text. `preserve` copies mode and times (`cp -p`, `-a`).
+    /// Directories are the handler's business (it emits `CreateDir` and one copy per entry).
+    pub fn copy(
+        &self,
+        from: &Path,
+        to: &Path,
+        links_as_links: bool,
+        preserve: bool,
+    ) -> Result<(), FsError> {
+        let src = self.locate(from)?;
+        let m = if links_as_links {
+            self.root.symlink_metadata(&src.rel)
+        } else {
+            self.root.metadata(&src.rel)
+        }
+        .map_err(map_err)?;
+        if m.file_type().is_symlink() {
+            let target = self.root.read_link(&src.rel).map_err(map_err)?;
+            let dst = self.locate_for_create(to)?;
+            return self
+                .root
+                .symlink_contents(target, &dst.rel)
+                .map_err(map_err);
+        }
+        if m.is_dir() {
+            return Err(FsError::IsADirectory);
+        }
+        let dst = self.resolve_write_target(to)?;
+        let mut reader = self.root.open(&src.rel).map_err(map_err)?;
+        self.write_from(&dst, &mut reader, false)?;
+        if preserve {
+            let _ = self.root.set_permissions(
+                &dst.rel,
+                cap_std::fs::Permissions::from_mode(m.mode() & 0o7777),
+            );
+            self.set_times_of(&dst.rel, &m);
+        }
         Ok(())
     }
 
@@ -815,7 +861,7 @@ impl FsView for Sandbox {
         Ok(out)
     }
 
-    fn open(&self, path: &Path) -> Result<Box<dyn Read + '_>, FsError> {
+    fn open(&self, path: &Path) -> Result<Box<dyn ReadSeek + '_>, FsError> {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(Box::new(io::empty()));
         }

@@ -813,10 +813,13 @@ impl Session {
                     self.sandbox.rename(from, to)?;
                     ("rename", from.clone(), Some(to.clone()), None)
                 }
-                Op::Copy { from, to, .. } => {
-                    let data = self.sandbox.read(from)?;
-                    let loc = self.sandbox.resolve_write_target(to)?;
-                    self.sandbox.write_at(&loc, &data, false)?;
+                Op::Copy {
+                    from,
+                    to,
+                    links_as_links,
+                    preserve,
+                } => {
+                    self.sandbox.copy(from, to, *links_as_links, *preserve)?;
                     ("copy", from.clone(), Some(to.clone()), None)
                 }
                 Op::SetMode { path, mode } => {

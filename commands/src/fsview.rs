@@ -7,7 +7,7 @@
 //! behind a link that leads out — a handler cannot tell those apart from a missing file, which
 //! is the point.
 
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -114,6 +114,11 @@ impl std::fmt::Display for FsError {
     }
 }
 
+/// An open file: read it in order, or seek (`tail` reads from the end of a large file).
+pub trait ReadSeek: Read + Seek {}
+
+impl<T: Read + Seek> ReadSeek for T {}
+
 /// A read-only, contained view of the sandbox.
 pub trait FsView {
     /// `stat` (`follow = true`) or `lstat` (`follow = false`).
@@ -123,7 +128,7 @@ pub trait FsView {
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError>;
     /// Opens a file for streaming reads (following links). Directories give `IsADirectory`
     /// when read, as `read(2)` does.
-    fn open(&self, path: &Path) -> Result<Box<dyn Read + '_>, FsError>;
+    fn open(&self, path: &Path) -> Result<Box<dyn ReadSeek + '_>, FsError>;
     /// The whole content of a file, up to the session's read cap (`TooLarge` beyond it).
     fn read(&self, path: &Path) -> Result<Vec<u8>, FsError> {
         let mut buf = Vec::new();

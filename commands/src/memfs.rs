@@ -15,7 +15,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::{DirEntry, FileKind, FsError, FsView, Meta};
+use crate::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 
 /// How many links one resolution may follow before `ELOOP`, as Linux's 40.
 const MAX_LINKS: usize = 40;
@@ -336,6 +336,12 @@ impl Read for DirReader {
     }
 }
 
+impl std::io::Seek for DirReader {
+    fn seek(&mut self, _pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        Ok(0)
+    }
+}
+
 impl FsView for MemFs {
     fn stat(&self, path: &Path, follow: bool) -> Result<Meta, FsError> {
         let p = self.resolve(path, follow)?;
@@ -370,14 +376,14 @@ impl FsView for MemFs {
             .collect())
     }
 
-    fn open(&self, path: &Path) -> Result<Box<dyn Read + '_>, FsError> {
+    fn open(&self, path: &Path) -> Result<Box<dyn ReadSeek + '_>, FsError> {
         let p = self.resolve(path, true)?;
         let n = self.node(&p).ok_or(FsError::NotFound)?;
         if let Some(e) = &n.fail {
             return Err(e.clone());
         }
         match &n.body {
-            Body::File(d) => Ok(Box::new(d.as_slice())),
+            Body::File(d) => Ok(Box::new(std::io::Cursor::new(d.as_slice()))),
             Body::Dir(_) => Ok(Box::new(DirReader)),
             Body::Other | Body::Symlink(_) => Ok(Box::new(std::io::empty())),
         }

@@ -107,11 +107,15 @@ pub enum Op {
     Trash { path: PathBuf },
     /// `mv`: renames within the sandbox.
     Rename { from: PathBuf, to: PathBuf },
-    /// `cp`: copies a file (or a link as a link when `links_as_links`).
+    /// `cp`: copies one regular file's bytes into `to` (created or truncated, following a
+    /// final link of `to` as a write does), or, with `links_as_links`, a symlink as a new link
+    /// with the same target. `preserve`: mode and times too (`cp -p`, `-a`). Directories are
+    /// created with `CreateDir` and filled with one `Copy` per entry.
     Copy {
         from: PathBuf,
         to: PathBuf,
         links_as_links: bool,
+        preserve: bool,
     },
     /// `chmod`, `mkdir -m`: sets permission bits.
     SetMode { path: PathBuf, mode: u32 },

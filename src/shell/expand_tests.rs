@@ -11,78 +11,22 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Read;
 use std::os::unix::ffi::OsStringExt;
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, Vars};
+use trumansh_commands::Vars;
+
+use crate::sandbox::{Sandbox, SandboxConfig};
 
 use super::expand::{ExpandCtx, ExpandError, expand_word, expand_word_nosplit, expand_words};
 use super::parser::parse;
 
 /// A read-only view of a real directory tree (virtual paths are the real absolute paths).
-struct RealFs;
-
-fn kind(t: std::fs::FileType) -> FileKind {
-    if t.is_dir() {
-        FileKind::Dir
-    } else if t.is_file() {
-        FileKind::File
-    } else if t.is_symlink() {
-        FileKind::Symlink
-    } else {
-        FileKind::Other
-    }
-}
-
-impl FsView for RealFs {
-    fn stat(&self, path: &Path, follow: bool) -> Result<Meta, FsError> {
-        let m = if follow {
-            std::fs::metadata(path)
-        } else {
-            std::fs::symlink_metadata(path)
-        }
-        .map_err(|_| FsError::NotFound)?;
-        Ok(Meta {
-            kind: kind(m.file_type()),
-            len: m.len(),
-            perm: 0o644,
-            nlink: 1,
-            ino: 0,
-            dev: 0,
-            blocks: 0,
-            atime: SystemTime::UNIX_EPOCH,
-            mtime: SystemTime::UNIX_EPOCH,
-            ctime: SystemTime::UNIX_EPOCH,
-        })
-    }
-    fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
-        let mut out = Vec::new();
-        for e in std::fs::read_dir(path).map_err(|_| FsError::NotFound)? {
-            let e = e.map_err(|_| FsError::Io)?;
-            out.push(DirEntry {
-                name: e.file_name(),
-                kind: kind(e.file_type().map_err(|_| FsError::Io)?),
-            });
-        }
-        Ok(out)
-    }
-    fn open(&self, path: &Path) -> Result<Box<dyn Read + '_>, FsError> {
-        Ok(Box::new(
-            std::fs::File::open(path).map_err(|_| FsError::NotFound)?,
-        ))
-    }
-    fn read_link(&self, path: &Path) -> Result<PathBuf, FsError> {
-        std::fs::read_link(path).map_err(|_| FsError::NotFound)
-    }
-    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
-        std::fs::canonicalize(path).map_err(|_| FsError::NotFound)
-    }
-}
-
+/// A real temporary tree, seen through the sandbox (its state directory kept outside, so
+/// that bash sees the same tree).
 struct Fixture {
     dir: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    sandbox: Sandbox,
     vars: Vec<(&'static str, &'static str)>,
 }
 
@@ -116,8 +60,14 @@ fn fixture() -> Fixture {
         std::fs::write(root.join(f), b"").unwrap();
     }
     std::os::unix::fs::symlink("dir", root.join("linkdir")).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut config = SandboxConfig::new(dir.path());
+    config.state_dir = Some(state.path().to_path_buf());
+    let sandbox = Sandbox::open(&config).unwrap();
     Fixture {
         dir,
+        _state: state,
+        sandbox,
         vars: vec![
             ("HOME", "/home/u"),
             ("E", ""),
@@ -148,7 +98,7 @@ impl Fixture {
             vars: &vars,
             last_status: 0,
             cwd: self.dir.path(),
-            fs: &RealFs,
+            fs: &self.sandbox,
             max_brace: 10_000,
             max_glob: 10_000,
         };
@@ -317,7 +267,7 @@ fn assignment_operator_records_and_reuses() {
         vars: &vars,
         last_status: 3,
         cwd: fx.dir.path(),
-        fs: &RealFs,
+        fs: &fx.sandbox,
         max_brace: 100,
         max_glob: 100,
     };
@@ -351,7 +301,7 @@ fn nosplit_and_redirect_targets() {
         vars: &vars,
         last_status: 0,
         cwd: fx.dir.path(),
-        fs: &RealFs,
+        fs: &fx.sandbox,
         max_brace: 100,
         max_glob: 100,
     };
@@ -402,7 +352,7 @@ fn caps() {
         vars: &vars,
         last_status: 0,
         cwd: fx.dir.path(),
-        fs: &RealFs,
+        fs: &fx.sandbox,
         max_brace: 10,
         max_glob: 3,
     };
