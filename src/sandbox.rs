@@ -15,10 +15,12 @@
 //! hard link into an inode shared with another name (which may be outside): such a file is
 //! replaced, not modified in place.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
@@ -71,7 +73,15 @@ pub struct Sandbox {
     /// `Some(".trash")` when the state directory is inside the root and must be hidden.
     hidden: Option<OsString>,
     read_cap: u64,
+    /// Where each parent directory (as written, root-relative) resolves physically, for the
+    /// hidden-state check: a walk over 10,000 files would otherwise resolve the same parent
+    /// 10,000 times (measured: +70% on `cat dir0*/*/*`). Cleared by every operation that can
+    /// change how a path resolves (rename, trash, copy, mkdir) and when it grows large.
+    resolved_parents: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
 }
+
+/// How many parents [`Sandbox::resolved_parents`] keeps before starting afresh.
+const PARENT_CACHE_MAX: usize = 16_384;
 
 /// A location inside the root: the path relative to the root handle (`.` for the root).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,6 +165,7 @@ impl Sandbox {
             state,
             hidden,
             read_cap: config.read_cap,
+            resolved_parents: Mutex::new(HashMap::new()),
         })
     }
 
@@ -295,14 +306,38 @@ impl Sandbox {
         if parent.as_os_str().is_empty() {
             return false; // the lexical check in `locate` covered a name at the root
         }
-        match self.root.canonicalize(parent) {
-            Ok(c) => {
+        match self.resolve_parent(parent) {
+            Some(c) => {
                 self.is_hidden_rel(&c)
                     || (c == Path::new(".")
                         && matches!(last, Component::Normal(n) if n == hidden.as_os_str()))
             }
             // The parent does not resolve: the operation fails on its own.
-            Err(_) => false,
+            None => false,
+        }
+    }
+
+    /// `canonicalize` of a directory, remembered until the next change of the tree's shape.
+    fn resolve_parent(&self, parent: &Path) -> Option<PathBuf> {
+        let Ok(mut cache) = self.resolved_parents.lock() else {
+            return self.root.canonicalize(parent).ok();
+        };
+        if let Some(hit) = cache.get(parent) {
+            return hit.clone();
+        }
+        let resolved = self.root.canonicalize(parent).ok();
+        if cache.len() >= PARENT_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(parent.to_path_buf(), resolved.clone());
+        resolved
+    }
+
+    /// Forgets resolved parents: called by every operation that can change how a path
+    /// resolves.
+    fn tree_changed(&self) {
+        if let Ok(mut cache) = self.resolved_parents.lock() {
+            cache.clear();
         }
     }
 
@@ -345,6 +380,7 @@ impl Sandbox {
 
     /// Creates a directory (never through a final symlink).
     pub fn create_dir(&self, vpath: &Path, mode: Option<u32>) -> Result<(), FsError> {
+        self.tree_changed();
         let loc = self.locate_for_create(vpath)?;
         self.root.create_dir(&loc.rel).map_err(map_err)?;
         if let Some(mode) = mode {
@@ -553,6 +589,7 @@ impl Sandbox {
         links_as_links: bool,
         preserve: bool,
     ) -> Result<(), FsError> {
+        self.tree_changed();
         let src = self.locate(from)?;
         let m = if links_as_links {
             self.root.symlink_metadata(&src.rel)
@@ -629,6 +666,7 @@ impl Sandbox {
 
     /// Renames within the root; the final component of `from` is never followed.
     pub fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError> {
+        self.tree_changed();
         let a = self.locate_for_create(from)?;
         let b = self.locate_for_create(to)?;
         self.root
@@ -639,6 +677,7 @@ impl Sandbox {
     /// Moves an object (a link as a link) out of the agent's view into `dest` (a path
     /// relative to the state directory). Falls back to copy-and-remove across devices.
     pub fn move_to_state(&self, vpath: &Path, dest: &Path) -> Result<(), FsError> {
+        self.tree_changed();
         let loc = self.locate_for_create(vpath)?;
         // lstat first: the object must exist as itself (a dangling link is fine).
         self.root.symlink_metadata(&loc.rel).map_err(map_err)?;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Benchmark: trumansh against real bash + GNU tools on the same inputs, in one run.
+#
+#   bench/run.sh [WORKDIR]        (default WORKDIR: /tmp/trumansh-bench; needs ~1.5 GB free)
+#   GENERATE_ONLY=1 bench/run.sh   only generates the inputs
+#
+# Builds the release binary, generates (once) a tree of 20,000 files (~200 MB) and a 1 GB
+# file, then times each workload with GNU time (elapsed seconds, peak RSS) for both sides and
+# prints a Markdown table with the ratio trumansh / GNU. Each workload runs REPS times (default
+# 3) and the best time is kept, as timings on a shared machine are noisy. This is not a test:
+# nothing asserts on times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${1:-/tmp/trumansh-bench}
+REPS=${REPS:-3}
+export LC_ALL=C
+
+BIN=$PWD/target/release/trumansh
+
+TREE=$WORK/tree
+BIG=$WORK/big/big.txt
+mkdir -p "$WORK"
+
+if [ ! -f "$WORK/.tree-done" ]; then
+  echo "generating $TREE (20,000 files, ~200 MB)..." >&2
+  rm -rf "$TREE"
+  python3 - "$TREE" <<'PY'
+import os, random, sys
+root = sys.argv[1]
+random.seed(42)
+words = ["alpha", "beta", "gamma", "delta", "error", "warning", "fn", "let", "return",
+         "struct", "impl", "match", "value", "config", "handler", "request", "TODO"]
+n = 0
+for a in range(20):
+    for b in range(20):
+        d = os.path.join(root, f"dir{a:02}", f"sub{b:02}")
+        os.makedirs(d, exist_ok=True)
+        for c in range(50):
+            ext = (".rs", ".py", ".txt", ".md")[c % 4]
+            lines = []
+            size = 0
+            target = random.randint(2_000, 18_000)
+            while size < target:
+                line = " ".join(random.choice(words) for _ in range(random.randint(3, 12)))
+                if random.random() < 0.002:
+                    line += " needle_in_haystack"
+                lines.append(line)
+                size += len(line) + 1
+            with open(os.path.join(d, f"file{c:02}{ext}"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            n += 1
+print(n, "files", file=sys.stderr)
+PY
+  touch "$WORK/.tree-done"
+fi
+
+if [ ! -f "$WORK/.big-done" ]; then
+  echo "generating $BIG (1 GB)..." >&2
+  mkdir -p "$(dirname "$BIG")"
+  python3 - "$BIG" <<'PY'
+import sys
+line = b"the quick brown fox jumps over the lazy dog 0123456789 lorem ipsum dolor sit amet\n"
+block = line * 12_000
+with open(sys.argv[1], "wb") as f:
+    written = 0
+    while written < 1_000_000_000:
+        f.write(block)
+        written += len(block)
+PY
+  touch "$WORK/.big-done"
+fi
+
+[ "${GENERATE_ONLY:-}" = 1 ] && exit 0
+cargo build --release --quiet
+
+# A session of 2,000 small commands, one process.
+SESSION=$WORK/session.txt
+python3 - "$SESSION" <<'PY'
+import sys
+cmds = []
+for i in range(500):
+    cmds += [f"cd dir{i % 20:02}/sub{i % 20:02}", "ls > /dev/null", f"echo line {i} >> /tmp-out.txt".replace("/tmp-out.txt", "../../session-out.txt"), "cd ../.."]
+open(sys.argv[1], "w").write("\n".join(cmds) + "\n")
+PY
+
+# best_of CMD...: prints "seconds max_rss_kb" of the fastest of REPS runs.
+best_of() {
+  local best="" rss="" out
+  for _ in $(seq "$REPS"); do
+    out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    local t=${out% *} m=${out#* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
+  local name=$1 root=$2 gnu=$3 ours=$4 g t
+  g=$(best_of bash -c "cd '$root' && $gnu")
+  t=$(best_of "$BIN" --root "$root" --state-dir "$WORK/state" -c "$ours")
+  awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
+    split(g, a, " "); split(t, b, " ");
+    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
+    printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+}
+
+session_row() {
+  local g t
+  g=$(best_of bash -c "cd '$TREE' && bash < '$SESSION'")
+  t=$(best_of bash -c "'$BIN' --root '$TREE' --state-dir '$WORK/state' < '$SESSION'")
+  awk -v g="$g" -v t="$t" 'BEGIN {
+    split(g, a, " "); split(t, b, " ");
+    printf "| 2,000-line session (per line: %.1f us vs %.1f us) | %.3f | %.3f | %.2f | %.1f | %.1f |\n",
+      a[1] / 2000 * 1e6, b[1] / 2000 * 1e6, a[1], b[1], b[1] / a[1], a[2] / 1024, b[2] / 1024 }'
+}
+
+echo "| workload | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"
+echo "|---|---|---|---|---|---|"
+BIGDIR=$(dirname "$BIG")
+row 'grep -rn needle_in_haystack .' "$TREE" 'grep -rn needle_in_haystack . > /dev/null' 'grep -rn needle_in_haystack . > /dev/null'
+row "find . -name '*.rs'" "$TREE" "find . -name '*.rs' > /dev/null" "find . -name '*.rs' > /dev/null"
+row 'wc -l (1 GB file)' "$BIGDIR" 'wc -l big.txt' 'wc -l big.txt'
+row 'head -n 1 (1 GB file)' "$BIGDIR" 'head -n 1 big.txt' 'head -n 1 big.txt'
+row 'tail -n 10 (1 GB file)' "$BIGDIR" 'tail -n 10 big.txt' 'tail -n 10 big.txt'
+row 'cp -r dir00 (10 MB, 1,000 files)' "$TREE" 'cp -r dir00 copy && rm -r copy' 'cp -r dir00 copy && rm -r copy'
+session_row
