@@ -32,6 +32,9 @@ use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 /// the agent.
 pub const STATE_DIR_NAME: &str = ".trash";
 
+/// `ELOOP`: what a no-follow open of a symlink fails with.
+const ELOOP: i32 = 40;
+
 /// How many symlinks a write may follow before giving ELOOP, as Linux's limit.
 const MAX_LINK_HOPS: usize = 40;
 
@@ -92,6 +95,12 @@ pub struct Loc {
 impl Loc {
     fn is_root(&self) -> bool {
         self.rel == Path::new(".")
+    }
+
+    /// Whether the path was written with a trailing `/` (or `/.`), which `locate` keeps as a
+    /// final `/.`.
+    fn has_trailing_slash(&self) -> bool {
+        self.rel.as_os_str().as_bytes().ends_with(b"/.")
     }
 }
 
@@ -869,13 +878,25 @@ impl FsView for Sandbox {
             return Ok(dev_null_meta());
         }
         let loc = self.locate(path)?;
-        let m = if follow {
+        // `x/`: the kernel follows a final link and requires a directory; cap-std drops the
+        // final `.` `locate` kept, so the rule is applied here.
+        if loc.has_trailing_slash() {
             self.check_follow(&loc)?;
-            self.root.metadata(&loc.rel)
-        } else {
-            self.root.symlink_metadata(&loc.rel)
-        };
-        m.map(|m| meta_of(&m)).map_err(map_err)
+            let m = self.root.metadata(&loc.rel).map_err(map_err)?;
+            if !m.is_dir() {
+                return Err(FsError::NotADirectory);
+            }
+            return Ok(meta_of(&m));
+        }
+        let lm = self.root.symlink_metadata(&loc.rel).map_err(map_err)?;
+        if !follow || !lm.file_type().is_symlink() {
+            return Ok(meta_of(&lm));
+        }
+        self.check_follow(&loc)?;
+        self.root
+            .metadata(&loc.rel)
+            .map(|m| meta_of(&m))
+            .map_err(map_err)
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
@@ -905,6 +926,17 @@ impl FsView for Sandbox {
             return Ok(Box::new(io::empty()));
         }
         let loc = self.locate(path)?;
+        if self.hidden.is_some() && !loc.has_trailing_slash() {
+            // Fast path: most files are not links, and a no-follow open tells which are
+            // (ELOOP) in the same syscall that opens them; only links need the hidden check.
+            let mut opts = OpenOptions::new();
+            opts.read(true).follow(FollowSymlinks::No);
+            match self.root.open_with(&loc.rel, &opts) {
+                Ok(f) => return Ok(Box::new(f)),
+                Err(e) if e.raw_os_error() == Some(ELOOP) => {}
+                Err(e) => return Err(map_err(e)),
+            }
+        }
         self.check_follow(&loc)?;
         let f = self.root.open(&loc.rel).map_err(map_err)?;
         Ok(Box::new(f))
