@@ -1,0 +1,33 @@
+//! Reading operands: a file through the view, or `-` (and no operand) as the command's stdin,
+//! always as a stream so that a large file is never held whole.
+
+use std::ffi::OsStr;
+use std::io::{Cursor, ErrorKind};
+
+use crate::{Ctx, FsError, ReadSeek, quote_if_needed};
+
+/// Opens an operand for reading: `-` is the command's stdin; anything else a file (links
+/// followed). A directory opens, and its first read fails with `IsADirectory`.
+pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn ReadSeek + 'a>, FsError> {
+    if operand == "-" {
+        Ok(Box::new(Cursor::new(ctx.stdin)))
+    } else {
+        ctx.fs.open(&ctx.resolve(operand))
+    }
+}
+
+/// The error a failed `read(2)` maps to.
+pub fn read_error(e: &std::io::Error) -> FsError {
+    match e.kind() {
+        ErrorKind::IsADirectory => FsError::IsADirectory,
+        ErrorKind::FileTooLarge => FsError::TooLarge,
+        ErrorKind::NotFound => FsError::NotFound,
+        _ => FsError::Io,
+    }
+}
+
+/// `cmd: name: strerror` with the name quoted only where GNU's `quotef` would (`wc`, `head`,
+/// `grep`, `cat` style).
+pub fn operand_error(cmd: &str, operand: &OsStr, e: &FsError) -> String {
+    format!("{cmd}: {}: {}\n", quote_if_needed(operand), e.strerror())
+}
