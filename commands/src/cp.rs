@@ -686,8 +686,8 @@ mod tests {
     use std::path::PathBuf;
 
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
-    use crate::{Op, Step};
+    use crate::testutil::{World, ops, text, transcript};
+    use crate::Op;
 
     fn world() -> World {
         World::new(
@@ -721,21 +721,6 @@ mod tests {
             mode: None,
             exist_ok: false,
         }
-    }
-
-    /// stdout and stderr interleaved as if every effect succeeded.
-    fn transcript(o: &crate::Outcome) -> String {
-        o.steps
-            .iter()
-            .map(|s| match s {
-                Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => {
-                    String::from_utf8_lossy(b).into_owned()
-                }
-                Step::Effect(e) => {
-                    String::from_utf8_lossy(e.on_ok.as_deref().unwrap_or_default()).into_owned()
-                }
-            })
-            .collect()
     }
 
     #[test]

@@ -287,8 +287,8 @@ mod tests {
     use std::path::PathBuf;
 
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
-    use crate::{Op, Step};
+    use crate::testutil::{World, ops, text, transcript};
+    use crate::Op;
 
     fn world() -> World {
         World::new(
@@ -306,20 +306,6 @@ mod tests {
         Op::Trash {
             path: PathBuf::from(p),
         }
-    }
-
-    fn transcript(o: &crate::Outcome) -> String {
-        o.steps
-            .iter()
-            .map(|s| match s {
-                Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => {
-                    String::from_utf8_lossy(b).into_owned()
-                }
-                Step::Effect(e) => {
-                    String::from_utf8_lossy(e.on_ok.as_deref().unwrap_or_default()).into_owned()
-                }
-            })
-            .collect()
     }
 
     #[test]

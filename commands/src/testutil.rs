@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::memfs::MemFs;
-use crate::{Ctx, Effect, Identity, Op, Outcome, Vars};
+use crate::{Ctx, Effect, Identity, Op, Outcome, Step, Vars};
 
 /// The time every test runs at: 2024-01-02 03:04:05 UTC.
 pub const NOW: Duration = Duration::from_secs(1_704_164_645);
@@ -93,4 +93,20 @@ pub fn text(o: &Outcome) -> (String, String, i32) {
 /// The ops of an outcome's effects.
 pub fn ops(o: &Outcome) -> Vec<Op> {
     o.effects().map(|e: &Effect| e.op.clone()).collect()
+}
+
+/// stdout and stderr interleaved as the executor would print them if every effect succeeded
+/// (each effect's `on_ok` in its place).
+pub fn transcript(o: &Outcome) -> String {
+    o.steps
+        .iter()
+        .map(|s| match s {
+            Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => {
+                String::from_utf8_lossy(b).into_owned()
+            }
+            Step::Effect(e) => {
+                String::from_utf8_lossy(e.on_ok.as_deref().unwrap_or_default()).into_owned()
+            }
+        })
+        .collect()
 }
