@@ -66,6 +66,7 @@ use std::str::FromStr;
 
 pub use args::parse_args;
 pub use ctx::{Ctx, Identity, Var, Vars, resolve_against};
+pub use fnmatch::fnmatch;
 pub use fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use outcome::{Effect, Op, Outcome, Step};
 pub use quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};

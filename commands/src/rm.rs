@@ -286,9 +286,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 mod tests {
     use std::path::PathBuf;
 
+    use crate::Op;
     use crate::memfs::MemFs;
     use crate::testutil::{World, ops, text, transcript};
-    use crate::Op;
 
     fn world() -> World {
         World::new(

@@ -162,149 +162,18 @@ pub(crate) fn matches(pat: &[PatByte], name: &[u8]) -> bool {
     fnmatch(pat, name)
 }
 
-/// Shell pattern matching of a whole string: `*`, `?`, `[...]` with `!`/`^`, ranges and
-/// `[:class:]`. Backtracks only to the last `*`, so it is O(pattern × name) at worst.
+/// Shell pattern matching of a whole string (`*`, `?`, `[...]` with `!`/`^`, ranges and
+/// `[:class:]`). As bash does, quoted bytes are backslash-escaped and the pattern goes to the
+/// one `fnmatch` the commands use too (`find -name`, `grep --include`).
 pub(crate) fn fnmatch(pat: &[PatByte], name: &[u8]) -> bool {
-    let mut p = 0usize;
-    let mut n = 0usize;
-    let mut star: Option<(usize, usize)> = None;
-    while let Some(&c) = name.get(n) {
-        if let Some(&pc) = pat.get(p) {
-            if !pc.quoted {
-                match pc.b {
-                    b'*' => {
-                        p += 1;
-                        star = Some((p, n));
-                        continue;
-                    }
-                    b'?' => {
-                        p += 1;
-                        n += 1;
-                        continue;
-                    }
-                    b'[' => {
-                        if let Some((hit, after)) = bracket(pat, p, c) {
-                            if hit {
-                                p = after;
-                                n += 1;
-                                continue;
-                            }
-                        } else if c == b'[' {
-                            p += 1;
-                            n += 1;
-                            continue;
-                        }
-                    }
-                    b if b == c => {
-                        p += 1;
-                        n += 1;
-                        continue;
-                    }
-                    _ => {}
-                }
-            } else if pc.b == c {
-                p += 1;
-                n += 1;
-                continue;
-            }
+    let mut escaped = Vec::with_capacity(pat.len() * 2);
+    for p in pat {
+        if p.quoted || p.b == b'\\' {
+            escaped.push(b'\\');
         }
-        match star {
-            Some((sp, sn)) => {
-                p = sp;
-                n = sn + 1;
-                star = Some((sp, sn + 1));
-            }
-            None => return false,
-        }
+        escaped.push(p.b);
     }
-    pat.get(p..)
-        .unwrap_or_default()
-        .iter()
-        .all(|pc| !pc.quoted && pc.b == b'*')
-}
-
-/// Matches `c` against the bracket expression starting at `pat[open]` (`[`). `None` when the
-/// bracket is not closed (then `[` is an ordinary character); else whether it matched and the
-/// index after the closing `]`.
-fn bracket(pat: &[PatByte], open: usize, c: u8) -> Option<(bool, usize)> {
-    let mut i = open + 1;
-    let negate = pat
-        .get(i)
-        .is_some_and(|p| !p.quoted && matches!(p.b, b'!' | b'^'));
-    if negate {
-        i += 1;
-    }
-    let mut hit = false;
-    let mut first = true;
-    loop {
-        let pc = *pat.get(i)?;
-        if pc.b == b'/' {
-            return None;
-        }
-        if !pc.quoted && pc.b == b']' && !first {
-            return Some((hit != negate, i + 1));
-        }
-        first = false;
-        // `[:class:]`
-        if !pc.quoted && pc.b == b'[' && pat.get(i + 1).is_some_and(|p| p.b == b':') {
-            let start = i + 2;
-            let mut j = start;
-            while let Some(p) = pat.get(j) {
-                if p.b == b':' && pat.get(j + 1).is_some_and(|q| q.b == b']') {
-                    break;
-                }
-                j += 1;
-            }
-            if pat.get(j).is_some() {
-                let name: Vec<u8> = pat
-                    .get(start..j)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|p| p.b)
-                    .collect();
-                if class_matches(&name, c) {
-                    hit = true;
-                }
-                i = j + 2;
-                continue;
-            }
-        }
-        let lo = pc.b;
-        // A range `a-z` (a `-` just before the closing `]` is literal).
-        if pat.get(i + 1).is_some_and(|p| p.b == b'-')
-            && pat.get(i + 2).is_some_and(|p| p.quoted || p.b != b']')
-        {
-            let hi = pat.get(i + 2)?.b;
-            if lo <= c && c <= hi {
-                hit = true;
-            }
-            i += 3;
-            continue;
-        }
-        if lo == c {
-            hit = true;
-        }
-        i += 1;
-    }
-}
-
-fn class_matches(name: &[u8], c: u8) -> bool {
-    match name {
-        b"alpha" => c.is_ascii_alphabetic(),
-        b"digit" => c.is_ascii_digit(),
-        b"alnum" => c.is_ascii_alphanumeric(),
-        b"upper" => c.is_ascii_uppercase(),
-        b"lower" => c.is_ascii_lowercase(),
-        b"space" => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'),
-        b"blank" => matches!(c, b' ' | b'\t'),
-        b"punct" => c.is_ascii_punctuation(),
-        b"print" => (0x20..0x7f).contains(&c),
-        b"graph" => c.is_ascii_graphic(),
-        b"cntrl" => c.is_ascii_control(),
-        b"xdigit" => c.is_ascii_hexdigit(),
-        b"word" => c.is_ascii_alphanumeric() || c == b'_',
-        _ => false,
-    }
+    trumansh_commands::fnmatch(&escaped, name, false)
 }
 
 #[cfg(test)]
