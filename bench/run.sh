@@ -83,12 +83,16 @@ for i in range(500):
 open(sys.argv[1], "w").write("\n".join(cmds) + "\n")
 PY
 
-# best_of CMD...: prints "seconds max_rss_kb" of the fastest of REPS runs.
+# best_of CMD...: prints "seconds max_rss_kb" of the fastest of REPS runs (wall time from the
+# nanosecond clock; peak RSS from GNU time).
 best_of() {
-  local best="" rss="" out
+  local best="" rss="" t0 t1 t m
   for _ in $(seq "$REPS"); do
-    out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
-    local t=${out% *} m=${out#* }
+    t0=$(date +%s%N)
+    /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+    m=$(tail -n 1 "$WORK/time.out")
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
   done
   echo "$best $rss"
@@ -101,7 +105,7 @@ row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
   awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
     split(g, a, " "); split(t, b, " ");
     ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+    printf "| %s | %.4f | %.4f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
 }
 
 session_row() {
