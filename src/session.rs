@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use trumansh_commands::{
-    CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Step, Vars, resolve_against,
+    CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Stdin, Step, Vars, resolve_against,
 };
 
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
@@ -441,12 +441,13 @@ impl Session {
             temp_vars = v;
             &temp_vars
         };
+        let stdin = Stdin::bytes(std::mem::take(&mut fds.stdin));
         let ctx = Ctx {
             fs: &self.sandbox,
             cwd: &self.cwd,
             mount_point: self.sandbox.mount_point(),
             vars,
-            stdin: &fds.stdin,
+            stdin: &stdin,
             now: SystemTime::now(),
             identity: &self.config.identity,
             stdout_is_tty: self.config.stdout_is_tty && matches!(fds.out, Target::Stream(_)),

@@ -156,7 +156,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let mut status = 0;
     for file in &files {
         let data = if file == "-" {
-            Ok(ctx.stdin.to_vec())
+            ctx.stdin
+                .read_all()
+                .map_err(|e| crate::input::read_error(&e))
         } else {
             ctx.fs.read(&ctx.resolve(file))
         };

@@ -201,7 +201,6 @@ struct Job<'a> {
     no_clobber: bool,
     interactive: bool,
     overlay: Overlay,
-    answers: std::slice::Split<'a, u8, fn(&u8) -> bool>,
     out: Outcome,
     status: i32,
 }
@@ -247,10 +246,7 @@ impl Job<'_> {
     }
 
     fn ask(&mut self, question: &str) -> bool {
-        self.out.err(question);
-        self.answers
-            .next()
-            .is_some_and(|l| matches!(l.first(), Some(b'y' | b'Y')))
+        crate::input::ask(&mut self.out, self.ctx.stdin, question)
     }
 
     fn src_meta(&self, path: &Path, top: bool) -> Result<Meta, FsError> {
@@ -660,7 +656,6 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     } else {
         !(a.no_dereference || a.d || a.archive || recursive)
     };
-    let split: fn(&u8) -> bool = |&b| b == b'\n';
     let mut job = Job {
         ctx,
         follow,
@@ -670,7 +665,6 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         no_clobber: a.no_clobber,
         interactive: a.interactive,
         overlay: Overlay::default(),
-        answers: ctx.stdin.split(split),
         out: Outcome::ok(),
         status: 0,
     };

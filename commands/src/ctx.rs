@@ -1,8 +1,10 @@
 //! What a handler is given: the view of the sandbox, the virtual cwd, the shell variables,
 //! its stdin, and the few facts about the world it may show (time, user names).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -102,9 +104,9 @@ pub struct Ctx<'a> {
     pub mount_point: &'a Path,
     /// The shell variables.
     pub vars: &'a Vars,
-    /// The command's stdin: the previous pipeline stage's output, a `<` file, a here-document,
-    /// or empty — never the session's own input.
-    pub stdin: &'a [u8],
+    /// The command's stdin: the previous pipeline stage's output (streamed), a `<` file, a
+    /// here-document, or empty — never the session's own input.
+    pub stdin: &'a Stdin,
     /// The time the command runs at.
     pub now: SystemTime,
     /// The user and host names to show.
@@ -138,5 +140,157 @@ pub fn resolve_against(cwd: &Path, operand: &OsStr) -> PathBuf {
         p.to_path_buf()
     } else {
         cwd.join(p)
+    }
+}
+
+/// A command's stdin: bytes already known (a here-document, a `<` file, an earlier stage's
+/// output) or a stream from a pipeline stage still running. Reading consumes it, as reading
+/// a file descriptor does: `head - -` sees the rest after the first `-`.
+pub struct Stdin {
+    inner: RefCell<Box<dyn Read>>,
+    /// Bytes a [`SeekableStdin`] read ahead but did not use: read again first, as a command
+    /// on a seekable stdin leaves the offset just after what it used (`head -n 1 - -`).
+    pushback: RefCell<Vec<u8>>,
+}
+
+impl Stdin {
+    /// Stdin holding these bytes.
+    pub fn bytes(data: impl Into<Vec<u8>>) -> Self {
+        Stdin::stream(Box::new(Cursor::new(data.into())))
+    }
+    /// An empty stdin (what a command with no pipe or redirection reads).
+    pub fn empty() -> Self {
+        Stdin::bytes(Vec::new())
+    }
+    /// Stdin read from a stream.
+    pub fn stream(reader: Box<dyn Read>) -> Self {
+        Stdin {
+            inner: RefCell::new(reader),
+            pushback: RefCell::new(Vec::new()),
+        }
+    }
+    /// All that is left, read now.
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut r = self;
+        r.read_to_end(&mut out)?;
+        Ok(out)
+    }
+    /// One line (without its newline), or `None` at end of input: an answer to a prompt.
+    pub fn read_line(&self) -> Option<Vec<u8>> {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        let mut r = self;
+        loop {
+            match r.read(&mut byte) {
+                Ok(1) if byte[0] == b'\n' => return Some(line),
+                Ok(1) => line.push(byte[0]),
+                _ => return (!line.is_empty()).then_some(line),
+            }
+        }
+    }
+    /// A seekable view: what is read is kept, so a command can go back or seek from the end
+    /// (which reads everything that is left). Reading forward stays streaming.
+    pub fn seekable(&self) -> SeekableStdin<'_> {
+        SeekableStdin {
+            stdin: self,
+            kept: Vec::new(),
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+impl Read for &Stdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Ok(mut back) = self.pushback.try_borrow_mut()
+            && !back.is_empty()
+        {
+            let n = back.len().min(buf.len());
+            buf.get_mut(..n)
+                .unwrap_or_default()
+                .copy_from_slice(back.get(..n).unwrap_or_default());
+            back.drain(..n);
+            return Ok(n);
+        }
+        match self.inner.try_borrow_mut() {
+            Ok(mut r) => r.read(buf),
+            Err(_) => Ok(0),
+        }
+    }
+}
+
+/// [`Stdin::seekable`].
+pub struct SeekableStdin<'s> {
+    stdin: &'s Stdin,
+    kept: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl SeekableStdin<'_> {
+    /// Reads more from stdin into `kept`; false at end of input.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut r = self.stdin;
+        let n = r.read(&mut buf)?;
+        if n == 0 {
+            self.done = true;
+            return Ok(false);
+        }
+        self.kept
+            .extend_from_slice(buf.get(..n).unwrap_or_default());
+        Ok(true)
+    }
+}
+
+impl Drop for SeekableStdin<'_> {
+    fn drop(&mut self) {
+        let unread = self.kept.get(self.pos..).unwrap_or_default();
+        if let Ok(mut back) = self.stdin.pushback.try_borrow_mut() {
+            let mut rest = unread.to_vec();
+            rest.append(&mut back);
+            *back = rest;
+        }
+    }
+}
+
+impl Read for SeekableStdin<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.kept.len() {
+            if !self.fill()? {
+                return Ok(0);
+            }
+        }
+        let avail = self.kept.get(self.pos..).unwrap_or_default();
+        let n = avail.len().min(buf.len());
+        buf.get_mut(..n)
+            .unwrap_or_default()
+            .copy_from_slice(avail.get(..n).unwrap_or_default());
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl Seek for SeekableStdin<'_> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(n) => i128::from(n),
+            SeekFrom::Current(d) => self.pos as i128 + i128::from(d),
+            SeekFrom::End(d) => {
+                while self.fill()? {}
+                self.kept.len() as i128 + i128::from(d)
+            }
+        };
+        if target < 0 {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        }
+        let target = usize::try_from(target).unwrap_or(usize::MAX);
+        while target > self.kept.len() && self.fill()? {}
+        self.pos = target.min(self.kept.len().max(target));
+        Ok(self.pos as u64)
     }
 }

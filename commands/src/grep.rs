@@ -412,7 +412,7 @@ impl Grep<'_> {
         let name = op.as_bytes();
         if op == "-" {
             let label = self.o.label.clone();
-            let mut r = std::io::Cursor::new(self.ctx.stdin);
+            let mut r = self.ctx.stdin;
             self.search(&mut r, &label);
             return;
         }
@@ -909,7 +909,7 @@ fn patterns(a: &mut GrepArgs, ctx: &Ctx, o: &mut Outcome) -> Option<Vec<Vec<u8>>
     }
     for f in &a.file {
         let data = if f == "-" {
-            Ok(ctx.stdin.to_vec())
+            ctx.stdin.read_all().map_err(|e| read_error(&e))
         } else {
             ctx.fs.read(&ctx.resolve(f))
         };

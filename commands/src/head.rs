@@ -5,7 +5,7 @@
 //! `-N[bcklmqvz]` form is accepted as the first argument, as GNU does.
 
 use std::ffi::OsString;
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::args::{parse_args, usage_error};
@@ -171,12 +171,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let mut o = Outcome::ok();
     let mut status = 0;
     let mut first = true;
-    // How much of stdin earlier `-` operands consumed (GNU reads a seekable stdin on).
-    let mut stdin_used = 0usize;
     for name in &files {
         let is_stdin = name == "-";
         let mut reader: Box<dyn ReadSeek + '_> = if is_stdin {
-            Box::new(Cursor::new(ctx.stdin.get(stdin_used..).unwrap_or_default()))
+            Box::new(ctx.stdin.seekable())
         } else {
             let path = ctx.resolve(name);
             match ctx.fs.open(&path) {
@@ -202,11 +200,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             head_one(reader.as_mut(), count, eol, &mut o)
         };
         match result {
-            Ok(used) => {
-                if is_stdin {
-                    stdin_used = stdin_used.saturating_add(usize::try_from(used).unwrap_or(0));
-                }
-            }
+            Ok(_) => {}
             Err(e) => {
                 o.err(read_failure("head", name, &e));
                 status = 1;

@@ -2,15 +2,15 @@
 //! always as a stream so that a large file is never held whole.
 
 use std::ffi::OsStr;
-use std::io::{Cursor, ErrorKind};
+use std::io::ErrorKind;
 
-use crate::{Ctx, FsError, ReadSeek, quote_if_needed};
+use crate::{Ctx, FsError, Outcome, ReadSeek, Stdin, quote_if_needed};
 
 /// Opens an operand for reading: `-` is the command's stdin; anything else a file (links
 /// followed). A directory opens, and its first read fails with `IsADirectory`.
 pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn ReadSeek + 'a>, FsError> {
     if operand == "-" {
-        Ok(Box::new(Cursor::new(ctx.stdin)))
+        Ok(Box::new(ctx.stdin.seekable()))
     } else {
         ctx.fs.open(&ctx.resolve(operand))
     }
@@ -30,4 +30,13 @@ pub fn read_error(e: &std::io::Error) -> FsError {
 /// `grep`, `cat` style).
 pub fn operand_error(cmd: &str, operand: &OsStr, e: &FsError) -> String {
     format!("{cmd}: {}: {}\n", quote_if_needed(operand), e.strerror())
+}
+
+/// Prints a prompt on stderr and reads one answer line from stdin: yes when it starts with
+/// `y` or `Y` (`rm -i`, `cp -i`, `mv -i`); an empty stdin answers no.
+pub fn ask(o: &mut Outcome, stdin: &Stdin, question: &str) -> bool {
+    o.err(question);
+    stdin
+        .read_line()
+        .is_some_and(|l| matches!(l.first(), Some(b'y' | b'Y')))
 }

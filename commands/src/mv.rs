@@ -47,7 +47,6 @@ struct Job<'a> {
     ctx: &'a Ctx<'a>,
     a: &'a MvArgs,
     overlay: Overlay,
-    answers: std::slice::Split<'a, u8, fn(&u8) -> bool>,
     out: Outcome,
     status: i32,
 }
@@ -65,10 +64,7 @@ impl Job<'_> {
     }
 
     fn ask(&mut self, question: &str) -> bool {
-        self.out.err(question);
-        self.answers
-            .next()
-            .is_some_and(|l| matches!(l.first(), Some(b'y' | b'Y')))
+        crate::input::ask(&mut self.out, self.ctx.stdin, question)
     }
 
     fn one(&mut self, src: &OsStr, dst: &OsStr) {
@@ -199,12 +195,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Ok(p) => p,
         Err(o) => return o,
     };
-    let split: fn(&u8) -> bool = |&b| b == b'\n';
     let mut job = Job {
         ctx,
         a: &a,
         overlay: Overlay::default(),
-        answers: ctx.stdin.split(split),
         out: Outcome::ok(),
         status: 0,
     };

@@ -69,8 +69,6 @@ struct Job<'a> {
     a: &'a RmArgs,
     prompt: Prompt,
     overlay: Overlay,
-    /// Unread answers on stdin.
-    answers: std::slice::Split<'a, u8, fn(&u8) -> bool>,
     out: Outcome,
     status: i32,
 }
@@ -78,10 +76,7 @@ struct Job<'a> {
 impl Job<'_> {
     /// Prints `question` on stderr and reads one answer line: yes when it starts with y/Y.
     fn ask(&mut self, question: &str) -> bool {
-        self.out.err(question);
-        self.answers
-            .next()
-            .is_some_and(|l| matches!(l.first(), Some(b'y' | b'Y')))
+        crate::input::ask(&mut self.out, self.ctx.stdin, question)
     }
 
     fn fail(&mut self, name: &OsStr, e: &FsError) {
@@ -255,13 +250,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         }
         return usage_error("rm", MISSING, 1);
     }
-    let split: fn(&u8) -> bool = |&b| b == b'\n';
     let mut job = Job {
         ctx,
         a: &a,
         prompt,
         overlay: Overlay::default(),
-        answers: ctx.stdin.split(split),
         out: Outcome::ok(),
         status: 0,
     };

@@ -8,7 +8,7 @@
 //! a pipe and is not followed, as in GNU.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Cursor, SeekFrom};
+use std::io::SeekFrom;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::args::{parse_args, try_help};
@@ -326,15 +326,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     };
     let mut status = 0;
     let mut first = true;
-    let mut stdin_read = false;
     let mut followable: Vec<&OsString> = Vec::new();
     let mut waiting = false;
     for name in &files {
         let is_stdin = name == "-";
         let mut reader: Box<dyn ReadSeek + '_> = if is_stdin {
-            let data = if stdin_read { &[][..] } else { ctx.stdin };
-            stdin_read = true;
-            Box::new(Cursor::new(data))
+            Box::new(ctx.stdin.seekable())
         } else {
             match ctx.fs.open(&ctx.resolve(name)) {
                 Ok(r) => r,

@@ -60,17 +60,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         return o;
     }
     let mut o = Outcome::ok();
+    let input = ctx.stdin.read_all().unwrap_or_default();
     for file in &a.files {
         o.effect(Effect::new(
             Op::WriteFile {
                 path: ctx.resolve(file),
-                data: ctx.stdin.to_vec(),
+                data: input.clone(),
                 append: a.append,
             },
             format!("tee: {}", quote_if_needed(file)),
         ));
     }
-    o.out(ctx.stdin);
+    o.out(&input);
     o
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::memfs::MemFs;
-use crate::{Ctx, Effect, Identity, Op, Outcome, Step, Vars};
+use crate::{Ctx, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
 
 /// The time every test runs at: 2024-01-02 03:04:05 UTC.
 pub const NOW: Duration = Duration::from_secs(1_704_164_645);
@@ -59,21 +59,20 @@ impl World {
         self.tty = true;
         self
     }
-    pub fn ctx(&self) -> Ctx<'_> {
-        Ctx {
+    /// Runs a handler (with a fresh stdin holding the world's bytes) and returns its outcome.
+    pub fn run(&self, f: fn(&[OsString], &Ctx) -> Outcome, args: &[&str]) -> Outcome {
+        let stdin = Stdin::bytes(self.stdin.clone());
+        let ctx = Ctx {
             fs: &self.fs,
             cwd: &self.cwd,
             mount_point: &self.mount,
             vars: &self.vars,
-            stdin: &self.stdin,
+            stdin: &stdin,
             now: SystemTime::UNIX_EPOCH + NOW,
             identity: &self.identity,
             stdout_is_tty: self.tty,
-        }
-    }
-    /// Runs a handler and returns its outcome.
-    pub fn run(&self, f: fn(&[OsString], &Ctx) -> Outcome, args: &[&str]) -> Outcome {
-        f(&os(args), &self.ctx())
+        };
+        f(&os(args), &ctx)
     }
 }
 

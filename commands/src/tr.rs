@@ -658,7 +658,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 .with_warnings(&warnings);
         }
     }
-    let input = ctx.stdin;
+    let input_bytes = ctx.stdin.read_all().unwrap_or_default();
+    let input = input_bytes.as_slice();
     let mut out = Vec::with_capacity(input.len());
     if translating {
         let s2 = s2.unwrap_or_default();

@@ -199,7 +199,7 @@ fn number_width(ctx: &Ctx, names: &[OsString], sel: Select) -> usize {
 /// The names listed in `--files0-from=F`, or the error that ends the command.
 fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
     let data = if f == "-" {
-        Ok(ctx.stdin.to_vec())
+        ctx.stdin.read_all().map_err(|e| read_error(&e))
     } else {
         ctx.fs.read(&ctx.resolve(f))
     };
