@@ -19,6 +19,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod exec;
 pub mod frontend;
 pub mod sandbox;
 pub mod session;

@@ -385,6 +385,25 @@ impl Sandbox {
         }
     }
 
+    /// Opens a file for reading (following links while they stay inside): an owned handle,
+    /// for a `<` redirection that streams while the command runs.
+    pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
+        let loc = self.locate(path)?;
+        if self.hidden.is_some() && !loc.has_trailing_slash() {
+            // Fast path: most files are not links, and a no-follow open tells which are
+            // (ELOOP) in the same syscall that opens them; only links need the hidden check.
+            let mut opts = OpenOptions::new();
+            opts.read(true).follow(FollowSymlinks::No);
+            match self.root.open_with(&loc.rel, &opts) {
+                Ok(f) => return Ok(f),
+                Err(e) if e.raw_os_error() == Some(ELOOP) => {}
+                Err(e) => return Err(map_err(e)),
+            }
+        }
+        self.check_follow(&loc)?;
+        self.root.open(&loc.rel).map_err(map_err)
+    }
+
     // ---- mutations: used only by the executor ------------------------------------------
 
     /// Creates a directory (never through a final symlink).
@@ -925,21 +944,7 @@ impl FsView for Sandbox {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(Box::new(io::empty()));
         }
-        let loc = self.locate(path)?;
-        if self.hidden.is_some() && !loc.has_trailing_slash() {
-            // Fast path: most files are not links, and a no-follow open tells which are
-            // (ELOOP) in the same syscall that opens them; only links need the hidden check.
-            let mut opts = OpenOptions::new();
-            opts.read(true).follow(FollowSymlinks::No);
-            match self.root.open_with(&loc.rel, &opts) {
-                Ok(f) => return Ok(Box::new(f)),
-                Err(e) if e.raw_os_error() == Some(ELOOP) => {}
-                Err(e) => return Err(map_err(e)),
-            }
-        }
-        self.check_follow(&loc)?;
-        let f = self.root.open(&loc.rel).map_err(map_err)?;
-        Ok(Box::new(f))
+        Ok(Box::new(self.open_file(path)?))
     }
 
     fn read(&self, path: &Path) -> Result<Vec<u8>, FsError> {

@@ -8,15 +8,17 @@
 //! sandbox and journaled. Handlers never see the session's own input: a command with no pipe
 //! or redirection reads an empty stdin (DESIGN.md decision 10).
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::mpsc;
 
-use trumansh_commands::{
-    CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Stdin, Step, Vars, resolve_against,
+use trumansh_commands::{CommandName, FsView, Identity, Op, Stdin, Vars, resolve_against};
+
+use crate::exec::{
+    ChannelSink, DirectSink, Emitter, Env, Out, PIPE_CHUNKS, PipeReader, run_command,
 };
-
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
 use crate::shell::{self, ExpandCtx, ExpandError, ParseError};
@@ -116,29 +118,40 @@ pub struct Session {
     abort_input: bool,
 }
 
-/// Where one of a command's output fds points.
-#[derive(Debug, Clone)]
-enum Target {
-    Stream(Stream),
-    /// Into the next pipeline stage.
-    Pipe,
-    /// Appended to a file (a redirection already opened and truncated it).
-    File(PathBuf),
-    Null,
+/// A command's stdin before it runs.
+enum Input {
+    /// Whatever the pipeline gives: the previous stage's output, or empty.
+    Inherit,
+    /// A here-document, a here-string, `< /dev/null`.
+    Bytes(Vec<u8>),
+    /// A `<` file, read as a stream.
+    File(cap_std::fs::File),
 }
 
 /// The fds of one command.
-#[derive(Debug, Clone)]
 struct Fds {
-    stdin: Vec<u8>,
-    out: Target,
-    err: Target,
+    stdin: Input,
+    out: Out,
+    err: Out,
 }
 
-/// What a stage produced for the next one.
-#[derive(Default)]
-struct StageOutput {
-    pipe: Vec<u8>,
+/// A command whose words, assignments and redirections are done, ready to run.
+enum Prepared {
+    /// Run this handler (with these variables, when prefix assignments made a copy).
+    Run {
+        command: CommandName,
+        args: Vec<OsString>,
+        vars: Option<Vars>,
+        fds: Fds,
+    },
+    /// Not a command: this message (already prefixed) on stderr, and this status.
+    NotFound {
+        message: Vec<u8>,
+        status: i32,
+        err: Out,
+    },
+    /// Nothing to run (assignments only, or an expansion/redirection that failed).
+    Done(i32),
 }
 
 impl Session {
@@ -285,15 +298,20 @@ impl Session {
     }
 
     fn prefixed(&self, line: usize, msg: &[u8]) -> Vec<u8> {
-        let mut out = match &self.config.error_mode {
-            ErrorMode::Interactive => b"bash: ".to_vec(),
-            ErrorMode::Script { name } => format!("{name}: line {line}: ").into_bytes(),
-        };
+        let mut out = self.prefix(line);
         out.extend_from_slice(msg);
         if !out.ends_with(b"\n") {
             out.push(b'\n');
         }
         out
+    }
+
+    /// The shell's prefix for a diagnostic on `line`, as bash writes it in this mode.
+    fn prefix(&self, line: usize) -> Vec<u8> {
+        match &self.config.error_mode {
+            ErrorMode::Interactive => b"bash: ".to_vec(),
+            ErrorMode::Script { name } => format!("{name}: line {line}: ").into_bytes(),
+        }
     }
 
     fn run_and_or(&mut self, list: &AndOr, sink: &mut dyn Sink) {
@@ -316,31 +334,146 @@ impl Session {
 
     fn run_pipeline(&mut self, pipeline: &Pipeline, line: usize, sink: &mut dyn Sink) -> i32 {
         let n = pipeline.commands.len();
-        let mut input: Vec<u8> = Vec::new();
-        let mut status = 0;
-        for (i, cmd) in pipeline.commands.iter().enumerate() {
-            let fds = Fds {
-                stdin: std::mem::take(&mut input),
-                out: if i + 1 < n {
-                    Target::Pipe
-                } else {
-                    Target::Stream(Stream::Stdout)
-                },
-                err: Target::Stream(Stream::Stderr),
-            };
-            let mut stage = StageOutput::default();
-            // In bash every stage of a multi-command pipeline runs in a subshell: `cd`,
-            // variable changes and `exit` there do not reach the session.
-            status = self.run_simple(cmd, fds, n > 1, line, sink, &mut stage);
-            input = stage.pipe;
-            if self.exit.is_some() || self.abort_input {
-                break;
+        let status = if n == 1 {
+            match pipeline.commands.first() {
+                Some(cmd) => self.run_single(cmd, line, sink),
+                None => 0,
             }
-        }
+        } else {
+            self.run_stages(pipeline, line, sink)
+        };
         if pipeline.negated {
             i32::from(status == 0)
         } else {
             status
+        }
+    }
+
+    /// One command on the session's thread: it may change the session (`cd`, `export`).
+    fn run_single(&mut self, cmd: &SimpleCommand, line: usize, sink: &mut dyn Sink) -> i32 {
+        let fds = Fds {
+            stdin: Input::Inherit,
+            out: Out::Stream(Stream::Stdout),
+            err: Out::Stream(Stream::Stderr),
+        };
+        let prefix = self.prefix(line);
+        match self.prepare(cmd, fds, false, line, sink) {
+            Prepared::Done(status) => status,
+            Prepared::NotFound {
+                message,
+                status,
+                err,
+            } => {
+                let streams = DirectSink(RefCell::new(sink));
+                let emitter =
+                    Emitter::new(&self.sandbox, self.txn, prefix, Out::Null, err, &streams);
+                emitter.write(&emitter.err.clone(), &message);
+                status
+            }
+            Prepared::Run {
+                command,
+                args,
+                vars,
+                fds,
+            } => {
+                let (status, deferred, out, err) = {
+                    let streams = DirectSink(RefCell::new(&mut *sink));
+                    let emitter = Emitter::new(
+                        &self.sandbox,
+                        self.txn,
+                        prefix.clone(),
+                        fds.out,
+                        fds.err,
+                        &streams,
+                    );
+                    let stdin = stdin_of(fds.stdin, None);
+                    let env = self.env();
+                    let vars = vars.as_ref().unwrap_or(&self.vars);
+                    let status = run_command(&env, command, &args, vars, &stdin, &emitter);
+                    let deferred = emitter.session_effects.take();
+                    (status, deferred, emitter.out.clone(), emitter.err.clone())
+                };
+                // Effects on the session itself, now that the command is done with it.
+                let mut messages = Vec::new();
+                for effect in deferred {
+                    self.apply_session_effect(&effect.op);
+                    if let Some(ok) = effect.on_ok {
+                        messages.push(ok);
+                    }
+                }
+                if !messages.is_empty() {
+                    let streams = DirectSink(RefCell::new(sink));
+                    let emitter = Emitter::new(&self.sandbox, self.txn, prefix, out, err, &streams);
+                    for m in messages {
+                        emitter.write(&emitter.out.clone(), &m);
+                    }
+                }
+                status
+            }
+        }
+    }
+
+    /// A pipeline of several commands: each stage runs in its own thread (a subshell in
+    /// bash: `cd`, variables and `exit` there do not reach the session), joined to the next
+    /// by a bounded pipe; the session's thread writes what reaches the terminal streams.
+    fn run_stages(&mut self, pipeline: &Pipeline, line: usize, sink: &mut dyn Sink) -> i32 {
+        let n = pipeline.commands.len();
+        let mut prepared = Vec::with_capacity(n);
+        for (i, cmd) in pipeline.commands.iter().enumerate() {
+            let fds = Fds {
+                stdin: Input::Inherit,
+                out: if i + 1 < n {
+                    Out::NextStage
+                } else {
+                    Out::Stream(Stream::Stdout)
+                },
+                err: Out::Stream(Stream::Stderr),
+            };
+            prepared.push(self.prepare(cmd, fds, true, line, sink));
+            if self.exit.is_some() || self.abort_input {
+                break;
+            }
+        }
+        let prefix = self.prefix(line);
+        let env = self.env();
+        let (main_tx, main_rx) = mpsc::channel::<(Stream, Vec<u8>)>();
+        let mut pipes_in: Vec<Option<mpsc::Receiver<Vec<u8>>>> = vec![None];
+        let mut pipes_out: Vec<Option<mpsc::SyncSender<Vec<u8>>>> = Vec::new();
+        for _ in 1..prepared.len() {
+            let (tx, rx) = mpsc::sync_channel(PIPE_CHUNKS);
+            pipes_out.push(Some(tx));
+            pipes_in.push(Some(rx));
+        }
+        pipes_out.push(None);
+        let mut statuses = Vec::new();
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for ((stage, rx), tx) in prepared.into_iter().zip(pipes_in).zip(pipes_out) {
+                let main_tx = main_tx.clone();
+                let prefix = prefix.clone();
+                let env = &env;
+                handles.push(scope.spawn(move || run_stage(env, stage, rx, tx, main_tx, prefix)));
+            }
+            drop(main_tx);
+            for (stream, bytes) in main_rx {
+                sink.write(stream, &bytes);
+            }
+            for h in handles {
+                statuses.push(h.join().unwrap_or(2));
+            }
+        });
+        statuses.last().copied().unwrap_or(0)
+    }
+
+    /// What commands may read, for the executor.
+    fn env(&self) -> Env<'_> {
+        Env {
+            sandbox: &self.sandbox,
+            cwd: &self.cwd,
+            vars: &self.vars,
+            identity: &self.config.identity,
+            txn: self.txn,
+            stdout_is_tty: self.config.stdout_is_tty,
         }
     }
 
@@ -371,23 +504,23 @@ impl Session {
         e.status
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_simple(
+    /// Expands a command's words and assignments and opens its redirections, in bash's
+    /// order; what is left is to run it.
+    fn prepare(
         &mut self,
         cmd: &SimpleCommand,
         mut fds: Fds,
         subshell: bool,
         line: usize,
         sink: &mut dyn Sink,
-        stage: &mut StageOutput,
-    ) -> i32 {
+    ) -> Prepared {
         // 1. Words.
         let mut assigned = Vec::new();
         let words = match shell::expand_words(&cmd.words, &self.expand_ctx(), &mut assigned) {
             Ok(w) => w,
             Err(e) => {
                 self.apply_assigned(assigned);
-                return self.expansion_failed(&e, line, sink);
+                return Prepared::Done(self.expansion_failed(&e, line, sink));
             }
         };
         self.apply_assigned(std::mem::take(&mut assigned));
@@ -398,7 +531,7 @@ impl Session {
                 Ok(v) => values.push((a.name.clone(), String::from_utf8_lossy(&v).into_owned())),
                 Err(e) => {
                     self.apply_assigned(assigned);
-                    return self.expansion_failed(&e, line, sink);
+                    return Prepared::Done(self.expansion_failed(&e, line, sink));
                 }
             }
         }
@@ -406,7 +539,7 @@ impl Session {
         // 3. Redirections, in order, before the command runs (as bash: `> f` truncates even if
         // the command then fails or is not found).
         if let Err(status) = self.open_redirections(cmd, &mut fds, line, sink) {
-            return status;
+            return Prepared::Done(status);
         }
         let Some(name) = words.first() else {
             // Assignments alone set shell variables.
@@ -415,9 +548,8 @@ impl Session {
                     self.vars.set(&name, value, false);
                 }
             }
-            return 0;
+            return Prepared::Done(0);
         };
-        let args = &words[1..];
         let Some(command) = name.to_str().and_then(|s| s.parse::<CommandName>().ok()) else {
             let msg = self.not_found_message(name);
             let status = if msg.ends_with(b": Is a directory\n") {
@@ -425,59 +557,26 @@ impl Session {
             } else {
                 127
             };
-            let prefixed = self.prefixed(line, &msg);
-            self.write_to(&fds.err, &prefixed, sink, stage);
-            return status;
+            return Prepared::NotFound {
+                message: self.prefixed(line, &msg),
+                status,
+                err: fds.err,
+            };
         };
         // Prefix assignments are visible to this command only.
-        let temp_vars;
-        let vars = if values.is_empty() {
-            &self.vars
-        } else {
+        let vars = (!values.is_empty()).then(|| {
             let mut v = self.vars.clone();
             for (name, value) in values {
                 v.set(&name, value, true);
             }
-            temp_vars = v;
-            &temp_vars
-        };
-        let stdin = Stdin::bytes(std::mem::take(&mut fds.stdin));
-        let ctx = Ctx {
-            fs: &self.sandbox,
-            cwd: &self.cwd,
-            mount_point: self.sandbox.mount_point(),
+            v
+        });
+        Prepared::Run {
+            command,
+            args: words.get(1..).unwrap_or_default().to_vec(),
             vars,
-            stdin: &stdin,
-            now: SystemTime::now(),
-            identity: &self.config.identity,
-            stdout_is_tty: self.config.stdout_is_tty && matches!(fds.out, Target::Stream(_)),
-        };
-        let outcome = trumansh_commands::run(command, args, &ctx);
-        let mut status = outcome.status;
-        for step in outcome.steps {
-            match step {
-                Step::Out(bytes) => self.write_to(&fds.out, &bytes, sink, stage),
-                Step::Err(bytes) => self.write_to(&fds.err, &bytes, sink, stage),
-                Step::ShellErr(bytes) => {
-                    let text = self.prefixed(line, &bytes);
-                    self.write_to(&fds.err, &text, sink, stage);
-                }
-                Step::Effect(effect) => {
-                    if let Err(fail) = self.apply_effect(&effect, subshell) {
-                        if let Some(ctx_msg) = &effect.on_err {
-                            let msg = format!("{ctx_msg}: {}\n", fail.strerror());
-                            self.write_to(&fds.err, msg.as_bytes(), sink, stage);
-                        }
-                        if status == 0 {
-                            status = effect.fail_status;
-                        }
-                    } else if let Some(ok) = &effect.on_ok {
-                        self.write_to(&fds.out, ok, sink, stage);
-                    }
-                }
-            }
+            fds,
         }
-        status
     }
 
     /// bash's answer for a name that is not a known command.
@@ -503,30 +602,6 @@ impl Session {
 
     fn resolve(&self, operand: &OsString) -> PathBuf {
         resolve_against(&self.cwd, operand)
-    }
-
-    /// Sends bytes to an output target.
-    fn write_to(
-        &self,
-        target: &Target,
-        bytes: &[u8],
-        sink: &mut dyn Sink,
-        stage: &mut StageOutput,
-    ) {
-        if bytes.is_empty() {
-            return;
-        }
-        match target {
-            Target::Stream(s) => sink.write(*s, bytes),
-            Target::Pipe => stage.pipe.extend_from_slice(bytes),
-            Target::Null => {}
-            Target::File(path) => {
-                if let Ok(loc) = self.sandbox.resolve_write_target(path) {
-                    // The redirection was opened (and checked) before the command ran.
-                    let _ = self.sandbox.write_at(&loc, bytes, true);
-                }
-            }
-        }
     }
 
     /// Opens a command's redirections in order. On failure prints bash's message and returns
@@ -584,19 +659,27 @@ impl Session {
                     }
                 }
                 RedirKind::Close => match fd.unwrap_or(1) {
-                    1 => fds.out = Target::Null,
-                    2 => fds.err = Target::Null,
-                    0 => fds.stdin.clear(),
+                    1 => fds.out = Out::Null,
+                    2 => fds.err = Out::Null,
+                    0 => fds.stdin = Input::Bytes(Vec::new()),
                     _ => {}
                 },
                 RedirKind::In(w) => {
                     let target = self.redirect_target(w, line, sink)?;
-                    let data = if target.as_bytes() == b"/dev/stdin" {
-                        std::mem::take(&mut fds.stdin)
-                    } else {
+                    // `< /dev/stdin` keeps the stdin the command has.
+                    if target.as_bytes() != b"/dev/stdin" {
                         let path = self.resolve(&target);
-                        match self.sandbox.read(&path) {
-                            Ok(d) => d,
+                        let input = if target.as_bytes() == b"/dev/null" {
+                            Ok(Input::Bytes(Vec::new()))
+                        } else {
+                            self.sandbox.open_file(&path).map(Input::File)
+                        };
+                        match input {
+                            Ok(input) => {
+                                if fd.unwrap_or(0) == 0 {
+                                    fds.stdin = input;
+                                }
+                            }
                             Err(e) => {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");
@@ -605,9 +688,6 @@ impl Session {
                                 return Err(1);
                             }
                         }
-                    };
-                    if fd.unwrap_or(0) == 0 {
-                        fds.stdin = data;
                     }
                 }
                 RedirKind::HereDoc { body, expand } => {
@@ -625,7 +705,7 @@ impl Session {
                     };
                     self.apply_assigned(assigned);
                     if fd.unwrap_or(0) == 0 {
-                        fds.stdin = data;
+                        fds.stdin = Input::Bytes(data);
                     }
                 }
                 RedirKind::HereString(w) => {
@@ -641,7 +721,7 @@ impl Session {
                     self.apply_assigned(assigned);
                     data.push(b'\n');
                     if fd.unwrap_or(0) == 0 {
-                        fds.stdin = data;
+                        fds.stdin = Input::Bytes(data);
                     }
                 }
             }
@@ -678,11 +758,11 @@ impl Session {
         append: bool,
         line: usize,
         sink: &mut dyn Sink,
-    ) -> Result<Target, i32> {
+    ) -> Result<Out, i32> {
         match target.as_bytes() {
-            b"/dev/null" => return Ok(Target::Null),
-            b"/dev/stdout" => return Ok(Target::Stream(Stream::Stdout)),
-            b"/dev/stderr" => return Ok(Target::Stream(Stream::Stderr)),
+            b"/dev/null" => return Ok(Out::Null),
+            b"/dev/stdout" => return Ok(Out::Stream(Stream::Stdout)),
+            b"/dev/stderr" => return Ok(Out::Stream(Stream::Stderr)),
             _ => {}
         }
         let path = self.resolve(target);
@@ -709,7 +789,7 @@ impl Session {
                         time: state::timestamp(),
                     },
                 );
-                Ok(Target::File(path))
+                Ok(Out::File(path))
             }
             Err(e) => {
                 let mut msg = target.as_bytes().to_vec();
@@ -721,133 +801,79 @@ impl Session {
         }
     }
 
-    /// Checks and applies one effect, then journals it.
-    fn apply_effect(&mut self, effect: &Effect, subshell: bool) -> Result<(), FsError> {
-        let (op_name, path, to, undo): (&str, PathBuf, Option<PathBuf>, Option<serde_json::Value>) =
-            match &effect.op {
-                Op::SetCwd { path } => {
-                    if !subshell {
-                        let old = std::mem::replace(&mut self.cwd, normalize_lexically(path));
-                        self.vars
-                            .set("OLDPWD", old.to_string_lossy().into_owned(), false);
-                        self.vars
-                            .set("PWD", self.cwd.to_string_lossy().into_owned(), false);
-                    }
-                    return Ok(());
-                }
-                Op::SetVar {
-                    name,
-                    value,
-                    export,
-                } => {
-                    if !subshell {
-                        match value {
-                            Some(v) => self.vars.set(name, v.clone(), *export),
-                            None => self.vars.export(name),
-                        }
-                    }
-                    return Ok(());
-                }
-                Op::UnsetVar { name } => {
-                    if !subshell {
-                        self.vars.unset(name);
-                    }
-                    return Ok(());
-                }
-                Op::Exit { status } => {
-                    if !subshell {
-                        self.exit = Some(*status);
-                    }
-                    return Ok(());
-                }
-                Op::CreateDir {
-                    path,
-                    mode,
-                    exist_ok,
-                } => {
-                    match self.sandbox.create_dir(path, *mode) {
-                        Ok(()) => {}
-                        Err(FsError::AlreadyExists)
-                            if *exist_ok
-                                && self.sandbox.stat(path, true).is_ok_and(|m| m.is_dir()) =>
-                        {
-                            return Ok(());
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    ("create_dir", path.clone(), None, None)
-                }
-                Op::WriteFile { path, data, append } => {
-                    let loc = self.sandbox.resolve_write_target(path)?;
-                    let existed = self.sandbox.write_probe(&loc)?;
-                    self.sandbox.write_at(&loc, data, *append)?;
-                    let undo = existed.map(|(len, _)| serde_json::json!({ "previous_len": len }));
-                    (
-                        if *append { "append" } else { "write" },
-                        path.clone(),
-                        None,
-                        undo,
-                    )
-                }
-                Op::Touch {
-                    path,
-                    atime,
-                    mtime,
-                    create,
-                } => {
-                    let created =
-                        self.sandbox
-                            .touch(path, *atime, *mtime, *create, SystemTime::now())?;
-                    let undo = Some(serde_json::json!({ "created": created }));
-                    ("touch", path.clone(), None, undo)
-                }
-                Op::Trash { path } => {
-                    let id = state::trash(&self.sandbox, path)?;
-                    (
-                        "trash",
-                        path.clone(),
-                        None,
-                        Some(serde_json::json!({ "trash_id": id })),
-                    )
-                }
-                Op::Rename { from, to } => {
-                    self.sandbox.rename(from, to)?;
-                    ("rename", from.clone(), Some(to.clone()), None)
-                }
-                Op::Copy {
-                    from,
-                    to,
-                    links_as_links,
-                    preserve,
-                } => {
-                    self.sandbox.copy(from, to, *links_as_links, *preserve)?;
-                    ("copy", from.clone(), Some(to.clone()), None)
-                }
-                Op::SetMode { path, mode } => {
-                    let old = self.sandbox.stat(path, true)?.perm;
-                    self.sandbox.set_mode(path, *mode)?;
-                    (
-                        "set_mode",
-                        path.clone(),
-                        None,
-                        Some(serde_json::json!({ "previous_mode": old })),
-                    )
-                }
-            };
-        let p = path.to_string_lossy();
-        let t = to.as_ref().map(|t| t.to_string_lossy().into_owned());
-        state::journal(
-            &self.sandbox,
-            &JournalRecord {
-                txn: self.txn,
-                op: op_name,
-                path: &p,
-                to: t.as_deref(),
-                undo,
-                time: state::timestamp(),
+    /// Applies an effect on the session itself (`cd`, variables, `exit`).
+    fn apply_session_effect(&mut self, op: &Op) {
+        match op {
+            Op::SetCwd { path } => {
+                let old = std::mem::replace(&mut self.cwd, normalize_lexically(path));
+                self.vars
+                    .set("OLDPWD", old.to_string_lossy().into_owned(), false);
+                self.vars
+                    .set("PWD", self.cwd.to_string_lossy().into_owned(), false);
+            }
+            Op::SetVar {
+                name,
+                value,
+                export,
+            } => match value {
+                Some(v) => self.vars.set(name, v.clone(), *export),
+                None => self.vars.export(name),
             },
-        );
-        Ok(())
+            Op::UnsetVar { name } => self.vars.unset(name),
+            Op::Exit { status } => self.exit = Some(*status),
+            _ => {}
+        }
+    }
+}
+
+/// Runs one stage of a pipeline on its own thread.
+fn run_stage(
+    env: &Env,
+    stage: Prepared,
+    rx: Option<mpsc::Receiver<Vec<u8>>>,
+    tx: Option<mpsc::SyncSender<Vec<u8>>>,
+    main_tx: mpsc::Sender<(Stream, Vec<u8>)>,
+    prefix: Vec<u8>,
+) -> i32 {
+    let streams = ChannelSink(main_tx);
+    match stage {
+        Prepared::Done(status) => status,
+        Prepared::NotFound {
+            message,
+            status,
+            err,
+        } => {
+            let mut emitter = Emitter::new(env.sandbox, env.txn, prefix, Out::Null, err, &streams);
+            emitter.next = tx;
+            emitter.write(&emitter.err.clone(), &message);
+            status
+        }
+        Prepared::Run {
+            command,
+            args,
+            vars,
+            fds,
+        } => {
+            let mut emitter =
+                Emitter::new(env.sandbox, env.txn, prefix, fds.out, fds.err, &streams);
+            emitter.next = tx;
+            let stdin = stdin_of(fds.stdin, rx);
+            let vars = vars.as_ref().unwrap_or(env.vars);
+            // `cd`, variables and `exit` in a subshell stage do not reach the session.
+            run_command(env, command, &args, vars, &stdin, &emitter)
+        }
+    }
+}
+
+/// A command's stdin: its redirection, else the pipe from the previous stage, else empty.
+fn stdin_of(input: Input, pipe: Option<mpsc::Receiver<Vec<u8>>>) -> Stdin {
+    match input {
+        Input::Bytes(b) => Stdin::bytes(b),
+        Input::File(f) => Stdin::stream(Box::new(f)),
+        Input::Inherit => match pipe {
+            Some(rx) => Stdin::stream(Box::new(PipeReader::new(rx))),
+            None => Stdin::empty(),
+        },
     }
 }
 

@@ -3,9 +3,11 @@
 //! squeezing and an unfinished last line carry over from one file to the next, as in GNU.
 
 use std::ffi::OsString;
+use std::io::Read;
 
 use crate::args::parse_args;
-use crate::{Ctx, Outcome, quote_if_needed};
+use crate::input::read_error;
+use crate::{Ctx, FsError, Outcome, quote_if_needed};
 
 /// Output lines of files or stdin, concatenated.
 #[derive(clap::Parser, Debug)]
@@ -129,6 +131,34 @@ fn format(data: &[u8], f: &Format, st: &mut State) -> Vec<u8> {
     out
 }
 
+/// Streams one input to the outcome in chunks, formatted; false when the output is closed.
+fn copy_formatted(
+    r: &mut dyn Read,
+    f: &Format,
+    st: &mut State,
+    ctx: &Ctx,
+    o: &mut Outcome,
+) -> Result<bool, FsError> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(true),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(&e)),
+        };
+        let chunk = buf.get(..n).unwrap_or_default();
+        if f.plain() {
+            o.out(chunk);
+        } else {
+            o.out(format(chunk, f, st));
+        }
+        if !ctx.flush(o) {
+            return Ok(false);
+        }
+    }
+}
+
 pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let a = match parse_args::<CatArgs>("cat", args, 1) {
         Ok(a) => a,
@@ -155,20 +185,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let mut o = Outcome::ok();
     let mut status = 0;
     for file in &files {
-        let data = if file == "-" {
-            ctx.stdin
-                .read_all()
-                .map_err(|e| crate::input::read_error(&e))
+        let reader: Result<Box<dyn Read + '_>, FsError> = if file == "-" {
+            Ok(Box::new(ctx.stdin))
         } else {
-            ctx.fs.read(&ctx.resolve(file))
+            ctx.fs
+                .open(&ctx.resolve(file))
+                .map(|r| Box::new(r) as Box<dyn Read>)
         };
-        match data {
-            Ok(d) if f.plain() => {
-                o.out(d);
-            }
-            Ok(d) => {
-                o.out(format(&d, &f, &mut st));
-            }
+        let result = reader.and_then(|mut r| copy_formatted(&mut *r, &f, &mut st, ctx, &mut o));
+        match result {
+            Ok(true) => {}
+            // Nobody reads the output any more: stop, as on SIGPIPE.
+            Ok(false) => return o.with_status(status),
             Err(e) => {
                 o.err(format!("cat: {}: {e}\n", quote_if_needed(file)));
                 status = 1;

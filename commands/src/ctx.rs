@@ -8,7 +8,7 @@ use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::FsView;
+use crate::{FsView, Outcome, Step};
 
 /// One shell variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +113,21 @@ pub struct Ctx<'a> {
     pub identity: &'a Identity,
     /// Whether stdout is a terminal (ls columns), as `isatty(1)`.
     pub stdout_is_tty: bool,
+    /// Where large output goes while the command still runs (see [`Ctx::flush`]); `None`:
+    /// everything stays in the outcome until the command returns.
+    pub spill: Option<&'a dyn Spill>,
 }
+
+/// The executor's side of [`Ctx::flush`]: takes steps a command has produced so far, in
+/// order, and says when nobody reads the output any more (the next pipeline stage ended,
+/// as `head -n 1` does): the command should then stop, as it would on `SIGPIPE`.
+pub trait Spill {
+    fn spill(&self, steps: Vec<Step>);
+    fn closed(&self) -> bool;
+}
+
+/// How much buffered output [`Ctx::flush`] lets accumulate before handing it over.
+pub const SPILL_AT: usize = 64 * 1024;
 
 impl Ctx<'_> {
     /// Joins an operand with the cwd, as the kernel does with a relative path (see
@@ -121,6 +135,20 @@ impl Ctx<'_> {
     pub fn resolve(&self, operand: impl AsRef<OsStr>) -> PathBuf {
         resolve_against(self.cwd, operand.as_ref())
     }
+    /// Hands the outcome's buffered steps to the executor once they pass [`SPILL_AT`] bytes,
+    /// so that a command producing a lot (`cat big.txt | head`) runs in bounded memory and
+    /// its output flows while it runs. Commands call it in their read loops. Returns false
+    /// when the output is no longer read: stop early.
+    pub fn flush(&self, o: &mut Outcome) -> bool {
+        let Some(spill) = self.spill else {
+            return true;
+        };
+        if o.buffered_len() >= SPILL_AT {
+            spill.spill(std::mem::take(&mut o.steps));
+        }
+        !spill.closed()
+    }
+
     /// `$HOME`, or the mount point when unset.
     pub fn home(&self) -> PathBuf {
         self.vars
@@ -189,13 +217,16 @@ impl Stdin {
             }
         }
     }
-    /// A seekable view: what is read is kept, so a command can go back or seek from the end
-    /// (which reads everything that is left). Reading forward stays streaming.
+    /// A seekable view. Reading forward streams (bytes already used are dropped); from the
+    /// first seek on, what is read is kept so that the command can go back, and a seek from
+    /// the end reads everything that is left (`tail`, `head -n -N`).
     pub fn seekable(&self) -> SeekableStdin<'_> {
         SeekableStdin {
             stdin: self,
             kept: Vec::new(),
+            base: 0,
             pos: 0,
+            retain: false,
             done: false,
         }
     }
@@ -223,8 +254,13 @@ impl Read for &Stdin {
 /// [`Stdin::seekable`].
 pub struct SeekableStdin<'s> {
     stdin: &'s Stdin,
+    /// Bytes read from stdin, starting at offset `base`.
     kept: Vec<u8>,
-    pos: usize,
+    base: u64,
+    /// The read position (an offset in the whole input).
+    pos: u64,
+    /// A seek happened: keep everything from now on.
+    retain: bool,
     done: bool,
 }
 
@@ -233,6 +269,13 @@ impl SeekableStdin<'_> {
     fn fill(&mut self) -> io::Result<bool> {
         if self.done {
             return Ok(false);
+        }
+        if !self.retain {
+            // Forward reading only: drop what was already used.
+            let used = usize::try_from(self.pos.saturating_sub(self.base)).unwrap_or(0);
+            let used = used.min(self.kept.len());
+            self.kept.drain(..used);
+            self.base += used as u64;
         }
         let mut buf = vec![0u8; 64 * 1024];
         let mut r = self.stdin;
@@ -245,11 +288,16 @@ impl SeekableStdin<'_> {
             .extend_from_slice(buf.get(..n).unwrap_or_default());
         Ok(true)
     }
+
+    fn end(&self) -> u64 {
+        self.base + self.kept.len() as u64
+    }
 }
 
 impl Drop for SeekableStdin<'_> {
     fn drop(&mut self) {
-        let unread = self.kept.get(self.pos..).unwrap_or_default();
+        let from = usize::try_from(self.pos.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        let unread = self.kept.get(from..).unwrap_or_default();
         if let Ok(mut back) = self.stdin.pushback.try_borrow_mut() {
             let mut rest = unread.to_vec();
             rest.append(&mut back);
@@ -260,37 +308,40 @@ impl Drop for SeekableStdin<'_> {
 
 impl Read for SeekableStdin<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos >= self.kept.len() {
+        while self.pos >= self.end() {
             if !self.fill()? {
                 return Ok(0);
             }
         }
-        let avail = self.kept.get(self.pos..).unwrap_or_default();
+        let from = usize::try_from(self.pos - self.base).unwrap_or(usize::MAX);
+        let avail = self.kept.get(from..).unwrap_or_default();
         let n = avail.len().min(buf.len());
         buf.get_mut(..n)
             .unwrap_or_default()
             .copy_from_slice(avail.get(..n).unwrap_or_default());
-        self.pos += n;
+        self.pos += n as u64;
         Ok(n)
     }
 }
 
 impl Seek for SeekableStdin<'_> {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.retain = true;
         let target = match to {
             SeekFrom::Start(n) => i128::from(n),
-            SeekFrom::Current(d) => self.pos as i128 + i128::from(d),
+            SeekFrom::Current(d) => i128::from(self.pos) + i128::from(d),
             SeekFrom::End(d) => {
                 while self.fill()? {}
-                self.kept.len() as i128 + i128::from(d)
+                i128::from(self.end()) + i128::from(d)
             }
         };
-        if target < 0 {
+        // Before what was kept (dropped while reading forward), or before the start.
+        if target < i128::from(self.base) {
             return Err(io::Error::from(io::ErrorKind::InvalidInput));
         }
-        let target = usize::try_from(target).unwrap_or(usize::MAX);
-        while target > self.kept.len() && self.fill()? {}
-        self.pos = target.min(self.kept.len().max(target));
-        Ok(self.pos as u64)
+        let target = u64::try_from(target).unwrap_or(u64::MAX);
+        while target > self.end() && self.fill()? {}
+        self.pos = target;
+        Ok(self.pos)
     }
 }

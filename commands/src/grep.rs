@@ -358,6 +358,8 @@ struct Grep<'a> {
     any_output: bool,
     /// `-q` matched: stop everything.
     quit: bool,
+    /// The output is no longer read (a closed pipe): stop everything.
+    done_reading: bool,
     buf: Vec<u8>,
 }
 
@@ -366,6 +368,11 @@ impl Grep<'_> {
         if !self.out.is_empty() {
             self.outcome.out(&self.out);
             self.out.clear();
+        }
+        // Large output flows on while grep runs; a closed pipe stops it, as SIGPIPE would.
+        if !self.ctx.flush(&mut self.outcome) {
+            self.quit = true;
+            self.done_reading = true;
         }
     }
 
@@ -846,6 +853,12 @@ impl Grep<'_> {
             };
             self.region(&mut st, &buf, name, start, end);
             start = end + 1;
+            if self.out.len() >= crate::SPILL_AT {
+                self.flush();
+                if self.done_reading {
+                    break;
+                }
+            }
             if eof {
                 break;
             }
@@ -1248,6 +1261,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         any_selected: false,
         any_output: false,
         quit: false,
+        done_reading: false,
         buf: Vec::with_capacity(CHUNK * 2),
     };
     for op in &operands {

@@ -197,7 +197,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         {
             Err(FsError::IsADirectory)
         } else {
-            head_one(reader.as_mut(), count, eol, &mut o)
+            head_one(reader.as_mut(), count, eol, &mut o, ctx)
         };
         match result {
             Ok(_) => {}
@@ -211,13 +211,19 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 }
 
 /// Prints the head of one input; returns how many bytes it consumed.
-fn head_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Result<u64, FsError> {
+fn head_one(
+    r: &mut dyn ReadSeek,
+    count: Count,
+    eol: u8,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<u64, FsError> {
     match count {
         Count {
             elide: false,
             lines: true,
             n,
-        } => first_lines(r, n, eol, o),
+        } => first_lines(r, n, eol, o, ctx),
         Count {
             elide: false,
             lines: false,
@@ -233,6 +239,9 @@ fn head_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Res
                 }
                 o.out(buf.get(..got).unwrap_or_default());
                 used += got as u64;
+                if !ctx.flush(o) {
+                    return Ok(used);
+                }
             }
         }
         Count {
@@ -246,14 +255,20 @@ fn head_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Res
             } else {
                 len.saturating_sub(n)
             };
-            copy_range(r, 0, end, o)?;
+            copy_range(r, 0, end, o, ctx)?;
             Ok(len)
         }
     }
 }
 
 /// Prints up to `n` lines, reading in chunks and stopping at the `n`th terminator.
-fn first_lines(r: &mut dyn ReadSeek, n: u64, eol: u8, o: &mut Outcome) -> Result<u64, FsError> {
+fn first_lines(
+    r: &mut dyn ReadSeek,
+    n: u64,
+    eol: u8,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<u64, FsError> {
     let mut left = n;
     let mut used = 0u64;
     let mut buf = vec![0u8; CHUNK];
@@ -275,6 +290,9 @@ fn first_lines(r: &mut dyn ReadSeek, n: u64, eol: u8, o: &mut Outcome) -> Result
         }
         o.out(chunk.get(..end).unwrap_or_default());
         used += end as u64;
+        if !ctx.flush(o) {
+            break;
+        }
     }
     Ok(used)
 }

@@ -8,7 +8,7 @@ use std::io::SeekFrom;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::input::read_error;
-use crate::{FsError, Outcome, ReadSeek, quote};
+use crate::{Ctx, FsError, Outcome, ReadSeek, quote};
 
 /// How much is read at a time.
 pub const CHUNK: usize = 64 * 1024;
@@ -257,6 +257,7 @@ pub fn copy_range(
     from: u64,
     to: u64,
     o: &mut Outcome,
+    ctx: &Ctx,
 ) -> Result<(), FsError> {
     if from >= to {
         return Ok(());
@@ -273,6 +274,9 @@ pub fn copy_range(
         }
         o.out(chunk.get(..got).unwrap_or_default());
         left -= got as u64;
+        if !ctx.flush(o) {
+            break;
+        }
     }
     Ok(())
 }

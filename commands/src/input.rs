@@ -2,17 +2,19 @@
 //! always as a stream so that a large file is never held whole.
 
 use std::ffi::OsStr;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 
-use crate::{Ctx, FsError, Outcome, ReadSeek, Stdin, quote_if_needed};
+use crate::{Ctx, FsError, Outcome, Stdin, quote_if_needed};
 
-/// Opens an operand for reading: `-` is the command's stdin; anything else a file (links
-/// followed). A directory opens, and its first read fails with `IsADirectory`.
-pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn ReadSeek + 'a>, FsError> {
+/// Opens an operand for reading, as a stream: `-` is the command's stdin; anything else a
+/// file (links followed). A directory opens, and its first read fails with `IsADirectory`.
+pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn Read + 'a>, FsError> {
     if operand == "-" {
-        Ok(Box::new(ctx.stdin.seekable()))
+        Ok(Box::new(ctx.stdin))
     } else {
-        ctx.fs.open(&ctx.resolve(operand))
+        ctx.fs
+            .open(&ctx.resolve(operand))
+            .map(|r| Box::new(r) as Box<dyn Read>)
     }
 }
 

@@ -65,7 +65,7 @@ use std::ffi::OsString;
 use std::str::FromStr;
 
 pub use args::parse_args;
-pub use ctx::{Ctx, Identity, SeekableStdin, Stdin, Var, Vars, resolve_against};
+pub use ctx::{Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against};
 pub use fnmatch::fnmatch;
 pub use fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use outcome::{Effect, Op, Outcome, Step};

@@ -175,6 +175,16 @@ impl Outcome {
         self.status = status;
         self
     }
+    /// How many output bytes the outcome holds (stdout and stderr).
+    pub fn buffered_len(&self) -> usize {
+        self.steps
+            .iter()
+            .map(|s| match s {
+                Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => b.len(),
+                Step::Effect(_) => 0,
+            })
+            .sum()
+    }
     /// All stdout bytes, concatenated (for tests and simple callers).
     pub fn stdout(&self) -> Vec<u8> {
         self.steps

@@ -356,7 +356,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         let result = if kind == FileKind::Dir {
             Err(FsError::IsADirectory)
         } else {
-            tail_one(reader.as_mut(), count, eol, &mut o)
+            tail_one(reader.as_mut(), count, eol, &mut o, ctx)
         };
         match result {
             Ok(()) => {
@@ -401,7 +401,13 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 }
 
 /// Prints the tail of one seekable input.
-fn tail_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Result<(), FsError> {
+fn tail_one(
+    r: &mut dyn ReadSeek,
+    count: Count,
+    eol: u8,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<(), FsError> {
     match count {
         Count {
             from_start: true,
@@ -409,7 +415,7 @@ fn tail_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Res
             n,
         } => {
             r.seek(SeekFrom::Start(0)).map_err(|e| read_error(&e))?;
-            skip_lines(r, n, eol, o)
+            skip_lines(r, n, eol, o, ctx)
         }
         Count {
             from_start: true,
@@ -417,7 +423,7 @@ fn tail_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Res
             n,
         } => {
             let len = length(r)?;
-            copy_range(r, n, len, o)
+            copy_range(r, n, len, o, ctx)
         }
         Count {
             from_start: false,
@@ -430,13 +436,19 @@ fn tail_one(r: &mut dyn ReadSeek, count: Count, eol: u8, o: &mut Outcome) -> Res
             } else {
                 len.saturating_sub(n)
             };
-            copy_range(r, start, len, o)
+            copy_range(r, start, len, o, ctx)
         }
     }
 }
 
 /// Skips `n` lines, then prints the rest, in chunks.
-fn skip_lines(r: &mut dyn ReadSeek, n: u64, eol: u8, o: &mut Outcome) -> Result<(), FsError> {
+fn skip_lines(
+    r: &mut dyn ReadSeek,
+    n: u64,
+    eol: u8,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<(), FsError> {
     let mut left = n;
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -447,6 +459,9 @@ fn skip_lines(r: &mut dyn ReadSeek, n: u64, eol: u8, o: &mut Outcome) -> Result<
         let chunk = buf.get(..got).unwrap_or_default();
         if left == 0 {
             o.out(chunk);
+            if !ctx.flush(o) {
+                return Ok(());
+            }
             continue;
         }
         for (i, &c) in chunk.iter().enumerate() {

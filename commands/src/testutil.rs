@@ -71,6 +71,7 @@ impl World {
             now: SystemTime::UNIX_EPOCH + NOW,
             identity: &self.identity,
             stdout_is_tty: self.tty,
+            spill: None,
         };
         f(&os(args), &ctx)
     }
