@@ -13,6 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::time::SystemTime;
@@ -21,9 +22,11 @@ use trumansh_commands::{
     CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
 };
 
+use crate::audit::{fields, text};
+use crate::journal::{Journal, Plan};
 use crate::sandbox::Sandbox;
 use crate::session::{Sink, Stream};
-use crate::state::{self, JournalRecord};
+use crate::state;
 
 /// How many chunks a pipe between two stages holds before the writer waits.
 pub(crate) const PIPE_CHUNKS: usize = 16;
@@ -110,15 +113,19 @@ pub(crate) struct Env<'a> {
     pub cwd: &'a std::path::Path,
     pub vars: &'a Vars,
     pub identity: &'a Identity,
-    pub txn: u64,
+    pub journal: &'a Journal,
     /// Whether the session's stdout is a terminal.
     pub stdout_is_tty: bool,
+    /// The policy's walk depth.
+    pub walk_depth: usize,
+    /// Commands the policy denies.
+    pub denied: &'a [CommandName],
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
 pub(crate) struct Emitter<'a> {
     pub sandbox: &'a Sandbox,
-    pub txn: u64,
+    pub journal: &'a Journal,
     /// The shell's prefix for builtin diagnostics (`bash: line 3: `).
     pub prefix: Vec<u8>,
     pub out: Out,
@@ -130,14 +137,16 @@ pub(crate) struct Emitter<'a> {
     pub failed: Cell<Option<i32>>,
     /// Effects on the session itself, for the session to apply (or drop, in a subshell).
     pub session_effects: RefCell<Vec<Effect>>,
-    /// The next stage stopped reading.
+    /// The next stage stopped reading (or the line's deadline or stdout cap was reached).
     pub closed: Cell<bool>,
+    /// A write to a redirected file failed (reported once).
+    pub write_failed: Cell<bool>,
 }
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(
         sandbox: &'a Sandbox,
-        txn: u64,
+        journal: &'a Journal,
         prefix: Vec<u8>,
         out: Out,
         err: Out,
@@ -145,7 +154,7 @@ impl<'a> Emitter<'a> {
     ) -> Self {
         Emitter {
             sandbox,
-            txn,
+            journal,
             prefix,
             out,
             err,
@@ -154,6 +163,7 @@ impl<'a> Emitter<'a> {
             failed: Cell::new(None),
             session_effects: RefCell::new(Vec::new()),
             closed: Cell::new(false),
+            write_failed: Cell::new(false),
         }
     }
 
@@ -162,8 +172,22 @@ impl<'a> Emitter<'a> {
         if bytes.is_empty() {
             return;
         }
+        if self.sandbox.guard().expired() {
+            // Past the deadline: the command's output is dropped and it is told to stop.
+            self.closed.set(true);
+            return;
+        }
         match target {
-            Out::Stream(s) => self.streams.write(*s, bytes),
+            Out::Stream(s) => {
+                let n = self.sandbox.guard().admit(*s, bytes.len());
+                if n > 0 {
+                    self.streams.write(*s, bytes.get(..n).unwrap_or_default());
+                }
+                if n < bytes.len() && *s == Stream::Stdout {
+                    // The line's stdout cap: stop the command, as a closed pipe would.
+                    self.closed.set(true);
+                }
+            }
             Out::NextStage => match &self.next {
                 Some(tx) => {
                     if tx.send(bytes.to_vec()).is_err() {
@@ -174,9 +198,19 @@ impl<'a> Emitter<'a> {
             },
             Out::Null => {}
             Out::File(path) => {
-                if let Ok(loc) = self.sandbox.resolve_write_target(path) {
-                    // The redirection was opened (and checked) before the command ran.
-                    let _ = self.sandbox.write_at(&loc, bytes, true);
+                // The redirection was opened (checked and journaled) before the command ran.
+                let written = self
+                    .sandbox
+                    .resolve_write_target(path)
+                    .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
+                if let Err(e) = written {
+                    self.closed.set(true);
+                    if !self.write_failed.replace(true) {
+                        if self.failed.get().is_none() {
+                            self.failed.set(Some(1));
+                        }
+                        self.shell_err(format!("write error: {}\n", e.strerror()).as_bytes());
+                    }
                 }
             }
         }
@@ -203,7 +237,7 @@ impl<'a> Emitter<'a> {
                     self.session_effects.borrow_mut().push(effect);
                     return;
                 }
-                match apply_fs_effect(self.sandbox, self.txn, &effect.op) {
+                match apply_fs_effect(self.sandbox, self.journal, &effect.op) {
                     Ok(()) => {
                         if let Some(ok) = &effect.on_ok {
                             self.write(&self.out, ok);
@@ -253,6 +287,15 @@ pub(crate) fn run_command(
     stdin: &Stdin,
     emitter: &Emitter,
 ) -> i32 {
+    let mut words = vec![text(command.as_str().as_bytes())];
+    words.extend(args.iter().map(|a| text(a.as_bytes())));
+    env.sandbox.audit().event(
+        "command",
+        fields([
+            ("argv", serde_json::Value::Array(words)),
+            ("cwd", text(env.cwd.as_os_str().as_bytes())),
+        ]),
+    );
     let ctx = Ctx {
         fs: env.sandbox,
         cwd: env.cwd,
@@ -263,6 +306,8 @@ pub(crate) fn run_command(
         identity: env.identity,
         stdout_is_tty: env.stdout_is_tty && matches!(emitter.out, Out::Stream(Stream::Stdout)),
         spill: Some(emitter),
+        walk_depth: env.walk_depth,
+        denied: env.denied,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -276,105 +321,136 @@ pub(crate) fn run_command(
 fn is_session_effect(op: &Op) -> bool {
     matches!(
         op,
-        Op::SetCwd { .. } | Op::SetVar { .. } | Op::UnsetVar { .. } | Op::Exit { .. }
+        Op::SetCwd { .. }
+            | Op::SetVar { .. }
+            | Op::UnsetVar { .. }
+            | Op::Exit { .. }
+            | Op::Undo { .. }
     )
 }
 
-/// Checks and applies one filesystem effect through the sandbox, then journals it.
-pub(crate) fn apply_fs_effect(sandbox: &Sandbox, txn: u64, op: &Op) -> Result<(), FsError> {
-    type Applied = (
-        &'static str,
-        PathBuf,
-        Option<PathBuf>,
-        Option<serde_json::Value>,
-    );
-    let (op_name, path, to, undo): Applied = match op {
-        Op::SetCwd { .. } | Op::SetVar { .. } | Op::UnsetVar { .. } | Op::Exit { .. } => {
-            return Ok(());
+/// The journal's name for an op.
+fn op_name(op: &Op) -> &'static str {
+    match op {
+        Op::CreateDir { .. } => "create_dir",
+        Op::WriteFile { append: true, .. } => "append",
+        Op::WriteFile { .. } => "write",
+        Op::Touch { .. } => "touch",
+        Op::Trash { .. } => "trash",
+        Op::Rename { .. } => "rename",
+        Op::Copy { .. } => "copy",
+        Op::SetMode { .. } => "set_mode",
+        Op::SetCwd { .. } => "cd",
+        Op::SetVar { .. } => "set_var",
+        Op::UnsetVar { .. } => "unset_var",
+        Op::Exit { .. } => "exit",
+        Op::Undo { .. } => "undo",
+    }
+}
+
+/// Checks and applies one filesystem effect through the sandbox: its inverse is journaled and
+/// it is audited first (write-ahead), then it is applied.
+pub(crate) fn apply_fs_effect(
+    sandbox: &Sandbox,
+    journal: &Journal,
+    op: &Op,
+) -> Result<(), FsError> {
+    if is_session_effect(op) {
+        return Ok(());
+    }
+    sandbox.guard().check()?;
+    let name = op_name(op);
+    let pending = journal.before(sandbox, op, name)?;
+    audit_effect(sandbox, name, op);
+    let result = apply_planned(sandbox, op, &pending.plan);
+    if let Err(e) = &result {
+        journal.failed(pending.seq);
+        sandbox.audit().event(
+            "failed",
+            fields([("op", name.into()), ("error", e.strerror().into())]),
+        );
+    }
+    result
+}
+
+fn audit_effect(sandbox: &Sandbox, name: &str, op: &Op) {
+    let path_of = |p: &std::path::Path| text(p.as_os_str().as_bytes());
+    let mut f = fields([("op", name.into())]);
+    match op {
+        Op::CreateDir { path, .. }
+        | Op::WriteFile { path, .. }
+        | Op::Touch { path, .. }
+        | Op::Trash { path }
+        | Op::SetMode { path, .. } => {
+            f.insert("path".into(), path_of(path));
         }
+        Op::Rename { from, to } | Op::Copy { from, to, .. } => {
+            f.insert("path".into(), path_of(from));
+            f.insert("to".into(), path_of(to));
+        }
+        _ => {}
+    }
+    if let Op::WriteFile { data, .. } = op {
+        f.insert("bytes".into(), data.len().into());
+    }
+    sandbox.audit().event("effect", f);
+}
+
+/// Applies an effect whose inverse is recorded.
+fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError> {
+    match op {
+        Op::SetCwd { .. }
+        | Op::SetVar { .. }
+        | Op::UnsetVar { .. }
+        | Op::Exit { .. }
+        | Op::Undo { .. } => Ok(()),
         Op::CreateDir {
             path,
             mode,
             exist_ok,
-        } => {
-            match sandbox.create_dir(path, *mode) {
-                Ok(()) => {}
-                Err(FsError::AlreadyExists)
-                    if *exist_ok && sandbox.stat(path, true).is_ok_and(|m| m.is_dir()) =>
-                {
-                    return Ok(());
-                }
-                Err(e) => return Err(e),
+        } => match sandbox.create_dir(path, *mode) {
+            Err(FsError::AlreadyExists)
+                if *exist_ok && sandbox.stat(path, true).is_ok_and(|m| m.is_dir()) =>
+            {
+                Ok(())
             }
-            ("create_dir", path.clone(), None, None)
-        }
+            r => r,
+        },
         Op::WriteFile { path, data, append } => {
             let loc = sandbox.resolve_write_target(path)?;
-            let existed = sandbox.write_probe(&loc)?;
-            sandbox.write_at(&loc, data, *append)?;
-            let undo = existed.map(|(len, _)| serde_json::json!({ "previous_len": len }));
-            (
-                if *append { "append" } else { "write" },
-                path.clone(),
-                None,
-                undo,
-            )
+            sandbox.write_at(&loc, data, *append)
         }
         Op::Touch {
             path,
             atime,
             mtime,
             create,
-        } => {
-            let created = sandbox.touch(path, *atime, *mtime, *create, SystemTime::now())?;
-            let undo = Some(serde_json::json!({ "created": created }));
-            ("touch", path.clone(), None, undo)
-        }
-        Op::Trash { path } => {
-            let id = state::trash(sandbox, path)?;
-            (
-                "trash",
-                path.clone(),
-                None,
-                Some(serde_json::json!({ "trash_id": id })),
-            )
-        }
+        } => sandbox
+            .touch(path, *atime, *mtime, *create, SystemTime::now())
+            .map(drop),
+        Op::Trash { path } => match &plan.trash_id {
+            Some(id) => state::trash_as(sandbox, path, id),
+            None => state::trash(sandbox, path).map(drop),
+        },
         Op::Rename { from, to } => {
-            sandbox.rename(from, to)?;
-            ("rename", from.clone(), Some(to.clone()), None)
+            if let Some((loc, blob)) = &plan.stash {
+                sandbox.stash(loc, blob)?;
+                let r = sandbox.rename(from, to);
+                if r.is_err() {
+                    // Put back what was moved aside: a failed rename changes nothing.
+                    let _ = sandbox.unstash(blob, loc);
+                }
+                r
+            } else {
+                sandbox.rename(from, to)
+            }
         }
         Op::Copy {
             from,
             to,
             links_as_links,
             preserve,
-        } => {
-            sandbox.copy(from, to, *links_as_links, *preserve)?;
-            ("copy", from.clone(), Some(to.clone()), None)
-        }
-        Op::SetMode { path, mode } => {
-            let old = sandbox.stat(path, true)?.perm;
-            sandbox.set_mode(path, *mode)?;
-            (
-                "set_mode",
-                path.clone(),
-                None,
-                Some(serde_json::json!({ "previous_mode": old })),
-            )
-        }
-    };
-    let p = path.to_string_lossy();
-    let t = to.as_ref().map(|t| t.to_string_lossy().into_owned());
-    state::journal(
-        sandbox,
-        &JournalRecord {
-            txn,
-            op: op_name,
-            path: &p,
-            to: t.as_deref(),
-            undo,
-            time: state::timestamp(),
-        },
-    );
-    Ok(())
+        } => sandbox.copy(from, to, *links_as_links, *preserve),
+        Op::SetMode { path, mode } => sandbox.set_mode(path, *mode),
+    }
 }

@@ -19,8 +19,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod audit;
 mod exec;
 pub mod frontend;
+pub mod journal;
+pub mod policy;
 pub mod sandbox;
 pub mod session;
 pub mod shell;

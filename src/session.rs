@@ -16,13 +16,16 @@ use std::sync::mpsc;
 
 use trumansh_commands::{CommandName, FsView, Identity, Op, Stdin, Vars, resolve_against};
 
+use crate::audit::{fields, text};
 use crate::exec::{
-    ChannelSink, DirectSink, Emitter, Env, Out, PIPE_CHUNKS, PipeReader, run_command,
+    ChannelSink, DirectSink, Emitter, Env, Out, PIPE_CHUNKS, PipeReader, apply_fs_effect,
+    run_command,
 };
+use crate::journal::{Journal, Reverted};
+use crate::policy::{Policy, human_bytes, human_ms};
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
 use crate::shell::{self, ExpandCtx, ExpandError, ParseError};
-use crate::state::{self, JournalRecord};
 
 /// The fixed `PATH` the agent sees.
 pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -73,10 +76,9 @@ pub struct Config {
     pub identity: Identity,
     /// Whether handlers see stdout as a terminal (ls columns).
     pub stdout_is_tty: bool,
-    /// Cap on the fields of one brace expansion.
-    pub max_brace: usize,
-    /// Cap on the matches of one glob.
-    pub max_glob: usize,
+    /// The owner's rules: hidden and read-only paths, denied commands, undo, atomic lines,
+    /// and every limit.
+    pub policy: Policy,
 }
 
 impl Config {
@@ -88,8 +90,7 @@ impl Config {
             },
             identity: Identity::default(),
             stdout_is_tty: false,
-            max_brace: 100_000,
-            max_glob: 100_000,
+            policy: Policy::default(),
         }
     }
 }
@@ -112,10 +113,16 @@ pub struct Session {
     last_status: i32,
     exit: Option<i32>,
     config: Config,
-    /// The transaction number of the input being run.
-    txn: u64,
-    /// Set by a fatal expansion error: the rest of the current input is skipped.
+    /// The journal of transactions (one per input line that changes files).
+    journal: Journal,
+    /// Commands the policy denies (`undo` too, when the policy disables it).
+    denied: Vec<CommandName>,
+    /// What the start rolled back for sessions that crashed mid-line.
+    recovered: Vec<Reverted>,
+    /// Set by a fatal expansion error or a limit: the rest of the current input is skipped.
     abort_input: bool,
+    /// The current line's deadline was reported.
+    timed_out: bool,
 }
 
 /// A command's stdin before it runs.
@@ -156,8 +163,42 @@ enum Prepared {
 
 impl Session {
     /// Opens the sandbox and starts a session in its root.
-    pub fn new(config: Config) -> Result<Self, SetupError> {
-        let sandbox = Sandbox::open(&config.sandbox)?;
+    pub fn new(mut config: Config) -> Result<Self, SetupError> {
+        let limits = &config.policy.limits;
+        config.sandbox.read_cap = config.sandbox.read_cap.min(limits.read_bytes);
+        config.sandbox.write_quota_bytes = limits.write_quota_bytes;
+        config.sandbox.file_quota = limits.file_quota;
+        if config.sandbox.rules.is_none() {
+            let rules = config.policy.rules().map_err(SetupError)?;
+            if !rules.is_empty() {
+                config.sandbox.rules = Some(std::sync::Arc::new(rules));
+            }
+        }
+        let mut sandbox = Sandbox::open(&config.sandbox)?;
+        sandbox
+            .guard_mut()
+            .set_output_caps(limits.stdout_bytes, limits.stderr_bytes);
+        let mut denied: Vec<CommandName> = config
+            .policy
+            .deny_commands
+            .iter()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if !config.policy.undo {
+            denied.push(CommandName::Undo);
+        }
+        sandbox.audit().event(
+            "session",
+            fields([
+                ("root", text(sandbox.root_host().as_os_str().as_bytes())),
+                (
+                    "mount_point",
+                    text(sandbox.mount_point().as_os_str().as_bytes()),
+                ),
+                ("policy", config.policy.to_string().into()),
+            ]),
+        );
+        let (journal, recovered) = Journal::open(&sandbox, config.policy.limits.undo_history);
         let mount = sandbox.mount_point().to_path_buf();
         let mut vars = Vars::default();
         let home = mount.to_string_lossy().into_owned();
@@ -178,8 +219,11 @@ impl Session {
             last_status: 0,
             exit: None,
             config,
-            txn: 0,
+            journal,
+            denied,
+            recovered,
             abort_input: false,
+            timed_out: false,
         })
     }
 
@@ -213,6 +257,16 @@ impl Session {
         &self.config
     }
 
+    /// What the start rolled back: lines that sessions which crashed had left half done.
+    pub fn recovered(&self) -> &[Reverted] {
+        &self.recovered
+    }
+
+    /// Reverts the last `n` lines that changed files (the owner's or the agent's `undo`).
+    pub fn undo(&mut self, n: usize) -> Vec<Reverted> {
+        self.journal.undo(&self.sandbox, n)
+    }
+
     /// Runs a complete input and returns its captured output.
     pub fn run(&mut self, input: &str) -> RunResult {
         let mut sink = Captured::default();
@@ -229,12 +283,25 @@ impl Session {
     /// `sink`. An unfinished input (open quote, pending here-document) is reported as bash
     /// reports it at end of file. Returns `$?`.
     pub fn run_input(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
+        self.sandbox.audit().new_line(input);
+        let max = self.config.policy.limits.line_bytes;
+        if input.len() > max {
+            self.limit_hit("line_bytes", max as u64);
+            let msg = format!(
+                "input too long: {} bytes (the limit for one command line is {})\n",
+                input.len(),
+                human_bytes(max as u64)
+            );
+            self.shell_error(sink, first_line, msg.as_bytes());
+            self.set_status(2);
+            return 2;
+        }
         match shell::parse_at_eof(input, first_line) {
             Ok(parsed) => {
                 for w in &parsed.warnings {
                     self.shell_error(sink, w.line, w.message.as_bytes());
                 }
-                self.run_script(&parsed.script, sink)
+                self.run_line(&parsed.script, input, first_line, sink)
             }
             Err(ParseError::Incomplete { message }) => {
                 // End of input inside a command. An open quote names what it was looking for
@@ -274,17 +341,73 @@ impl Session {
         }
     }
 
-    /// Runs a parsed script.
+    /// Runs a parsed script as one transaction.
     pub fn run_script(&mut self, script: &Script, sink: &mut dyn Sink) -> i32 {
-        self.txn += 1;
+        self.run_line(script, b"", 1, sink)
+    }
+
+    /// One transaction: the line's deadline and output caps start, its commands run, then
+    /// it is committed — or rolled back (`--atomic`) when it failed.
+    fn run_line(
+        &mut self,
+        script: &Script,
+        text: &[u8],
+        first_line: usize,
+        sink: &mut dyn Sink,
+    ) -> i32 {
+        self.journal.begin_line(text);
+        let limits = &self.config.policy.limits;
+        self.sandbox
+            .guard()
+            .start_line(std::time::Duration::from_millis(limits.deadline_ms));
         self.abort_input = false;
+        self.timed_out = false;
         for item in &script.items {
             if self.exit.is_some() || self.abort_input {
                 break;
             }
             self.run_and_or(item, sink);
         }
+        self.sandbox.guard().clear_deadline();
+        let last_line = first_line + text.trim_ascii_end().split(|&b| b == b'\n').count() - 1;
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            if let Some(cap) = self.sandbox.guard().truncated(stream) {
+                let name = if stream == Stream::Stdout {
+                    "stdout"
+                } else {
+                    "stderr"
+                };
+                self.limit_hit(&format!("{name}_bytes"), cap);
+                let msg = format!(
+                    "output truncated: {name} passed {} for one command line; the rest was dropped\n",
+                    human_bytes(cap)
+                );
+                self.shell_error(sink, last_line, msg.as_bytes());
+            }
+        }
+        let rollback =
+            self.config.policy.atomic && (self.last_status != 0 || self.journal.line_failed());
+        if let Some(reverted) = self
+            .journal
+            .end_line(&self.sandbox, self.last_status, rollback)
+            && reverted.changes > 0
+        {
+            let s = if reverted.changes == 1 { "" } else { "s" };
+            let msg = format!(
+                "the line failed and was rolled back ({} change{s} undone)\n",
+                reverted.changes
+            );
+            self.shell_error(sink, last_line, msg.as_bytes());
+        }
         self.last_status
+    }
+
+    /// Audits a limit that was hit.
+    fn limit_hit(&self, limit: &str, value: u64) {
+        self.sandbox.audit().event(
+            "limit",
+            fields([("limit", limit.into()), ("value", value.into())]),
+        );
     }
 
     fn set_status(&mut self, status: i32) {
@@ -334,6 +457,14 @@ impl Session {
 
     fn run_pipeline(&mut self, pipeline: &Pipeline, line: usize, sink: &mut dyn Sink) -> i32 {
         let n = pipeline.commands.len();
+        let max = self.config.policy.limits.pipeline_len;
+        if n > max {
+            self.limit_hit("pipeline_len", max as u64);
+            let msg = format!("pipeline too long: {n} commands (the limit is {max})\n");
+            self.shell_error(sink, line, msg.as_bytes());
+            self.abort_input = true;
+            return 2;
+        }
         let status = if n == 1 {
             match pipeline.commands.first() {
                 Some(cmd) => self.run_single(cmd, line, sink),
@@ -342,6 +473,21 @@ impl Session {
         } else {
             self.run_stages(pipeline, line, sink)
         };
+        if self.sandbox.guard().expired() {
+            // The line's deadline: like `timeout`, status 124; the rest of the line is skipped.
+            if !self.timed_out {
+                self.timed_out = true;
+                let ms = self.config.policy.limits.deadline_ms;
+                self.limit_hit("deadline_ms", ms);
+                let msg = format!(
+                    "time limit of {} for one command line exceeded; the command was stopped\n",
+                    human_ms(ms)
+                );
+                self.shell_error(sink, line, msg.as_bytes());
+            }
+            self.abort_input = true;
+            return 124;
+        }
         if pipeline.negated {
             i32::from(status == 0)
         } else {
@@ -365,8 +511,14 @@ impl Session {
                 err,
             } => {
                 let streams = DirectSink(RefCell::new(sink));
-                let emitter =
-                    Emitter::new(&self.sandbox, self.txn, prefix, Out::Null, err, &streams);
+                let emitter = Emitter::new(
+                    &self.sandbox,
+                    &self.journal,
+                    prefix,
+                    Out::Null,
+                    err,
+                    &streams,
+                );
                 emitter.write(&emitter.err.clone(), &message);
                 status
             }
@@ -380,7 +532,7 @@ impl Session {
                     let streams = DirectSink(RefCell::new(&mut *sink));
                     let emitter = Emitter::new(
                         &self.sandbox,
-                        self.txn,
+                        &self.journal,
                         prefix.clone(),
                         fds.out,
                         fds.err,
@@ -395,17 +547,27 @@ impl Session {
                 };
                 // Effects on the session itself, now that the command is done with it.
                 let mut messages = Vec::new();
+                let mut status = status;
                 for effect in deferred {
-                    self.apply_session_effect(&effect.op);
+                    if let Some(said) = self.apply_session_effect(&effect.op) {
+                        status = said.status;
+                        messages.extend(said.out.into_iter().map(|m| (false, m)));
+                        messages.extend(said.err.into_iter().map(|m| (true, m)));
+                    }
                     if let Some(ok) = effect.on_ok {
-                        messages.push(ok);
+                        messages.push((false, ok));
                     }
                 }
                 if !messages.is_empty() {
                     let streams = DirectSink(RefCell::new(sink));
-                    let emitter = Emitter::new(&self.sandbox, self.txn, prefix, out, err, &streams);
-                    for m in messages {
-                        emitter.write(&emitter.out.clone(), &m);
+                    let emitter =
+                        Emitter::new(&self.sandbox, &self.journal, prefix, out, err, &streams);
+                    for (is_err, m) in messages {
+                        if is_err {
+                            emitter.shell_err(&m);
+                        } else {
+                            emitter.write(&emitter.out.clone(), &m);
+                        }
                     }
                 }
                 status
@@ -472,8 +634,10 @@ impl Session {
             cwd: &self.cwd,
             vars: &self.vars,
             identity: &self.config.identity,
-            txn: self.txn,
+            journal: &self.journal,
             stdout_is_tty: self.config.stdout_is_tty,
+            walk_depth: self.config.policy.limits.walk_depth,
+            denied: &self.denied,
         }
     }
 
@@ -483,8 +647,8 @@ impl Session {
             last_status: self.last_status,
             cwd: &self.cwd,
             fs: &self.sandbox,
-            max_brace: self.config.max_brace,
-            max_glob: self.config.max_glob,
+            max_brace: self.config.policy.limits.brace_fields,
+            max_glob: self.config.policy.limits.glob_matches,
         }
     }
 
@@ -550,7 +714,15 @@ impl Session {
             }
             return Prepared::Done(0);
         };
-        let Some(command) = name.to_str().and_then(|s| s.parse::<CommandName>().ok()) else {
+        let parsed = name.to_str().and_then(|s| s.parse::<CommandName>().ok());
+        if let Some(c) = parsed
+            && self.denied.contains(&c)
+        {
+            self.sandbox
+                .audit()
+                .event("denied", fields([("command", c.as_str().into())]));
+        }
+        let Some(command) = parsed.filter(|c| !self.denied.contains(c)) else {
             let msg = self.not_found_message(name);
             let status = if msg.ends_with(b": Is a directory\n") {
                 126
@@ -766,31 +938,15 @@ impl Session {
             _ => {}
         }
         let path = self.resolve(target);
-        let result = self.sandbox.resolve_write_target(&path).and_then(|loc| {
-            let existed = self.sandbox.write_probe(&loc)?;
-            if !append || existed.is_none() {
-                self.sandbox.write_at(&loc, b"", false)?;
-            }
-            Ok(existed)
-        });
-        match result {
-            Ok(existed) => {
-                let p = path.to_string_lossy();
-                let op = if append { "append" } else { "write" };
-                let undo = existed.map(|(len, _)| serde_json::json!({ "previous_len": len }));
-                state::journal(
-                    &self.sandbox,
-                    &JournalRecord {
-                        txn: self.txn,
-                        op,
-                        path: &p,
-                        to: None,
-                        undo,
-                        time: state::timestamp(),
-                    },
-                );
-                Ok(Out::File(path))
-            }
+        // Opening is a change of its own (`> f` truncates even if the command then fails),
+        // journaled like any other; the command's output is then appended.
+        let open = Op::WriteFile {
+            path: path.clone(),
+            data: Vec::new(),
+            append,
+        };
+        match apply_fs_effect(&self.sandbox, &self.journal, &open) {
+            Ok(()) => Ok(Out::File(path)),
             Err(e) => {
                 let mut msg = target.as_bytes().to_vec();
                 msg.extend_from_slice(b": ");
@@ -802,7 +958,7 @@ impl Session {
     }
 
     /// Applies an effect on the session itself (`cd`, variables, `exit`).
-    fn apply_session_effect(&mut self, op: &Op) {
+    fn apply_session_effect(&mut self, op: &Op) -> Option<Said> {
         match op {
             Op::SetCwd { path } => {
                 let old = std::mem::replace(&mut self.cwd, normalize_lexically(path));
@@ -821,9 +977,48 @@ impl Session {
             },
             Op::UnsetVar { name } => self.vars.unset(name),
             Op::Exit { status } => self.exit = Some(*status),
+            Op::Undo { count } => return Some(self.run_undo(*count)),
             _ => {}
         }
+        None
     }
+
+    /// The `undo` builtin: reverts, and says what it reverted.
+    fn run_undo(&mut self, count: usize) -> Said {
+        let reverted = self.undo(count);
+        let mut said = Said::default();
+        if reverted.is_empty() {
+            said.err.push(b"undo: nothing to undo\n".to_vec());
+            said.status = 1;
+            return said;
+        }
+        for r in &reverted {
+            let s = if r.changes == 1 { "" } else { "s" };
+            let mut line = b"undone: ".to_vec();
+            line.extend_from_slice(
+                r.line
+                    .trim_end_matches('\n')
+                    .replace('\n', "\\n")
+                    .as_bytes(),
+            );
+            line.extend_from_slice(format!(" ({} change{s})\n", r.changes).as_bytes());
+            said.out.push(line);
+            for e in &r.errors {
+                said.err
+                    .push(format!("undo: could not revert {e}\n").into_bytes());
+                said.status = 1;
+            }
+        }
+        said
+    }
+}
+
+/// What a session effect has to say (`undo`'s report) and the status it gives.
+#[derive(Default)]
+struct Said {
+    out: Vec<Vec<u8>>,
+    err: Vec<Vec<u8>>,
+    status: i32,
 }
 
 /// Runs one stage of a pipeline on its own thread.
@@ -843,7 +1038,8 @@ fn run_stage(
             status,
             err,
         } => {
-            let mut emitter = Emitter::new(env.sandbox, env.txn, prefix, Out::Null, err, &streams);
+            let mut emitter =
+                Emitter::new(env.sandbox, env.journal, prefix, Out::Null, err, &streams);
             emitter.next = tx;
             emitter.write(&emitter.err.clone(), &message);
             status
@@ -855,7 +1051,7 @@ fn run_stage(
             fds,
         } => {
             let mut emitter =
-                Emitter::new(env.sandbox, env.txn, prefix, fds.out, fds.err, &streams);
+                Emitter::new(env.sandbox, env.journal, prefix, fds.out, fds.err, &streams);
             emitter.next = tx;
             let stdin = stdin_of(fds.stdin, rx);
             let vars = vars.as_ref().unwrap_or(env.vars);

@@ -737,13 +737,22 @@ fn fsview_state_dir_is_hidden() {
     assert_eq!(state_before, snapshot_dir(&trash_dir));
 }
 
-/// Names and bytes under one directory (for the state dir).
+/// Names and bytes under one directory (for the state dir). The owner's own records (the
+/// audit log, the journal, live sessions' locks) are left out: writing them is the
+/// sandbox's job, and the point is that the agent's attempts change nothing else there.
 fn snapshot_dir(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
+            if d == dir
+                && ["audit.jsonl", "txn", "sessions"]
+                    .iter()
+                    .any(|n| p.file_name() == Some(OsStr::new(n)))
+            {
+                continue;
+            }
             let m = fs::symlink_metadata(&p).unwrap();
             if m.is_dir() {
                 stack.push(p.clone());

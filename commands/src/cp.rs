@@ -19,7 +19,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::args::{parse_args, usage_error};
-use crate::paths::{Overlay, WALK_DEPTH_CAP, join_display, parent_of};
+use crate::paths::{Overlay, join_display, parent_of};
 use crate::{Ctx, Effect, FileKind, FsError, Meta, Op, Outcome, quote};
 
 /// The permission bits a new object gets from a shell with umask 022.
@@ -520,10 +520,11 @@ impl Job<'_> {
             }
         };
         // The new destination shows up in its parent, last (the newest inode).
-        if let (Some(i), Some(c)) = (inside, &canon) {
-            if !i.exists && *c == i.parent {
-                entries.push((i.name.clone(), sm.clone()));
-            }
+        if let (Some(i), Some(c)) = (inside, &canon)
+            && !i.exists
+            && *c == i.parent
+        {
+            entries.push((i.name.clone(), sm.clone()));
         }
         Frame {
             src: src_path.to_path_buf(),
@@ -600,17 +601,17 @@ impl Job<'_> {
                 continue;
             }
             // Reaching the destination itself: GNU stops the whole copy here.
-            if let (Some(i), Some(c)) = (&inside, &child_canon) {
-                if *c == i.dst {
-                    self.error(&format!(
-                        "cannot copy a directory, {}, into itself, {}",
-                        quote(src),
-                        quote(dst)
-                    ));
-                    // The directories already begun keep what they got; their modes and
-                    // times are not fixed, as GNU leaves them.
-                    return;
-                }
+            if let (Some(i), Some(c)) = (&inside, &child_canon)
+                && *c == i.dst
+            {
+                self.error(&format!(
+                    "cannot copy a directory, {}, into itself, {}",
+                    quote(src),
+                    quote(dst)
+                ));
+                // The directories already begun keep what they got; their modes and
+                // times are not fixed, as GNU leaves them.
+                return;
             }
             if stack
                 .iter()
@@ -622,7 +623,7 @@ impl Job<'_> {
                 ));
                 continue;
             }
-            if stack.len() >= WALK_DEPTH_CAP {
+            if stack.len() >= self.ctx.walk_depth {
                 self.error(&format!(
                     "cannot access {}: {}",
                     quote(&s_shown),

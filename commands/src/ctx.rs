@@ -8,7 +8,7 @@ use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::{FsView, Outcome, Step};
+use crate::{CommandName, FsView, Outcome, Step};
 
 /// One shell variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +116,18 @@ pub struct Ctx<'a> {
     /// Where large output goes while the command still runs (see [`Ctx::flush`]); `None`:
     /// everything stays in the outcome until the command returns.
     pub spill: Option<&'a dyn Spill>,
+    /// How many directory levels a recursive walk may descend (the policy's `walk_depth`).
+    pub walk_depth: usize,
+    /// Commands the policy denies: for the agent they do not exist (`help`, `type` and
+    /// `which` do not show them).
+    pub denied: &'a [CommandName],
+}
+
+impl Ctx<'_> {
+    /// Whether a command exists for the agent.
+    pub fn available(&self, c: CommandName) -> bool {
+        !self.denied.contains(&c)
+    }
 }
 
 /// The executor's side of [`Ctx::flush`]: takes steps a command has produced so far, in

@@ -725,10 +725,10 @@ impl Find<'_> {
                             FileKind::Other => b'p',
                         }),
                         b'l' => {
-                            if e.kind == FileKind::Symlink {
-                                if let Ok(t) = self.ctx.fs.read_link(e.path) {
-                                    self.out.extend_from_slice(t.as_os_str().as_bytes());
-                                }
+                            if e.kind == FileKind::Symlink
+                                && let Ok(t) = self.ctx.fs.read_link(e.path)
+                            {
+                                self.out.extend_from_slice(t.as_os_str().as_bytes());
                             }
                         }
                         other => {
@@ -797,7 +797,11 @@ impl Find<'_> {
         }
         let ctx = self.ctx;
         let follow_all = self.follow == Follow::Always;
-        let maxdepth = self.global.maxdepth.unwrap_or(usize::MAX);
+        let maxdepth = self
+            .global
+            .maxdepth
+            .unwrap_or(usize::MAX)
+            .min(self.ctx.walk_depth);
         let depth_first = self.global.depth_first;
         let start_len = display.len();
         let mut root_entry = Entry {
@@ -875,11 +879,12 @@ impl Find<'_> {
             let name = entry.name.as_bytes().to_vec();
             let mut kind = entry.kind;
             let mut meta = None;
-            if follow_all && kind == FileKind::Symlink {
-                if let Ok(m) = ctx.fs.stat(&path, true) {
-                    kind = m.kind;
-                    meta = Some(Ok(m));
-                }
+            if follow_all
+                && kind == FileKind::Symlink
+                && let Ok(m) = ctx.fs.stat(&path, true)
+            {
+                kind = m.kind;
+                meta = Some(Ok(m));
             }
             let mut e = Entry {
                 path: &path,

@@ -80,8 +80,12 @@ pub enum FsError {
     InvalidArgument,
     /// EROFS (policy: read-only paths)
     ReadOnly,
-    /// ENOSPC / EDQUOT (the write quota)
+    /// ENOSPC: the host's disk is full.
     NoSpace,
+    /// EDQUOT: the sandbox's write or file-count quota.
+    QuotaExceeded,
+    /// ETIME: the line's deadline passed (its output is dropped; the shell reports it once).
+    TimedOut,
     /// EFBIG: a read cap was hit.
     TooLarge,
     /// EIO, or anything else that has no better name.
@@ -102,6 +106,8 @@ impl FsError {
             FsError::InvalidArgument => "Invalid argument",
             FsError::ReadOnly => "Read-only file system",
             FsError::NoSpace => "No space left on device",
+            FsError::QuotaExceeded => "Disk quota exceeded",
+            FsError::TimedOut => "Timer expired",
             FsError::TooLarge => "File too large",
             FsError::Io => "Input/output error",
         }
@@ -137,6 +143,7 @@ pub trait FsView {
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::IsADirectory => FsError::IsADirectory,
                 std::io::ErrorKind::FileTooLarge => FsError::TooLarge,
+                std::io::ErrorKind::TimedOut => FsError::TimedOut,
                 _ => FsError::Io,
             })?;
         Ok(buf)

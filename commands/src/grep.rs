@@ -35,8 +35,6 @@ const USAGE: &str = "Usage: grep [OPTION]... PATTERNS [FILE]...\n";
 const TRY: &str = "Try 'grep --help' for more information.\n";
 /// How much is read at once; also the longest stretch held besides one line.
 const CHUNK: usize = 256 * 1024;
-/// How deep `-r` descends.
-const DEPTH_CAP: usize = 4096;
 const STDIN_NAME: &str = "(standard input)";
 
 /// Search for PATTERNS in each FILE.
@@ -237,11 +235,9 @@ fn expand_context_digits(args: &[OsString]) -> Vec<OsString> {
         } else {
             false
         };
-        if takes_next {
-            if let Some(v) = args.get(i) {
-                out.push(v.clone());
-                i += 1;
-            }
+        if takes_next && let Some(v) = args.get(i) {
+            out.push(v.clone());
+            i += 1;
         }
     }
     out
@@ -510,10 +506,11 @@ impl Grep<'_> {
                         ));
                         continue;
                     }
-                    if stack.len() >= DEPTH_CAP {
+                    if stack.len() >= ctx.walk_depth {
                         self.message(&format!(
-                            "grep: {}: directory nesting deeper than {DEPTH_CAP} levels; not searched\n",
-                            String::from_utf8_lossy(shown.as_bytes())
+                            "grep: {}: directory nesting deeper than {} levels; not searched\n",
+                            String::from_utf8_lossy(shown.as_bytes()),
+                            ctx.walk_depth
                         ));
                         self.error = true;
                         continue;
@@ -580,11 +577,9 @@ impl Grep<'_> {
             Some(l) => n > l + 1,
             None => self.any_output,
         };
-        if gap {
-            if let Some(sep) = &self.o.separator {
-                self.out.extend_from_slice(sep);
-                self.out.push(b'\n');
-            }
+        if gap && let Some(sep) = &self.o.separator {
+            self.out.extend_from_slice(sep);
+            self.out.push(b'\n');
         }
         st.last_out = Some(n);
         self.any_output = true;
@@ -1060,10 +1055,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Ok(a) => a,
         Err(mut o) => {
             // GNU grep prints its Usage line between the message and the Try line.
-            if let Some(crate::Step::Err(e)) = o.steps.last_mut() {
-                if let Some(at) = e.windows(TRY.len()).position(|w| w == TRY.as_bytes()) {
-                    e.splice(at..at, USAGE.bytes());
-                }
+            if let Some(crate::Step::Err(e)) = o.steps.last_mut()
+                && let Some(at) = e.windows(TRY.len()).position(|w| w == TRY.as_bytes())
+            {
+                e.splice(at..at, USAGE.bytes());
             }
             return o;
         }
@@ -1105,16 +1100,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Some("skip") => true,
         Some(_) => return fatal("unknown devices method"),
     };
-    if let Some(c) = a.color.as_deref() {
-        if !matches!(
+    if let Some(c) = a.color.as_deref()
+        && !matches!(
             c,
             "always" | "yes" | "force" | "never" | "no" | "none" | "auto" | "tty" | "if-tty"
-        ) {
-            // GNU shows its help for an unknown WHEN.
-            return parse_args::<GrepArgs>("grep", &[OsString::from("--help")], 2)
-                .err()
-                .unwrap_or_default();
-        }
+        )
+    {
+        // GNU shows its help for an unknown WHEN.
+        return parse_args::<GrepArgs>("grep", &[OsString::from("--help")], 2)
+            .err()
+            .unwrap_or_default();
     }
     let context_num = |v: &Option<OsString>| -> Result<Option<usize>, Outcome> {
         match v {

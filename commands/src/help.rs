@@ -39,6 +39,7 @@ fn topics() -> Vec<(&'static str, &'static str, String)> {
         ("pwd", crate::pwd::USAGE, crate::pwd::help()),
         ("true", crate::true_::USAGE, crate::true_::help()),
         ("type", crate::type_::USAGE, crate::type_::help()),
+        ("undo", crate::undo::USAGE, crate::undo::help()),
         ("unset", crate::unset::USAGE, crate::unset::help()),
     ]
 }
@@ -53,7 +54,7 @@ fn glob(p: &[u8], s: &[u8]) -> bool {
     }
 }
 
-fn overview() -> String {
+fn overview(denied: &[CommandName]) -> String {
     let mut s = String::from(concat!(
         "trumansh ",
         env!("CARGO_PKG_VERSION"),
@@ -64,7 +65,7 @@ fn overview() -> String {
     let names = |builtin: bool| {
         CommandName::ALL
             .iter()
-            .filter(|c| c.is_builtin() == builtin)
+            .filter(|c| c.is_builtin() == builtin && !denied.contains(c))
             .map(|c| c.as_str())
             .collect::<Vec<_>>()
             .join(" ")
@@ -78,17 +79,20 @@ fn overview() -> String {
     s
 }
 
-pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let a = match parse_builtin::<HelpArgs>("help", args, USAGE) {
         Ok(a) => a,
         Err(o) => return o,
     };
     let mut o = Outcome::ok();
     if a.patterns.is_empty() {
-        o.out(overview());
+        o.out(overview(ctx.denied));
         return o;
     }
-    let topics = topics();
+    let topics: Vec<_> = topics()
+        .into_iter()
+        .filter(|(name, _, _)| name.parse::<CommandName>().is_ok_and(|c| ctx.available(c)))
+        .collect();
     let mut status = 0;
     for pat in &a.patterns {
         let pat = pat.to_string_lossy();

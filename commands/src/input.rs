@@ -24,6 +24,7 @@ pub fn read_error(e: &std::io::Error) -> FsError {
         ErrorKind::IsADirectory => FsError::IsADirectory,
         ErrorKind::FileTooLarge => FsError::TooLarge,
         ErrorKind::NotFound => FsError::NotFound,
+        ErrorKind::TimedOut => FsError::TimedOut,
         _ => FsError::Io,
     }
 }

@@ -56,6 +56,7 @@ mod touch;
 mod tr;
 mod true_;
 mod type_;
+mod undo;
 mod uniq;
 mod unset;
 mod wc;
@@ -101,6 +102,7 @@ pub enum CommandName {
     Tr,
     True,
     Type,
+    Undo,
     Uniq,
     Unset,
     Wc,
@@ -137,6 +139,7 @@ impl CommandName {
         CommandName::Tr,
         CommandName::True,
         CommandName::Type,
+        CommandName::Undo,
         CommandName::Uniq,
         CommandName::Unset,
         CommandName::Wc,
@@ -173,6 +176,7 @@ impl CommandName {
             CommandName::Tr => "tr",
             CommandName::True => "true",
             CommandName::Type => "type",
+            CommandName::Undo => "undo",
             CommandName::Uniq => "uniq",
             CommandName::Unset => "unset",
             CommandName::Wc => "wc",
@@ -194,6 +198,7 @@ impl CommandName {
                 | CommandName::Pwd
                 | CommandName::True
                 | CommandName::Type
+                | CommandName::Undo
                 | CommandName::Unset
         )
     }
@@ -208,6 +213,7 @@ impl CommandName {
             | CommandName::Export
             | CommandName::Help
             | CommandName::Type
+            | CommandName::Undo
             | CommandName::Unset => None,
             other => Some(format!("/usr/bin/{}", other.as_str())),
         }
@@ -261,6 +267,7 @@ pub fn run(name: CommandName, args: &[OsString], ctx: &Ctx) -> Outcome {
         CommandName::Tr => tr::run(args, ctx),
         CommandName::True => true_::run(args, ctx),
         CommandName::Type => type_::run(args, ctx),
+        CommandName::Undo => undo::run(args, ctx),
         CommandName::Uniq => uniq::run(args, ctx),
         CommandName::Unset => unset::run(args, ctx),
         CommandName::Wc => wc::run(args, ctx),

@@ -14,16 +14,19 @@ pub fn is_keyword(name: &str) -> bool {
 }
 
 /// The builtin of that name, if trumansh has it.
-pub fn builtin(name: &str) -> Option<CommandName> {
-    name.parse::<CommandName>().ok().filter(|c| c.is_builtin())
+pub fn builtin(name: &str, denied: &[CommandName]) -> Option<CommandName> {
+    name.parse::<CommandName>()
+        .ok()
+        .filter(|c| c.is_builtin() && !denied.contains(c))
 }
 
 /// Every path under which the program appears, in `PATH` order: its `/usr/bin/x` and, since
 /// `/bin` is a link to `/usr/bin` on a merged-/usr system, `/bin/x` as well.
-pub fn program_paths(name: &str) -> Vec<String> {
+pub fn program_paths(name: &str, denied: &[CommandName]) -> Vec<String> {
     let Some(path) = name
         .parse::<CommandName>()
         .ok()
+        .filter(|c| !denied.contains(c))
         .and_then(CommandName::program_path)
     else {
         return Vec::new();
@@ -41,10 +44,10 @@ mod tests {
 
     #[test]
     fn paths() {
-        assert_eq!(program_paths("ls"), ["/usr/bin/ls", "/bin/ls"]);
-        assert!(program_paths("cd").is_empty());
-        assert!(program_paths("grep-nope").is_empty());
-        assert!(builtin("cd").is_some() && builtin("ls").is_none());
+        assert_eq!(program_paths("ls", &[]), ["/usr/bin/ls", "/bin/ls"]);
+        assert!(program_paths("cd", &[]).is_empty());
+        assert!(program_paths("grep-nope", &[]).is_empty());
+        assert!(builtin("cd", &[]).is_some() && builtin("ls", &[]).is_none());
         assert!(is_keyword("[[") && !is_keyword("["));
     }
 }

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 
 use crate::args::{parse_args, try_help};
 use crate::datetime::{civil_from_days, to_epoch, tz_offset};
-use crate::paths::{WALK_DEPTH_CAP, join_display, normalize_lexical, parent_of};
+use crate::paths::{join_display, normalize_lexical, parent_of};
 use crate::{Ctx, FileKind, FsError, Meta, Outcome, quote, quote_if_needed};
 
 /// GNU's narrowest column: one character and two spaces.
@@ -742,7 +742,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 }
                 print_block(&items, &[], &opts, ctx, &mut out);
                 o.out(out);
-                if a.recursive && d.depth < WALK_DEPTH_CAP {
+                if a.recursive && d.depth < ctx.walk_depth {
                     for i in items.iter().rev() {
                         let dot = i.name == "." || i.name == "..";
                         if i.kind == FileKind::Dir && !dot {

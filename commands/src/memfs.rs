@@ -116,16 +116,14 @@ impl MemFs {
 
     /// Inserts (or replaces) `path` and links it into its parent's entry list.
     fn insert_child(&mut self, path: &Path, body: Body, perm: u32) {
-        if let (Some(parent), Some(name)) = (path.parent(), path.file_name()) {
-            if let Some(Node {
+        if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+            && let Some(Node {
                 body: Body::Dir(children),
                 ..
             }) = self.nodes.get_mut(parent)
-            {
-                if !children.iter().any(|c| c == name) {
-                    children.push(name.to_os_string());
-                }
-            }
+            && !children.iter().any(|c| c == name)
+        {
+            children.push(name.to_os_string());
         }
         self.insert(path, body, perm);
     }
@@ -259,21 +257,21 @@ impl MemFs {
             let Some(node) = self.node(&next) else {
                 return Err(FsError::NotFound);
             };
-            if let Body::Symlink(target) = &node.body {
-                if !is_last || follow_last || trailing_slash {
-                    links += 1;
-                    if links > MAX_LINKS {
-                        return Err(FsError::TooManyLinks);
-                    }
-                    let (tparts, _) = parts(target);
-                    for t in tparts.iter().rev() {
-                        todo.push(t.to_os_string());
-                    }
-                    if target.is_absolute() {
-                        cur = PathBuf::from("/");
-                    }
-                    continue;
+            if let Body::Symlink(target) = &node.body
+                && (!is_last || follow_last || trailing_slash)
+            {
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(FsError::TooManyLinks);
                 }
+                let (tparts, _) = parts(target);
+                for t in tparts.iter().rev() {
+                    todo.push(t.to_os_string());
+                }
+                if target.is_absolute() {
+                    cur = PathBuf::from("/");
+                }
+                continue;
             }
             cur = next;
         }

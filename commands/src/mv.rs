@@ -103,33 +103,32 @@ impl Job<'_> {
             existing,
             &src_meta,
             ctx.fs.stat(&strip_slashes(&dst_path), false),
-        ) {
-            if same(sm, &dm) {
+        ) && same(sm, &dm)
+        {
+            return self.error(&format!(
+                "{} and {} are the same file",
+                quote(src),
+                quote(dst)
+            ));
+        }
+        if kind == FileKind::Dir
+            && let (Ok(cs), Some(parent)) = (
+                ctx.fs.canonicalize(&src_path),
+                parent_of(&strip_slashes(&dst_path)),
+            )
+        {
+            let name = strip_slashes(&dst_path)
+                .file_name()
+                .map(OsStr::to_os_string)
+                .unwrap_or_default();
+            if let Ok(cp) = ctx.fs.canonicalize(&parent)
+                && cp.join(&name).starts_with(&cs)
+            {
                 return self.error(&format!(
-                    "{} and {} are the same file",
+                    "cannot move {} to a subdirectory of itself, {}",
                     quote(src),
                     quote(dst)
                 ));
-            }
-        }
-        if kind == FileKind::Dir {
-            if let (Ok(cs), Some(parent)) = (
-                ctx.fs.canonicalize(&src_path),
-                parent_of(&strip_slashes(&dst_path)),
-            ) {
-                let name = strip_slashes(&dst_path)
-                    .file_name()
-                    .map(OsStr::to_os_string)
-                    .unwrap_or_default();
-                if let Ok(cp) = ctx.fs.canonicalize(&parent) {
-                    if cp.join(&name).starts_with(&cs) {
-                        return self.error(&format!(
-                            "cannot move {} to a subdirectory of itself, {}",
-                            quote(src),
-                            quote(dst)
-                        ));
-                    }
-                }
             }
         }
         match existing {

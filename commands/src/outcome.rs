@@ -80,6 +80,8 @@ pub enum Op {
     UnsetVar { name: String },
     /// Ends the session with this status once the current line is done.
     Exit { status: i32 },
+    /// `undo`: reverts the last `count` command lines that changed files.
+    Undo { count: usize },
     /// `mkdir`: creates one directory. `exist_ok`: an existing directory is not an error
     /// (`mkdir -p`). `mode`: permission bits to set after creation (`mkdir -m`).
     CreateDir {

@@ -7,9 +7,6 @@ use std::path::{Path, PathBuf};
 
 use crate::{FileKind, FsError, FsView};
 
-/// How deep [`walk_post_order`] descends before it stops listing (the tree is still one
-/// effect; only the report is cut).
-pub const WALK_DEPTH_CAP: usize = 256;
 /// How many entries [`walk_post_order`] lists at most.
 pub const WALK_ENTRY_CAP: usize = 100_000;
 
@@ -96,9 +93,15 @@ pub struct WalkEntry {
 }
 
 /// Lists a tree post-order (contents before their directory) in the order `read_dir` gives,
-/// as GNU `rm -r` visits it through `fts`. Iterative; stops descending at [`WALK_DEPTH_CAP`]
+/// as GNU `rm -r` visits it through `fts`. Iterative; stops descending at `max_depth` (the tree
+/// is still one effect; only the report is cut)
 /// and stops listing at [`WALK_ENTRY_CAP`]. Links are never followed.
-pub fn walk_post_order(fs: &dyn FsView, root: &Path, display: &OsStr) -> Vec<WalkEntry> {
+pub fn walk_post_order(
+    fs: &dyn FsView,
+    root: &Path,
+    display: &OsStr,
+    max_depth: usize,
+) -> Vec<WalkEntry> {
     struct Frame {
         path: PathBuf,
         display: OsString,
@@ -106,7 +109,7 @@ pub fn walk_post_order(fs: &dyn FsView, root: &Path, display: &OsStr) -> Vec<Wal
         error: Option<FsError>,
     }
     let open = |path: PathBuf, display: OsString, depth: usize| {
-        let (entries, error) = if depth >= WALK_DEPTH_CAP {
+        let (entries, error) = if depth >= max_depth {
             (Vec::new(), None)
         } else {
             match fs.read_dir(&path) {
@@ -267,7 +270,7 @@ mod tests {
             .file("/d/f", b"")
             .file("/d/e/g", b"")
             .symlink("/d/l", "e");
-        let names: Vec<_> = walk_post_order(&fs, Path::new("/d"), OsStr::new("d"))
+        let names: Vec<_> = walk_post_order(&fs, Path::new("/d"), OsStr::new("d"), 256)
             .into_iter()
             .map(|e| e.display.into_string().unwrap())
             .collect();

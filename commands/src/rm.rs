@@ -170,7 +170,7 @@ impl Job<'_> {
             }
             let mut on_ok = Vec::new();
             if a.verbose {
-                for e in walk_post_order(self.ctx.fs, &path, name) {
+                for e in walk_post_order(self.ctx.fs, &path, name, self.ctx.walk_depth) {
                     let line = if e.kind == FileKind::Dir {
                         format!("removed directory {}\n", quote(&e.display))
                     } else {

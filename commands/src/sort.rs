@@ -1132,10 +1132,10 @@ fn merge<'a>(lists: Vec<Vec<&'a [u8]>>, cmp: &Cmp) -> Vec<&'a [u8]> {
     loop {
         let mut best: Option<(usize, &[u8])> = None;
         for (i, it) in iters.iter_mut().enumerate() {
-            if let Some(&line) = it.peek() {
-                if best.is_none_or(|(_, b)| cmp.compare(line, b) == Ordering::Less) {
-                    best = Some((i, line));
-                }
+            if let Some(&line) = it.peek()
+                && best.is_none_or(|(_, b)| cmp.compare(line, b) == Ordering::Less)
+            {
+                best = Some((i, line));
             }
         }
         let Some((i, line)) = best else { break };

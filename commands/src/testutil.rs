@@ -72,6 +72,8 @@ impl World {
             identity: &self.identity,
             stdout_is_tty: self.tty,
             spill: None,
+            walk_depth: 256,
+            denied: &[],
         };
         f(&os(args), &ctx)
     }

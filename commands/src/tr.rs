@@ -288,12 +288,10 @@ fn build(s: &[u8], esc: &[bool]) -> Result<Vec<Elem>, String> {
                     try_repeat = true;
                 }
             }
-            if try_repeat {
-                if let Some((e, close)) = bracketed_repeat(s, esc, i + 1)? {
-                    elems.push(e);
-                    i = close + 1;
-                    continue;
-                }
+            if try_repeat && let Some((e, close)) = bracketed_repeat(s, esc, i + 1)? {
+                elems.push(e);
+                i = close + 1;
+                continue;
             }
         }
         if plain(i + 1, b'-') {

@@ -38,7 +38,7 @@ pub fn help() -> String {
     builtin_help_of::<TypeArgs>("type", USAGE)
 }
 
-pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let a = match parse_builtin::<TypeArgs>("type", args, USAGE) {
         Ok(a) => a,
         Err(o) => return o,
@@ -47,7 +47,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
     let mut status = 0;
     for name in &a.names {
         let name = name.to_string_lossy();
-        let paths = program_paths(&name);
+        let paths = program_paths(&name, ctx.denied);
         let shown_paths = if a.all {
             paths.len()
         } else {
@@ -72,7 +72,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
                 o.out(format!("{name} is a shell keyword\n"));
             }
         }
-        if (!found || a.all) && builtin(&name).is_some() {
+        if (!found || a.all) && builtin(&name, ctx.denied).is_some() {
             found = true;
             if a.kind {
                 o.out("builtin\n");

@@ -49,7 +49,7 @@ fn parse(args: &[OsString]) -> Result<WhichArgs, Outcome> {
     })
 }
 
-pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let a = match parse(args) {
         Ok(a) => a,
         Err(o) => return o,
@@ -57,7 +57,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
     let mut o = Outcome::ok();
     let mut status = i32::from(a.names.is_empty());
     for name in &a.names {
-        let paths = program_paths(&name.to_string_lossy());
+        let paths = program_paths(&name.to_string_lossy(), ctx.denied);
         if paths.is_empty() {
             status = 1;
         }

@@ -233,25 +233,26 @@ fn sequence<T>(inner: &[Unit<T>], max: usize) -> Result<Option<Vec<Vec<Unit<T>>>
         }
         return Ok(Some(out));
     }
-    if let ([a], [b]) = (x, y) {
-        if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() {
-            let step = incr.map_or(1, i64::unsigned_abs).clamp(1, 255) as u8;
-            let mut out = Vec::new();
-            let mut v = *a;
-            loop {
-                out.push(vec![Unit::Byte(v)]);
-                let next = if a <= b {
-                    v.checked_add(step).filter(|n| n <= b)
-                } else {
-                    v.checked_sub(step).filter(|n| n >= b)
-                };
-                match next {
-                    Some(n) => v = n,
-                    None => break,
-                }
+    if let ([a], [b]) = (x, y)
+        && a.is_ascii_alphabetic()
+        && b.is_ascii_alphabetic()
+    {
+        let step = incr.map_or(1, i64::unsigned_abs).clamp(1, 255) as u8;
+        let mut out = Vec::new();
+        let mut v = *a;
+        loop {
+            out.push(vec![Unit::Byte(v)]);
+            let next = if a <= b {
+                v.checked_add(step).filter(|n| n <= b)
+            } else {
+                v.checked_sub(step).filter(|n| n >= b)
+            };
+            match next {
+                Some(n) => v = n,
+                None => break,
             }
-            return Ok(Some(out));
         }
+        return Ok(Some(out));
     }
     Ok(None)
 }

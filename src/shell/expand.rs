@@ -102,13 +102,13 @@ pub fn expand_word_nosplit(
                             .unwrap_or(rest.len());
                         // The prefix must not run into a quoted part.
                         let complete = end < rest.len() || ends_word(word, part);
-                        if complete {
-                            if let Some(home) = ex.tilde(rest.get(1..end).unwrap_or_default()) {
-                                push_bytes(&mut out, &home, Q);
-                                i += end;
-                                at_start = false;
-                                continue;
-                            }
+                        if complete
+                            && let Some(home) = ex.tilde(rest.get(1..end).unwrap_or_default())
+                        {
+                            push_bytes(&mut out, &home, Q);
+                            i += end;
+                            at_start = false;
+                            continue;
                         }
                     }
                     at_start = b == b':';
@@ -399,12 +399,10 @@ impl Expander<'_, '_> {
                         || (assign_like
                             && i > name_len
                             && matches!(units.get(i - 1), Some(Unit::Byte(b'=' | b':'))));
-                    if at_start {
-                        if let Some((v, next)) = self.tilde_at(units, i, assign_like) {
-                            push_bytes(&mut out, &v, Q);
-                            i = next;
-                            continue;
-                        }
+                    if at_start && let Some((v, next)) = self.tilde_at(units, i, assign_like) {
+                        push_bytes(&mut out, &v, Q);
+                        i = next;
+                        continue;
                     }
                     out.push(Ch::new(b'~', 0));
                 }
@@ -461,11 +459,11 @@ impl Expander<'_, '_> {
                     if k == 0 && !quoted && v.first() == Some(&b'~') {
                         let end = v.iter().position(|&c| c == b'/').unwrap_or(v.len());
                         let complete = end < v.len() || word.parts.len() == 1;
-                        if complete {
-                            if let Some(home) = self.tilde(v.get(1..end).unwrap_or_default()) {
-                                push_bytes(out, &home, Q);
-                                v = v.get(end..).unwrap_or_default();
-                            }
+                        if complete
+                            && let Some(home) = self.tilde(v.get(1..end).unwrap_or_default())
+                        {
+                            push_bytes(out, &home, Q);
+                            v = v.get(end..).unwrap_or_default();
                         }
                     }
                     push_bytes(out, v, f);

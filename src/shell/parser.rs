@@ -324,22 +324,23 @@ impl<'a> Parser<'a> {
         let first = self.peek()?.clone();
         match &first.tok {
             Tok::Word(w) => {
-                if let Some(lit) = plain_literal(w) {
-                    if let Some(&kw) = RESERVED.iter().find(|k| k.as_bytes() == lit) {
-                        let message = match kw {
-                            "function" => {
-                                "`function': function definitions are not supported by this shell"
-                                    .to_string()
-                            }
-                            "coproc" => {
-                                "`coproc': coprocesses are not supported by this shell".to_string()
-                            }
-                            "time" => "`time': the time keyword is not supported by this shell"
-                                .to_string(),
-                            _ => format!("`{kw}': {COMPOUND}"),
-                        };
-                        return Err(unsupported(message, first.line));
-                    }
+                if let Some(lit) = plain_literal(w)
+                    && let Some(&kw) = RESERVED.iter().find(|k| k.as_bytes() == lit)
+                {
+                    let message = match kw {
+                        "function" => {
+                            "`function': function definitions are not supported by this shell"
+                                .to_string()
+                        }
+                        "coproc" => {
+                            "`coproc': coprocesses are not supported by this shell".to_string()
+                        }
+                        "time" => {
+                            "`time': the time keyword is not supported by this shell".to_string()
+                        }
+                        _ => format!("`{kw}': {COMPOUND}"),
+                    };
+                    return Err(unsupported(message, first.line));
                 }
             }
             Tok::Op(Op::LParen) => {

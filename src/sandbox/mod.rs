@@ -20,13 +20,22 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
 use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
+
+use crate::audit::Audit;
+use crate::policy::PathRules;
+
+mod guard;
+mod undo_ops;
+
+pub use guard::{DeadlineReader, Guard, Usage};
+pub use undo_ops::Times;
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
 /// the agent.
@@ -41,6 +50,12 @@ const MAX_LINK_HOPS: usize = 40;
 /// Default cap on one whole-file read (`FsView::read`, `<` redirections).
 pub const DEFAULT_READ_CAP: u64 = 256 * 1024 * 1024;
 
+/// Default quota on the bytes the sandbox holds (trash included).
+pub const DEFAULT_WRITE_QUOTA: u64 = 8 * 1024 * 1024 * 1024;
+
+/// Default quota on the entries the sandbox holds (trash included).
+pub const DEFAULT_FILE_QUOTA: u64 = 1_000_000;
+
 /// Where the sandbox is and how the agent sees it.
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
@@ -52,6 +67,12 @@ pub struct SandboxConfig {
     pub state_dir: Option<PathBuf>,
     /// Cap on whole-file reads.
     pub read_cap: u64,
+    /// Quota on the bytes the sandbox holds, trash and undo data included.
+    pub write_quota_bytes: u64,
+    /// Quota on the files, directories and links the sandbox holds, trash included.
+    pub file_quota: u64,
+    /// The policy's hidden and read-only paths.
+    pub rules: Option<Arc<PathRules>>,
 }
 
 impl SandboxConfig {
@@ -61,6 +82,9 @@ impl SandboxConfig {
             mount_point: None,
             state_dir: None,
             read_cap: DEFAULT_READ_CAP,
+            write_quota_bytes: DEFAULT_WRITE_QUOTA,
+            file_quota: DEFAULT_FILE_QUOTA,
+            rules: None,
         }
     }
 }
@@ -81,6 +105,12 @@ pub struct Sandbox {
     /// 10,000 times (measured: +70% on `cat dir0*/*/*`). Cleared by every operation that can
     /// change how a path resolves (rename, trash, copy, mkdir) and when it grows large.
     resolved_parents: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// The policy's hidden and read-only paths (absent: none).
+    rules: Option<Arc<PathRules>>,
+    /// The owner's audit log (refusals are written here with their true reason).
+    audit: Audit,
+    /// The line's deadline, output caps, and the quotas.
+    guard: Guard,
 }
 
 /// How many parents [`Sandbox::resolved_parents`] keeps before starting afresh.
@@ -166,6 +196,7 @@ impl Sandbox {
                 (d, Some(OsString::from(STATE_DIR_NAME)))
             }
         };
+        let audit = Audit::open(&state, &unique_name("s"));
         Ok(Sandbox {
             root,
             root_host,
@@ -175,6 +206,9 @@ impl Sandbox {
             hidden,
             read_cap: config.read_cap,
             resolved_parents: Mutex::new(HashMap::new()),
+            rules: config.rules.clone().filter(|r| !r.is_empty()),
+            audit,
+            guard: Guard::new(config.write_quota_bytes, config.file_quota),
         })
     }
 
@@ -193,6 +227,42 @@ impl Sandbox {
         &self.state
     }
 
+    /// The owner's audit log.
+    pub fn audit(&self) -> &Audit {
+        &self.audit
+    }
+
+    /// The running line's limits.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
+    /// The limits, to set the output caps before the session starts.
+    pub fn guard_mut(&mut self) -> &mut Guard {
+        &mut self.guard
+    }
+
+    /// Logs a refused path with its true reason and answers as for a missing path.
+    fn refuse(&self, vpath: &[u8], reason: &str) -> FsError {
+        self.audit.refused(vpath, reason);
+        FsError::NotFound
+    }
+
+    /// [`map_err`], logging the kernel's refusals (a resolution that would leave the root,
+    /// a host permission) before they become `ENOENT`.
+    fn host_err(&self, what: &Path, e: io::Error) -> FsError {
+        let reason = match e.raw_os_error() {
+            Some(18) => Some("escape: resolution would leave the root (EXDEV)"),
+            Some(1) => Some("escape or host refusal (EPERM)"),
+            Some(13) => Some("host permission denied (EACCES)"),
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            self.audit.refused(what.as_os_str().as_bytes(), reason);
+        }
+        map_err(e)
+    }
+
     /// Maps a virtual absolute path to a location beneath the root, or `NotFound`.
     ///
     /// Components before the mount point are walked lexically (the mount point's ancestors do
@@ -202,6 +272,7 @@ impl Sandbox {
     /// a `/` mount, which stays at `/` as in bash. A trailing slash is kept as `/.` so that
     /// `file/` fails with `ENOTDIR` and `link/` follows the link.
     pub fn locate(&self, vpath: &Path) -> Result<Loc, FsError> {
+        self.guard.check()?;
         let bytes = vpath.as_os_str().as_bytes();
         if bytes.first() != Some(&b'/') {
             return Err(FsError::NotFound);
@@ -218,7 +289,7 @@ impl Sandbox {
         while outside.len() < self.mount_comps.len() {
             let Some(c) = comps.next() else {
                 // The path names an ancestor of the mount point: not in the view.
-                return Err(FsError::NotFound);
+                return Err(self.refuse(bytes, "outside the mount point (an ancestor of it)"));
             };
             match c {
                 b"." => {}
@@ -227,7 +298,7 @@ impl Sandbox {
                 }
                 name => {
                     if self.mount_comps[outside.len()].as_bytes() != name {
-                        return Err(FsError::NotFound);
+                        return Err(self.refuse(bytes, "outside the mount point"));
                     }
                     outside.push(name);
                 }
@@ -244,7 +315,7 @@ impl Sandbox {
                         if self.mount_comps.is_empty() {
                             continue; // `/..` is `/`
                         }
-                        return Err(FsError::NotFound);
+                        return Err(self.refuse(bytes, "above the root"));
                     }
                     rel.push(c);
                     depth = depth.saturating_sub(1);
@@ -269,7 +340,7 @@ impl Sandbox {
         if let (Some(hidden), Some(first)) = (&self.hidden, first_name)
             && hidden.as_bytes() == first
         {
-            return Err(FsError::NotFound);
+            return Err(self.refuse(bytes, "the state directory"));
         }
         if rel.is_empty() {
             return Ok(Loc {
@@ -287,9 +358,74 @@ impl Sandbox {
             rel: PathBuf::from(OsString::from_vec(joined)),
         };
         if rel.len() > 1 && self.parent_is_hidden(&loc.rel) {
-            return Err(FsError::NotFound);
+            return Err(self.refuse(bytes, "the state directory (through a link)"));
+        }
+        if let Some(rules) = &self.rules
+            && rules.has_hidden()
+            && rules.is_hidden(&self.physical(&loc))
+        {
+            return Err(self.refuse(bytes, "hidden by policy"));
         }
         Ok(loc)
+    }
+
+    /// Where a location is, physically, without following its final component: its parent
+    /// resolved (links, `..`; cached) and its own name. Falls back to the lexical path when
+    /// the parent does not resolve (the operation then fails on its own).
+    fn physical(&self, loc: &Loc) -> PathBuf {
+        let norm: PathBuf = loc.rel.components().collect();
+        let lexical = || {
+            let mut out = PathBuf::new();
+            for c in norm.components() {
+                match c {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::Normal(n) => out.push(n),
+                    _ => {}
+                }
+            }
+            out
+        };
+        match norm.components().next_back() {
+            Some(Component::Normal(name)) => match norm.parent() {
+                Some(p) if !p.as_os_str().is_empty() => match self.resolve_parent(p) {
+                    Some(c) if c == Path::new(".") => PathBuf::from(name),
+                    Some(c) => c.join(name),
+                    None => lexical(),
+                },
+                _ => PathBuf::from(name),
+            },
+            Some(Component::ParentDir) => {
+                self.root.canonicalize(&norm).unwrap_or_else(|_| lexical())
+            }
+            _ => PathBuf::new(),
+        }
+    }
+
+    /// Whether the policy makes a location read-only (it, or a directory above it, matches).
+    fn check_writable(&self, loc: &Loc) -> Result<(), FsError> {
+        if let Some(rules) = &self.rules
+            && rules.has_read_only()
+        {
+            let phys = self.physical(loc);
+            if rules.is_read_only(&phys) {
+                self.audit.event(
+                    "read_only",
+                    crate::audit::fields([(
+                        "path",
+                        crate::audit::text(phys.as_os_str().as_bytes()),
+                    )]),
+                );
+                return Err(FsError::ReadOnly);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether following a final symlink needs a check (something in the root is hidden).
+    fn follow_needs_check(&self) -> bool {
+        self.hidden.is_some() || self.rules.as_ref().is_some_and(|r| r.has_hidden())
     }
 
     /// Whether a root-relative path (as the kernel resolves it) is the hidden state directory
@@ -353,7 +489,7 @@ impl Sandbox {
     /// For operations that follow a final symlink: refuses a link that resolves into the
     /// hidden state directory (as if it were a link out).
     fn check_follow(&self, loc: &Loc) -> Result<(), FsError> {
-        if self.hidden.is_none() || loc.is_root() {
+        if !self.follow_needs_check() || loc.is_root() {
             return Ok(());
         }
         let norm: PathBuf = loc.rel.components().collect();
@@ -362,7 +498,14 @@ impl Sandbox {
             _ => return Ok(()),
         }
         match self.root.canonicalize(&norm) {
-            Ok(c) if self.is_hidden_rel(&c) => Err(FsError::NotFound),
+            Ok(c) if self.is_hidden_rel(&c) => Err(self.refuse(
+                norm.as_os_str().as_bytes(),
+                "a link into the state directory",
+            )),
+            Ok(c) if self.rules.as_ref().is_some_and(|r| r.is_hidden(&c)) => Err(self.refuse(
+                norm.as_os_str().as_bytes(),
+                "a link to a path hidden by policy",
+            )),
             _ => Ok(()),
         }
     }
@@ -389,7 +532,7 @@ impl Sandbox {
     /// for a `<` redirection that streams while the command runs.
     pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
         let loc = self.locate(path)?;
-        if self.hidden.is_some() && !loc.has_trailing_slash() {
+        if self.follow_needs_check() && !loc.has_trailing_slash() {
             // Fast path: most files are not links, and a no-follow open tells which are
             // (ELOOP) in the same syscall that opens them; only links need the hidden check.
             let mut opts = OpenOptions::new();
@@ -397,11 +540,11 @@ impl Sandbox {
             match self.root.open_with(&loc.rel, &opts) {
                 Ok(f) => return Ok(f),
                 Err(e) if e.raw_os_error() == Some(ELOOP) => {}
-                Err(e) => return Err(map_err(e)),
+                Err(e) => return Err(self.host_err(path, e)),
             }
         }
         self.check_follow(&loc)?;
-        self.root.open(&loc.rel).map_err(map_err)
+        self.root.open(&loc.rel).map_err(|e| self.host_err(path, e))
     }
 
     // ---- mutations: used only by the executor ------------------------------------------
@@ -410,7 +553,14 @@ impl Sandbox {
     pub fn create_dir(&self, vpath: &Path, mode: Option<u32>) -> Result<(), FsError> {
         self.tree_changed();
         let loc = self.locate_for_create(vpath)?;
-        self.root.create_dir(&loc.rel).map_err(map_err)?;
+        self.check_writable(&loc)?;
+        if self.root.symlink_metadata(&loc.rel).is_ok() {
+            return Err(FsError::AlreadyExists);
+        }
+        self.charge(0, 1)?;
+        self.root
+            .create_dir(&loc.rel)
+            .map_err(|e| self.host_err(vpath, e))?;
         if let Some(mode) = mode {
             self.root
                 .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
@@ -429,7 +579,10 @@ impl Sandbox {
                 Ok(m) if m.file_type().is_symlink() => {
                     let target = self.root.read_link(&loc.rel).map_err(map_err)?;
                     if target.is_absolute() {
-                        return Err(FsError::NotFound);
+                        return Err(self.refuse(
+                            vpath.as_os_str().as_bytes(),
+                            "a symlink with an absolute target",
+                        ));
                     }
                     let parent = loc.rel.parent().unwrap_or(Path::new("."));
                     let next = if parent.as_os_str().is_empty() {
@@ -440,7 +593,10 @@ impl Sandbox {
                     let v = self.virtual_of_lexical(&next)?;
                     loc = self.locate(&v)?;
                 }
-                _ => return Ok(loc),
+                _ => {
+                    self.check_writable(&loc)?;
+                    return Ok(loc);
+                }
             }
         }
         Err(FsError::TooManyLinks)
@@ -524,22 +680,28 @@ impl Sandbox {
 
     /// [`Sandbox::write_at`] from a reader, streaming (`cp` of a large file).
     pub fn write_from(&self, loc: &Loc, data: &mut dyn Read, append: bool) -> Result<(), FsError> {
+        let mut data = self.metered(data);
         match self.write_probe(loc)? {
             None => {
+                self.charge(0, 1)?;
                 let mut f = self.create_new(loc).map_err(map_err)?;
-                io::copy(data, &mut f).map(drop).map_err(map_err)
+                io::copy(&mut data, &mut f).map(drop).map_err(map_err)
             }
-            Some((_, nlink)) if nlink > 1 => {
+            Some((len, nlink)) if nlink > 1 => {
                 if append {
                     let old = self.root.open(&loc.rel).map_err(map_err)?;
                     self.replace_file(loc, &mut old.chain(data))
                 } else {
-                    self.replace_file(loc, data)
+                    let _ = self.charge(-(len as i64), 0);
+                    self.replace_file(loc, &mut data)
                 }
             }
-            Some(_) => {
+            Some((len, _)) => {
                 let mut f = self.open_nofollow(loc, append).map_err(map_err)?;
-                io::copy(data, &mut f).map(drop).map_err(map_err)
+                if !append {
+                    let _ = self.charge(-(len as i64), 0);
+                }
+                io::copy(&mut data, &mut f).map(drop).map_err(map_err)
             }
         }
     }
@@ -628,6 +790,8 @@ impl Sandbox {
         if m.file_type().is_symlink() {
             let target = self.root.read_link(&src.rel).map_err(map_err)?;
             let dst = self.locate_for_create(to)?;
+            self.check_writable(&dst)?;
+            self.charge(0, 1)?;
             return self
                 .root
                 .symlink_contents(target, &dst.rel)
@@ -664,6 +828,7 @@ impl Sandbox {
             if !create {
                 return Ok(false);
             }
+            self.charge(0, 1)?;
             self.create_new(&loc).map_err(map_err)?;
             created = true;
         } else {
@@ -697,9 +862,11 @@ impl Sandbox {
         self.tree_changed();
         let a = self.locate_for_create(from)?;
         let b = self.locate_for_create(to)?;
+        self.check_writable(&a)?;
+        self.check_writable(&b)?;
         self.root
             .rename(&a.rel, &self.root, &b.rel)
-            .map_err(map_err)
+            .map_err(|e| self.host_err(from, e))
     }
 
     /// Moves an object (a link as a link) out of the agent's view into `dest` (a path
@@ -707,8 +874,11 @@ impl Sandbox {
     pub fn move_to_state(&self, vpath: &Path, dest: &Path) -> Result<(), FsError> {
         self.tree_changed();
         let loc = self.locate_for_create(vpath)?;
+        self.check_writable(&loc)?;
         // lstat first: the object must exist as itself (a dangling link is fine).
-        self.root.symlink_metadata(&loc.rel).map_err(map_err)?;
+        self.root
+            .symlink_metadata(&loc.rel)
+            .map_err(|e| self.host_err(vpath, e))?;
         match self.root.rename(&loc.rel, &self.state, dest) {
             Ok(()) => Ok(()),
             Err(e) if e.raw_os_error() == Some(18) => {
@@ -806,7 +976,9 @@ pub fn map_err(e: io::Error) -> FsError {
         Some(36) => FsError::NameTooLong,
         Some(22) => FsError::InvalidArgument,
         Some(30) => FsError::ReadOnly,
-        Some(28 | 122) => FsError::NoSpace,
+        Some(28) => FsError::NoSpace,
+        Some(122) => FsError::QuotaExceeded,
+        Some(62) => FsError::TimedOut,
         Some(27) => FsError::TooLarge,
         Some(_) => FsError::Io,
         None => match e.kind() {
@@ -815,6 +987,8 @@ pub fn map_err(e: io::Error) -> FsError {
             io::ErrorKind::IsADirectory => FsError::IsADirectory,
             io::ErrorKind::NotADirectory => FsError::NotADirectory,
             io::ErrorKind::FileTooLarge => FsError::TooLarge,
+            io::ErrorKind::QuotaExceeded => FsError::QuotaExceeded,
+            io::ErrorKind::TimedOut => FsError::TimedOut,
             _ => FsError::Io,
         },
     }
@@ -907,7 +1081,10 @@ impl FsView for Sandbox {
             }
             return Ok(meta_of(&m));
         }
-        let lm = self.root.symlink_metadata(&loc.rel).map_err(map_err)?;
+        let lm = self
+            .root
+            .symlink_metadata(&loc.rel)
+            .map_err(|e| self.host_err(path, e))?;
         if !follow || !lm.file_type().is_symlink() {
             return Ok(meta_of(&lm));
         }
@@ -915,19 +1092,44 @@ impl FsView for Sandbox {
         self.root
             .metadata(&loc.rel)
             .map(|m| meta_of(&m))
-            .map_err(map_err)
+            .map_err(|e| self.host_err(path, e))
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
         let loc = self.locate(path)?;
         self.check_follow(&loc)?;
         let hide_state = self.hidden.is_some() && (loc.is_root() || self.is_root_dir(&loc.rel));
+        // The directory's physical path, when the policy hides names in it.
+        let hidden_rules = self.rules.as_ref().filter(|r| r.has_hidden());
+        let dir_phys = match hidden_rules {
+            Some(_) => Some(
+                self.root
+                    .canonicalize(&loc.rel)
+                    .map_err(|e| self.host_err(path, e))?,
+            ),
+            None => None,
+        };
         let mut out = Vec::new();
-        for entry in self.root.read_dir(&loc.rel).map_err(map_err)? {
+        for entry in self
+            .root
+            .read_dir(&loc.rel)
+            .map_err(|e| self.host_err(path, e))?
+        {
+            self.guard.check()?;
             let entry = entry.map_err(map_err)?;
             let name = entry.file_name();
             if hide_state && self.hidden.as_deref() == Some(name.as_os_str()) {
                 continue;
+            }
+            if let (Some(rules), Some(dir)) = (hidden_rules, &dir_phys) {
+                let p = if dir == Path::new(".") {
+                    PathBuf::from(&name)
+                } else {
+                    dir.join(&name)
+                };
+                if rules.is_hidden(&p) {
+                    continue;
+                }
             }
             let kind = match entry.file_type() {
                 Ok(t) if t.is_symlink() => FileKind::Symlink,
@@ -944,7 +1146,10 @@ impl FsView for Sandbox {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(Box::new(io::empty()));
         }
-        Ok(Box::new(self.open_file(path)?))
+        Ok(Box::new(DeadlineReader {
+            inner: self.open_file(path)?,
+            guard: &self.guard,
+        }))
     }
 
     fn read(&self, path: &Path) -> Result<Vec<u8>, FsError> {
@@ -954,7 +1159,20 @@ impl FsView for Sandbox {
             left: self.read_cap,
         };
         let mut buf = Vec::new();
-        capped.read_to_end(&mut buf).map_err(map_err)?;
+        capped.read_to_end(&mut buf).map_err(|e| {
+            let err = map_err(e);
+            if err == FsError::TooLarge {
+                self.audit.event(
+                    "limit",
+                    crate::audit::fields([
+                        ("limit", "read_bytes".into()),
+                        ("value", self.read_cap.into()),
+                        ("path", crate::audit::text(path.as_os_str().as_bytes())),
+                    ]),
+                );
+            }
+            err
+        })?;
         Ok(buf)
     }
 

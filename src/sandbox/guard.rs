@@ -1,0 +1,277 @@
+//! The limits that hold while a line runs: its deadline, its output caps, and the sandbox's
+//! write and file-count quotas.
+//!
+//! The deadline is checked by every sandbox operation and every read of an open file, and by
+//! the executor on every write of output: once it has passed, file access fails
+//! (`FsError::TimedOut`) and output is dropped, so a runaway walk or pipeline unwinds in a few
+//! microseconds; the shell then reports it once (status 124, as `timeout(1)`).
+//!
+//! The quota counts what the sandbox holds, trash and undo data included. It is measured by
+//! one walk of the root and the state directory the first time the session changes anything
+//! (a session that only reads never pays for it), then kept up to date by every write.
+
+use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use trumansh_commands::FsError;
+
+use crate::session::Stream;
+
+/// What the sandbox holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub bytes: u64,
+    /// Files, directories and links.
+    pub entries: u64,
+}
+
+/// Runtime limits of one session.
+pub struct Guard {
+    base: Instant,
+    /// Nanoseconds after `base` at which the running line must stop; 0 when none.
+    deadline: AtomicU64,
+    expired: AtomicBool,
+    /// The owner's own operations (undo, rollback, recovery) run: no deadline, no quota.
+    owner: AtomicBool,
+    pub(crate) quota_bytes: u64,
+    pub(crate) file_quota: u64,
+    /// `None` until measured.
+    usage: Mutex<Option<Usage>>,
+    /// Whether a quota was hit on the current line.
+    quota_hit: AtomicBool,
+    caps: [u64; 2],
+    used: [AtomicU64; 2],
+    truncated: [AtomicBool; 2],
+}
+
+impl Guard {
+    pub fn new(quota_bytes: u64, file_quota: u64) -> Guard {
+        Guard {
+            base: Instant::now(),
+            deadline: AtomicU64::new(0),
+            expired: AtomicBool::new(false),
+            owner: AtomicBool::new(false),
+            quota_bytes,
+            file_quota,
+            usage: Mutex::new(None),
+            quota_hit: AtomicBool::new(false),
+            caps: [u64::MAX; 2],
+            used: [AtomicU64::new(0), AtomicU64::new(0)],
+            truncated: [AtomicBool::new(false), AtomicBool::new(false)],
+        }
+    }
+
+    /// Sets the per-line output caps (stdout, stderr).
+    pub fn set_output_caps(&mut self, stdout: u64, stderr: u64) {
+        self.caps = [stdout, stderr];
+    }
+
+    /// A line starts: its deadline is `limit` from now (none when zero); output counters and
+    /// flags are reset.
+    pub fn start_line(&self, limit: Duration) {
+        let at = if limit.is_zero() {
+            0
+        } else {
+            let ns = (self.base.elapsed() + limit).as_nanos();
+            u64::try_from(ns).unwrap_or(u64::MAX).max(1)
+        };
+        self.deadline.store(at, Ordering::Relaxed);
+        self.expired.store(false, Ordering::Relaxed);
+        self.quota_hit.store(false, Ordering::Relaxed);
+        for i in 0..2 {
+            self.used[i].store(0, Ordering::Relaxed);
+            self.truncated[i].store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// No deadline (between lines, and for the owner's own operations such as undo).
+    pub fn clear_deadline(&self) {
+        self.deadline.store(0, Ordering::Relaxed);
+    }
+
+    /// Enters or leaves the owner's mode: undo and rollback must finish whatever the limits.
+    pub fn set_owner(&self, on: bool) {
+        self.owner.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether the line's deadline has passed (remembered once seen).
+    pub fn expired(&self) -> bool {
+        if self.owner.load(Ordering::Relaxed) {
+            return false;
+        }
+        if self.expired.load(Ordering::Relaxed) {
+            return true;
+        }
+        let at = self.deadline.load(Ordering::Relaxed);
+        if at == 0 {
+            return false;
+        }
+        let now = u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if now >= at {
+            self.expired.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    /// `Err(TimedOut)` once the deadline has passed.
+    pub fn check(&self) -> Result<(), FsError> {
+        if self.expired() {
+            Err(FsError::TimedOut)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Counts `len` bytes of output on `stream`; returns how many of them may still be shown
+    /// (fewer once the line's cap is reached, which is then remembered).
+    pub fn admit(&self, stream: Stream, len: usize) -> usize {
+        let i = usize::from(stream == Stream::Stderr);
+        let cap = self.caps[i];
+        let before = self.used[i].fetch_add(len as u64, Ordering::Relaxed);
+        if before.saturating_add(len as u64) <= cap {
+            return len;
+        }
+        self.truncated[i].store(true, Ordering::Relaxed);
+        usize::try_from(cap.saturating_sub(before))
+            .unwrap_or(0)
+            .min(len)
+    }
+
+    /// Whether `stream`'s cap was reached on this line, and the cap.
+    pub fn truncated(&self, stream: Stream) -> Option<u64> {
+        let i = usize::from(stream == Stream::Stderr);
+        self.truncated[i]
+            .load(Ordering::Relaxed)
+            .then_some(self.caps[i])
+    }
+
+    /// Whether a quota refused a write on this line.
+    pub fn quota_hit(&self) -> bool {
+        self.quota_hit.load(Ordering::Relaxed)
+    }
+
+    /// The usage, measuring it first with `measure` when not known yet.
+    pub(crate) fn usage_with(&self, measure: impl FnOnce() -> Usage) -> Usage {
+        let Ok(mut u) = self.usage.lock() else {
+            return Usage::default();
+        };
+        *u.get_or_insert_with(measure)
+    }
+
+    /// Forgets the usage (after an undo or a purge), to be measured again when next needed.
+    pub fn forget_usage(&self) {
+        if let Ok(mut u) = self.usage.lock() {
+            *u = None;
+        }
+    }
+
+    /// Charges `bytes` and `entries` against the quotas (negative to credit). Fails, charging
+    /// nothing, when a quota would be passed by a positive charge.
+    pub(crate) fn charge(
+        &self,
+        bytes: i64,
+        entries: i64,
+        measure: impl FnOnce() -> Usage,
+    ) -> Result<(), FsError> {
+        let Ok(mut guard) = self.usage.lock() else {
+            return Ok(());
+        };
+        let u = guard.get_or_insert_with(measure);
+        let nb = u.bytes.saturating_add_signed(bytes);
+        let ne = u.entries.saturating_add_signed(entries);
+        if !self.owner.load(Ordering::Relaxed) && (bytes > 0 && nb > self.quota_bytes)
+            || (entries > 0 && ne > self.file_quota)
+        {
+            self.quota_hit.store(true, Ordering::Relaxed);
+            return Err(FsError::QuotaExceeded);
+        }
+        u.bytes = nb;
+        u.entries = ne;
+        Ok(())
+    }
+
+    /// Whether a line is running with a deadline (for readers that check it).
+    fn has_deadline(&self) -> bool {
+        self.deadline.load(Ordering::Relaxed) != 0
+    }
+}
+
+/// A reader of an open file that stops with `ETIME` when the line's deadline passes.
+pub struct DeadlineReader<'a, R> {
+    pub inner: R,
+    pub guard: &'a Guard,
+}
+
+impl<R: Read> Read for DeadlineReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.guard.has_deadline() && self.guard.expired() {
+            return Err(io::Error::from(io::ErrorKind::TimedOut));
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl<R: Seek> Seek for DeadlineReader<'_, R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_caps_admit_up_to_the_cap() {
+        let mut g = Guard::new(100, 10);
+        g.set_output_caps(10, 4);
+        g.start_line(Duration::ZERO);
+        assert_eq!(g.admit(Stream::Stdout, 6), 6);
+        assert_eq!(g.truncated(Stream::Stdout), None);
+        assert_eq!(g.admit(Stream::Stdout, 6), 4);
+        assert_eq!(g.admit(Stream::Stdout, 6), 0);
+        assert_eq!(g.truncated(Stream::Stdout), Some(10));
+        assert_eq!(g.admit(Stream::Stderr, 4), 4);
+        assert_eq!(g.truncated(Stream::Stderr), None);
+        g.start_line(Duration::ZERO);
+        assert_eq!(g.truncated(Stream::Stdout), None);
+        assert_eq!(g.admit(Stream::Stdout, 10), 10);
+    }
+
+    #[test]
+    fn deadline_expires_and_resets() {
+        let g = Guard::new(100, 10);
+        g.start_line(Duration::ZERO);
+        assert!(g.check().is_ok());
+        g.start_line(Duration::from_nanos(1));
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(g.check(), Err(FsError::TimedOut));
+        g.start_line(Duration::from_secs(60));
+        assert!(!g.expired());
+    }
+
+    #[test]
+    fn quotas_refuse_without_charging() {
+        let g = Guard::new(100, 3);
+        let measure = || Usage {
+            bytes: 90,
+            entries: 2,
+        };
+        assert!(g.charge(10, 1, measure).is_ok());
+        assert_eq!(g.charge(1, 0, measure), Err(FsError::QuotaExceeded));
+        assert_eq!(g.charge(0, 1, measure), Err(FsError::QuotaExceeded));
+        assert!(g.quota_hit());
+        assert!(g.charge(-50, -1, measure).is_ok());
+        assert!(g.charge(40, 1, measure).is_ok());
+        assert_eq!(
+            g.usage_with(Usage::default),
+            Usage {
+                bytes: 90,
+                entries: 3
+            }
+        );
+    }
+}
