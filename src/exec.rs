@@ -141,6 +141,8 @@ pub(crate) struct Emitter<'a> {
     pub closed: Cell<bool>,
     /// A write to a redirected file failed (reported once).
     pub write_failed: Cell<bool>,
+    /// The command being run, for its write-error message.
+    pub command: Cell<Option<CommandName>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -164,6 +166,7 @@ impl<'a> Emitter<'a> {
             session_effects: RefCell::new(Vec::new()),
             closed: Cell::new(false),
             write_failed: Cell::new(false),
+            command: Cell::new(None),
         }
     }
 
@@ -209,7 +212,15 @@ impl<'a> Emitter<'a> {
                         if self.failed.get().is_none() {
                             self.failed.set(Some(1));
                         }
-                        self.shell_err(format!("write error: {}\n", e.strerror()).as_bytes());
+                        // As bash's builtins and GNU's tools say it.
+                        let msg = format!("write error: {}\n", e.strerror());
+                        match self.command.get() {
+                            Some(c) if c.is_builtin() => {
+                                self.shell_err(format!("{c}: {msg}").as_bytes());
+                            }
+                            Some(c) => self.write(&self.err, format!("{c}: {msg}").as_bytes()),
+                            None => self.shell_err(msg.as_bytes()),
+                        }
                     }
                 }
             }
@@ -287,6 +298,7 @@ pub(crate) fn run_command(
     stdin: &Stdin,
     emitter: &Emitter,
 ) -> i32 {
+    emitter.command.set(Some(command));
     let mut words = vec![text(command.as_str().as_bytes())];
     words.extend(args.iter().map(|a| text(a.as_bytes())));
     env.sandbox.audit().event(

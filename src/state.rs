@@ -21,8 +21,11 @@ use crate::sandbox::{Sandbox, map_err, unique_name};
 /// What the trash records about one item.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct TrashInfo {
-    /// The virtual path the item had.
+    /// The virtual path the item had (as the agent saw it).
     pub path: String,
+    /// Where it was, relative to the root (`""` when unknown: entries from older versions).
+    #[serde(default)]
+    pub rel: String,
     /// When it was trashed (seconds since the epoch).
     pub time: u64,
 }
@@ -44,6 +47,10 @@ pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError
     state.create_dir(&entry).map_err(map_err)?;
     let info = TrashInfo {
         path: vpath.to_string_lossy().into_owned(),
+        rel: sandbox
+            .loc_of(vpath)
+            .map(|l| l.rel.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         time: now_secs(),
     };
     let json = serde_json::to_vec(&info).map_err(|_| FsError::Io)?;

@@ -19,6 +19,17 @@ use trumansh_commands::FsError;
 
 use crate::session::Stream;
 
+/// A failure to inject, for the fault-injection tests (never set by a front end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The disk fills up once this many more bytes have been written (`ENOSPC`).
+    DiskFullAfter(u64),
+    /// Opening a file with this name fails with `EIO`.
+    Unreadable(std::ffi::OsString),
+    /// A file with this name vanishes right after its directory was listed.
+    VanishOnList(std::ffi::OsString),
+}
+
 /// What the sandbox holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
@@ -44,6 +55,7 @@ pub struct Guard {
     caps: [u64; 2],
     used: [AtomicU64; 2],
     truncated: [AtomicBool; 2],
+    fault: Mutex<Option<Fault>>,
 }
 
 impl Guard {
@@ -60,7 +72,39 @@ impl Guard {
             caps: [u64::MAX; 2],
             used: [AtomicU64::new(0), AtomicU64::new(0)],
             truncated: [AtomicBool::new(false), AtomicBool::new(false)],
+            fault: Mutex::new(None),
         }
+    }
+
+    /// Sets (or clears) the fault to inject.
+    pub fn inject(&self, fault: Option<Fault>) {
+        if let Ok(mut f) = self.fault.lock() {
+            *f = fault;
+        }
+    }
+
+    /// The injected fault, if any.
+    pub(crate) fn fault(&self) -> Option<Fault> {
+        self.fault.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Counts written bytes against an injected disk-full fault: `Err` once the disk is full.
+    pub(crate) fn disk_write(&self, n: u64) -> Result<(), FsError> {
+        if self.owner.load(Ordering::Relaxed) {
+            // A rollback writes back bytes the failed change freed.
+            return Ok(());
+        }
+        let Ok(mut f) = self.fault.lock() else {
+            return Ok(());
+        };
+        if let Some(Fault::DiskFullAfter(left)) = f.as_mut() {
+            if *left < n {
+                *left = 0;
+                return Err(FsError::NoSpace);
+            }
+            *left -= n;
+        }
+        Ok(())
     }
 
     /// Sets the per-line output caps (stdout, stderr).

@@ -34,7 +34,7 @@ use crate::policy::PathRules;
 mod guard;
 mod undo_ops;
 
-pub use guard::{DeadlineReader, Guard, Usage};
+pub use guard::{DeadlineReader, Fault, Guard, Usage};
 pub use undo_ops::Times;
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
@@ -532,6 +532,11 @@ impl Sandbox {
     /// for a `<` redirection that streams while the command runs.
     pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
         let loc = self.locate(path)?;
+        if let Some(guard::Fault::Unreadable(name)) = self.guard.fault()
+            && loc.rel.file_name() == Some(name.as_os_str())
+        {
+            return Err(FsError::Io);
+        }
         if self.follow_needs_check() && !loc.has_trailing_slash() {
             // Fast path: most files are not links, and a no-follow open tells which are
             // (ELOOP) in the same syscall that opens them; only links need the hidden check.
@@ -801,6 +806,11 @@ impl Sandbox {
             return Err(FsError::IsADirectory);
         }
         let dst = self.resolve_write_target(to)?;
+        if let Some(guard::Fault::Unreadable(name)) = self.guard.fault()
+            && src.rel.file_name() == Some(name.as_os_str())
+        {
+            return Err(FsError::Io);
+        }
         let mut reader = self.root.open(&src.rel).map_err(map_err)?;
         self.write_from(&dst, &mut reader, false)?;
         if preserve {
@@ -988,6 +998,7 @@ pub fn map_err(e: io::Error) -> FsError {
             io::ErrorKind::NotADirectory => FsError::NotADirectory,
             io::ErrorKind::FileTooLarge => FsError::TooLarge,
             io::ErrorKind::QuotaExceeded => FsError::QuotaExceeded,
+            io::ErrorKind::StorageFull => FsError::NoSpace,
             io::ErrorKind::TimedOut => FsError::TimedOut,
             _ => FsError::Io,
         },
@@ -1138,6 +1149,12 @@ impl FsView for Sandbox {
                 _ => FileKind::Other,
             };
             out.push(DirEntry { name, kind });
+        }
+        if let Some(guard::Fault::VanishOnList(gone)) = self.guard.fault()
+            && out.iter().any(|e| e.name == gone)
+        {
+            // Someone else removes the file between the listing and its use.
+            let _ = self.root.remove_file(loc.rel.join(&gone));
         }
         Ok(out)
     }

@@ -46,6 +46,9 @@ impl<R: Read> Read for Metered<'_, R> {
         if n > 0 && self.sandbox.charge(n as i64, 0).is_err() {
             return Err(io::Error::from(io::ErrorKind::QuotaExceeded));
         }
+        if self.sandbox.guard.disk_write(n as u64).is_err() {
+            return Err(io::Error::from(io::ErrorKind::StorageFull));
+        }
         Ok(n)
     }
 }
