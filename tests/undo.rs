@@ -211,7 +211,7 @@ fn undo_restores_every_case_exactly() {
         );
         // What rm moved to the trash went back: nothing is left there.
         let trash = root.join(".trash/trash");
-        let left = fs::read_dir(&trash).map(Iterator::count).unwrap_or(0);
+        let left = fs::read_dir(&trash).map_or(0, Iterator::count);
         assert_eq!(left, 0, "{line}: trash entries left");
         // Nothing more to undo.
         let again = s.run("undo");
@@ -494,9 +494,7 @@ fn a_line_killed_midway_is_rolled_back_at_the_next_start() {
     // Kill it once the copy is under way.
     let start = Instant::now();
     loop {
-        let copied = fs::read_dir(root.join("big2"))
-            .map(|d| d.flatten().count())
-            .unwrap_or(0);
+        let copied = fs::read_dir(root.join("big2")).map_or(0, |d| d.flatten().count());
         if copied >= 3 {
             break;
         }
