@@ -19,7 +19,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::args::{parse_args, usage_error};
 use crate::input::{open_input, read_error};
-use crate::{Ctx, Effect, Op, Outcome, quote, quote_if_needed, quote_locale};
+use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
 /// GNU sort's failure status (`SORT_FAILURE`).
 const FAIL: i32 = 2;
@@ -886,6 +886,21 @@ fn split_lines(data: &[u8], eol: u8) -> Vec<&[u8]> {
 fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
     let mut out = Vec::with_capacity(files.len());
     for f in files {
+        if f != "-" {
+            // A file is held whole: through the session's read cap.
+            match ctx.fs.read(&ctx.resolve(f)) {
+                Ok(data) => out.push(data),
+                Err(e) => {
+                    let what = if e == FsError::TooLarge {
+                        "read failed"
+                    } else {
+                        "cannot read"
+                    };
+                    return Err(fail(&format!("{what}: {}: {e}", quote_if_needed(f))));
+                }
+            }
+            continue;
+        }
         let mut data = Vec::new();
         let r = open_input(ctx, f)
             .map_err(|e| ("cannot read", e))

@@ -88,11 +88,18 @@ impl Sandbox {
     }
 
     /// What the root and the state directory hold now.
+    /// The state directory's trash and saved undo data count; the owner's own records
+    /// (audit log, history, locks) do not.
     pub fn measure(&self) -> Usage {
         let mut usage = Usage::default();
-        add_tree(&self.root, &mut usage);
-        if self.hidden.is_none() {
-            add_tree(&self.state, &mut usage);
+        add_tree(
+            &self.root,
+            Path::new("."),
+            self.hidden.as_deref(),
+            &mut usage,
+        );
+        for sub in ["trash", "txn"] {
+            add_tree(&self.state, Path::new(sub), None, &mut usage);
         }
         usage
     }
@@ -262,14 +269,18 @@ impl Sandbox {
     }
 }
 
-/// Adds what a directory holds (iteratively; links not followed) to `usage`.
-fn add_tree(dir: &Dir, usage: &mut Usage) {
-    let mut stack: Vec<PathBuf> = vec![PathBuf::from(".")];
+/// Adds what `start` in `dir` holds (iteratively; links not followed) to `usage`, leaving
+/// out an entry named `skip` at the start.
+fn add_tree(dir: &Dir, start: &Path, skip: Option<&std::ffi::OsStr>, usage: &mut Usage) {
+    let mut stack: Vec<PathBuf> = vec![start.to_path_buf()];
     while let Some(path) = stack.pop() {
         let Ok(entries) = dir.read_dir(&path) else {
             continue;
         };
         for entry in entries.flatten() {
+            if path == start && skip.is_some_and(|s| s == entry.file_name()) {
+                continue;
+            }
             usage.entries += 1;
             let Ok(ft) = entry.file_type() else {
                 continue;

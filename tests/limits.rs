@@ -1,0 +1,373 @@
+//! Every limit holds, says so in one line, and leaves the session usable (`echo ok`); the
+//! policy's hidden paths, read-only paths and denied commands behave as documented.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use trumansh::policy::Policy;
+use trumansh::{Config, RunResult, Session};
+
+fn tree() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap().join("root");
+    fs::create_dir_all(root.join("docs/sub")).unwrap();
+    fs::write(root.join("a.txt"), b"alpha\n").unwrap();
+    fs::write(root.join("docs/guide.txt"), b"the guide\n").unwrap();
+    fs::write(root.join("big.txt"), "0123456789\n".repeat(1000)).unwrap();
+    (tmp, root)
+}
+
+fn session(root: &Path, policy: &str) -> Session {
+    let mut config = Config::new(root);
+    config.sandbox.mount_point = Some("/home/user".into());
+    config.policy = Policy::from_toml(policy).unwrap();
+    Session::new(config).unwrap()
+}
+
+fn err(r: &RunResult) -> String {
+    String::from_utf8_lossy(&r.stderr).into_owned()
+}
+
+fn assert_alive(s: &mut Session) {
+    let r = s.run("echo ok");
+    assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
+    assert_eq!(r.status, 0);
+}
+
+#[test]
+fn deadline_stops_a_runaway_walk_with_status_124() {
+    let (_tmp, root) = tree();
+    for d in 0..40 {
+        for f in 0..100 {
+            let p = root.join(format!("many/d{d}/f{f}.txt"));
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "lorem ipsum dolor sit amet\n".repeat(300)).unwrap();
+        }
+    }
+    let mut s = session(&root, "[limits]\ndeadline_ms = 20\n");
+    for line in [
+        "grep -r zzz many; echo not reached",
+        "find many many many many many many many many many many -name zzz",
+        "cat many/*/* | grep -c zzz",
+        "cp -r many copy",
+    ] {
+        let start = Instant::now();
+        let r = s.run(line);
+        let took = start.elapsed();
+        assert_eq!(r.status, 124, "{line}: {}", err(&r));
+        assert_eq!(
+            err(&r),
+            "bash: line 1: time limit of 20 ms for one command line exceeded; the command was stopped\n",
+            "{line}"
+        );
+        assert!(r.stdout.is_empty() || !r.stdout.ends_with(b"not reached\n"));
+        assert!(took < Duration::from_secs(5), "{line}: {took:?}");
+        assert_alive(&mut s);
+    }
+    // What a stopped `cp -r` did is one transaction: undo removes it.
+    s.run("undo");
+    assert!(!root.join("copy").exists());
+}
+
+#[test]
+fn output_caps_cut_with_a_notice() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "[limits]\nstdout_bytes = 1000\nstderr_bytes = 100\n");
+    let r = s.run("cat big.txt");
+    assert_eq!(r.stdout.len(), 1000);
+    assert_eq!(
+        err(&r),
+        "bash: line 1: output truncated: stdout passed 1000 bytes for one command line; the rest was dropped\n"
+    );
+    assert_eq!(r.status, 0);
+    // Per line, not per command: the cap is shared, and a new line starts afresh.
+    let r = s.run("cat a.txt; cat big.txt; echo after");
+    assert_eq!(r.stdout.len(), 1000);
+    assert!(r.stdout.starts_with(b"alpha\n0123"));
+    let r = s.run("cat m1 m2 m3 m4 m5 m6 m7 m8 m9");
+    assert_eq!(r.status, 1);
+    assert!(err(&r).starts_with("cat: m1: No such file or directory\ncat: m2: No such"));
+    assert!(err(&r).ends_with(
+        "output truncated: stderr passed 100 bytes for one command line; the rest was dropped\n"
+    ));
+    assert_alive(&mut s);
+}
+
+#[test]
+fn read_cap_refuses_to_hold_a_big_file() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "[limits]\nread_bytes = 5000\n");
+    let r = s.run("sort big.txt");
+    assert_eq!(err(&r), "sort: read failed: big.txt: File too large\n");
+    assert_eq!(r.status, 2);
+    // Streaming readers are not held in memory, so they are not capped.
+    assert_eq!(s.run("wc -l < big.txt").stdout, b"1000\n");
+    assert_alive(&mut s);
+}
+
+#[test]
+fn write_quota_counts_the_trash() {
+    let (_tmp, root) = tree();
+    // The tree holds 11,016 bytes; allow 12,000 more: one copy of big.txt fits.
+    let mut s = session(&root, "[limits]\nwrite_quota_bytes = 23016\n");
+    let r = s.run("cp big.txt copy1.txt");
+    assert_eq!(r.status, 0, "{}", err(&r));
+    let r = s.run("cp big.txt copy2.txt");
+    assert_eq!(
+        err(&r),
+        "cp: cannot create regular file 'copy2.txt': Disk quota exceeded\n"
+    );
+    assert_eq!(r.status, 1);
+    // Deleting does not free anything: the trash keeps it.
+    s.run("rm copy1.txt copy2.txt");
+    let r = s.run("echo more > small.txt");
+    assert_eq!(r.status, 0, "{}", err(&r));
+    let r = s.run("cp big.txt copy3.txt");
+    assert_eq!(r.status, 1);
+    assert_alive(&mut s);
+}
+
+#[test]
+fn file_quota_counts_entries() {
+    let (_tmp, root) = tree();
+    // The tree holds 6 entries (a.txt, big.txt, docs, docs/sub, docs/guide.txt, .trash...):
+    // measure it through the sandbox, then allow 3 more.
+    let probe = session(&root, "");
+    let used = probe.sandbox().measure().entries;
+    drop(probe);
+    let mut s = session(&root, &format!("[limits]\nfile_quota = {}\n", used + 3));
+    let r = s.run("touch n1 n2 n3 n4 n5");
+    assert_eq!(r.status, 1, "{}", err(&r));
+    // The session's own lock file and log count too: one or two of the three are left.
+    let made = (1..=5)
+        .filter(|i| root.join(format!("n{i}")).exists())
+        .count();
+    assert!((1..=3).contains(&made), "{made}");
+    assert!(
+        err(&r).contains(&format!(
+            "touch: cannot touch 'n{}': Disk quota exceeded\n",
+            made + 1
+        )),
+        "{}",
+        err(&r)
+    );
+    let r = s.run("mkdir d1");
+    assert_eq!(
+        err(&r),
+        "mkdir: cannot create directory 'd1': Disk quota exceeded\n"
+    );
+    assert_alive(&mut s);
+}
+
+#[test]
+fn pipeline_glob_brace_and_line_caps() {
+    let (_tmp, root) = tree();
+    for i in 0..10 {
+        fs::write(root.join(format!("g{i}")), b"").unwrap();
+    }
+    let mut s = session(
+        &root,
+        "[limits]\npipeline_len = 3\nglob_matches = 5\nbrace_fields = 10\nline_bytes = 200\n",
+    );
+    let r = s.run("echo a | cat | cat | cat; echo not reached");
+    assert_eq!(r.status, 2);
+    assert_eq!(
+        err(&r),
+        "bash: line 1: pipeline too long: 4 commands (the limit is 3)\n"
+    );
+    assert!(r.stdout.is_empty());
+    assert_eq!(s.run("echo a | cat | cat").stdout, b"a\n");
+    let r = s.run("echo g*");
+    assert_ne!(r.status, 0);
+    assert!(err(&r).contains('5'), "{}", err(&r));
+    let r = s.run("echo {1..100}");
+    assert_ne!(r.status, 0);
+    assert!(err(&r).contains("10"), "{}", err(&r));
+    let r = s.run(&format!("echo {}", "x".repeat(300)));
+    assert_eq!(r.status, 2);
+    assert_eq!(
+        err(&r),
+        "bash: line 1: input too long: 305 bytes (the limit for one command line is 200 bytes)\n"
+    );
+    assert_alive(&mut s);
+}
+
+#[test]
+fn walk_depth_caps_recursive_walks() {
+    let (_tmp, root) = tree();
+    let deep: PathBuf = (0..10).map(|i| format!("l{i}")).collect();
+    fs::create_dir_all(root.join("deep").join(&deep)).unwrap();
+    fs::write(root.join("deep").join(&deep).join("bottom.txt"), b"found\n").unwrap();
+    let mut s = session(&root, "[limits]\nwalk_depth = 4\n");
+    let r = s.run("find deep");
+    let lines = String::from_utf8_lossy(&r.stdout).lines().count();
+    assert_eq!(lines, 5, "{}", String::from_utf8_lossy(&r.stdout));
+    let r = s.run("grep -r found deep");
+    assert!(r.stdout.is_empty());
+    assert!(
+        err(&r).contains("directory nesting deeper than 4 levels"),
+        "{}",
+        err(&r)
+    );
+    assert_alive(&mut s);
+}
+
+const SECRET: &[u8] = b"API_KEY=hunter2\n";
+
+#[test]
+fn hidden_paths_do_not_exist() {
+    let (_tmp, root) = tree();
+    fs::write(root.join(".env"), SECRET).unwrap();
+    fs::write(root.join("docs/.env"), SECRET).unwrap();
+    fs::create_dir_all(root.join(".git/objects")).unwrap();
+    fs::write(root.join(".git/config"), SECRET).unwrap();
+    fs::write(root.join("docs/sub/server.pem"), SECRET).unwrap();
+    symlink(".env", root.join("env-link")).unwrap();
+    symlink(".git", root.join("git-link")).unwrap();
+    let mut s = session(&root, "hidden = [\".env\", \".git/**\", \"**/*.pem\"]\n");
+    let r = s.run("ls -a; ls -a docs docs/sub");
+    let out = String::from_utf8_lossy(&r.stdout);
+    for name in [".env", ".git", "server.pem"] {
+        assert!(!out.contains(name), "{name} listed:\n{out}");
+    }
+    for (line, want) in [
+        ("cat .env", "cat: .env: No such file or directory\n"),
+        (
+            "cat docs/.env",
+            "cat: docs/.env: No such file or directory\n",
+        ),
+        (
+            "cat docs/sub/server.pem",
+            "cat: docs/sub/server.pem: No such file or directory\n",
+        ),
+        (
+            "cat .git/config",
+            "cat: .git/config: No such file or directory\n",
+        ),
+        ("cat env-link", "cat: env-link: No such file or directory\n"),
+        (
+            "cat git-link/config",
+            "cat: git-link/config: No such file or directory\n",
+        ),
+        (
+            "cd .git",
+            "bash: line 1: cd: .git: No such file or directory\n",
+        ),
+        (
+            "ls .git",
+            "ls: cannot access '.git': No such file or directory\n",
+        ),
+        (
+            "rm .env",
+            "rm: cannot remove '.env': No such file or directory\n",
+        ),
+    ] {
+        let r = s.run(line);
+        assert_eq!(err(&r), want, "{line}");
+        assert_ne!(r.status, 0, "{line}");
+    }
+    for line in [
+        "grep -r API .",
+        "find . -name '*env*'",
+        "cat */*/*.pem",
+        "echo .g*",
+    ] {
+        let r = s.run(line);
+        let out = String::from_utf8_lossy(&r.stdout);
+        assert!(
+            !out.contains("hunter2") && !out.contains(".env\n") && !out.contains(".git"),
+            "{line}: {out}"
+        );
+    }
+    // Untouched.
+    assert_eq!(fs::read(root.join(".env")).unwrap(), SECRET);
+    assert_eq!(fs::read(root.join(".git/config")).unwrap(), SECRET);
+    // The true reason is in the owner's audit log.
+    let audit = fs::read_to_string(root.join(".trash/audit.jsonl")).unwrap();
+    assert!(audit.contains("\"reason\":\"hidden by policy\""));
+    assert_alive(&mut s);
+}
+
+#[test]
+fn read_only_paths_refuse_writes() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "read_only = [\"docs/**\", \"a.txt\"]\n");
+    for (line, want) in [
+        (
+            "echo x > docs/guide.txt",
+            "bash: line 1: docs/guide.txt: Read-only file system\n",
+        ),
+        (
+            "echo x >> a.txt",
+            "bash: line 1: a.txt: Read-only file system\n",
+        ),
+        (
+            "echo x > docs/new.txt",
+            "bash: line 1: docs/new.txt: Read-only file system\n",
+        ),
+        (
+            "rm docs/guide.txt",
+            "rm: cannot remove 'docs/guide.txt': Read-only file system\n",
+        ),
+        (
+            "rm -r docs",
+            "rm: cannot remove 'docs': Read-only file system\n",
+        ),
+        (
+            "mkdir docs/x",
+            "mkdir: cannot create directory 'docs/x': Read-only file system\n",
+        ),
+        (
+            "touch a.txt",
+            "touch: setting times of 'a.txt': Read-only file system\n",
+        ),
+        (
+            "mv a.txt b.txt",
+            "mv: cannot move 'a.txt' to 'b.txt': Read-only file system\n",
+        ),
+        (
+            "cp big.txt docs/",
+            "cp: cannot create regular file 'docs/big.txt': Read-only file system\n",
+        ),
+    ] {
+        let r = s.run(line);
+        assert_eq!(err(&r), want, "{line}");
+        assert_ne!(r.status, 0, "{line}");
+    }
+    // Reading works.
+    assert_eq!(
+        s.run("cat docs/guide.txt a.txt").stdout,
+        b"the guide\nalpha\n"
+    );
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
+    assert!(root.join("docs/guide.txt").exists());
+    assert_alive(&mut s);
+}
+
+#[test]
+fn denied_commands_do_not_exist() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "deny_commands = [\"rm\", \"find\"]\n");
+    let r = s.run("rm a.txt");
+    assert_eq!(r.status, 127);
+    assert_eq!(err(&r), "bash: line 1: rm: command not found\n");
+    assert!(root.join("a.txt").exists());
+    let r = s.run("type rm; which find");
+    assert_ne!(r.status, 0);
+    assert!(
+        r.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&r.stdout)
+    );
+    let help = String::from_utf8_lossy(&s.run("help").stdout).into_owned();
+    let commands = help.lines().find(|l| l.starts_with("Commands: ")).unwrap();
+    assert!(
+        !commands.contains(" rm ") && !commands.contains(" find "),
+        "{help}"
+    );
+    assert!(commands.contains(" grep "), "{help}");
+    assert_alive(&mut s);
+}
