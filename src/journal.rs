@@ -181,6 +181,8 @@ struct Inner {
 
 /// The session's journal.
 pub struct Journal {
+    /// `false`: nothing is recorded (the policy's `journal = false`).
+    enabled: bool,
     session: String,
     history: usize,
     inner: Mutex<Inner>,
@@ -191,7 +193,7 @@ pub struct Journal {
 impl Journal {
     /// Opens the journal of a new session (taking its lock) and rolls back what crashed
     /// sessions left open. Returns the journal and what was rolled back.
-    pub fn open(sandbox: &Sandbox, history: usize) -> (Journal, Vec<Reverted>) {
+    pub fn open(sandbox: &Sandbox, history: usize, enabled: bool) -> (Journal, Vec<Reverted>) {
         let state = sandbox.state_dir();
         let session = sandbox.audit().session().to_string();
         let _ = ensure_dir(state, Path::new(TXN_DIR));
@@ -199,6 +201,7 @@ impl Journal {
         let lock =
             lock_session(state, &session).and_then(|f| state.try_clone().ok().map(|d| (f, d)));
         let journal = Journal {
+            enabled,
             session,
             history: history.max(1),
             inner: Mutex::new(Inner {
@@ -225,6 +228,13 @@ impl Journal {
     /// Plans and records a change before it is applied. `Err` when what the change replaces
     /// could not be saved (the change must then not be applied).
     pub fn before(&self, sandbox: &Sandbox, op: &Op, op_name: &str) -> Result<Pending, FsError> {
+        if !self.enabled {
+            let mut plan = Plan::default();
+            if matches!(op, Op::Trash { .. }) {
+                plan.trash_id = Some(unique_name("t"));
+            }
+            return Ok(Pending { seq: 0, plan });
+        }
         let Ok(mut inner) = self.inner.lock() else {
             return Err(FsError::Io);
         };

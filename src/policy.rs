@@ -88,6 +88,9 @@ pub struct Policy {
     pub undo: bool,
     /// Roll back a failing line automatically (default false).
     pub atomic: bool,
+    /// Journal every change (default true). `false` turns transactions off — no undo, no
+    /// `atomic`, no crash recovery — and exists to measure what the journal costs.
+    pub journal: bool,
     /// Resource limits.
     pub limits: Limits,
 }
@@ -100,6 +103,7 @@ impl Default for Policy {
             deny_commands: Vec::new(),
             undo: true,
             atomic: false,
+            journal: true,
             limits: Limits::default(),
         }
     }
@@ -217,6 +221,9 @@ impl Policy {
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
+        }
+        if !self.journal && (self.undo || self.atomic) {
+            return Err("journal = false needs undo = false and atomic = false".into());
         }
         if self.undo && l.undo_history == 0 {
             return Err(

@@ -198,7 +198,11 @@ impl Session {
                 ("policy", config.policy.to_string().into()),
             ]),
         );
-        let (journal, recovered) = Journal::open(&sandbox, config.policy.limits.undo_history);
+        let (journal, recovered) = Journal::open(
+            &sandbox,
+            config.policy.limits.undo_history,
+            config.policy.journal,
+        );
         let mount = sandbox.mount_point().to_path_buf();
         let mut vars = Vars::default();
         let home = mount.to_string_lossy().into_owned();
