@@ -23,6 +23,7 @@ pub mod audit;
 mod exec;
 pub mod frontend;
 pub mod journal;
+pub mod owner;
 pub mod policy;
 pub mod sandbox;
 pub mod session;

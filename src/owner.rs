@@ -293,38 +293,48 @@ pub fn trash_restore(
     let entries = trash_entries(sandbox)?;
     let entry = find_entry(sandbox, &entries, target, options.root_arg.as_deref())
         .ok_or_else(|| OwnerError::new(format!("{}: no such trash entry", sanitize(target))))?;
-    let (rel, shown) = match &options.to {
-        Some(to) => {
-            let rel = root_relative(sandbox, to, options.root_arg.as_deref())
-                .ok_or_else(|| {
-                    OwnerError::new(format!(
-                        "{}: outside the root {}",
-                        sanitize_path(to),
-                        sanitize_path(sandbox.root_host())
-                    ))
-                })?;
-            (rel, sanitize_path(to))
-        }
-        None => {
-            if entry.info.rel.is_empty() {
-                return Err(OwnerError::new(format!(
-                    "{}: the original location is not recorded; give --to PATH",
-                    entry.id
-                )));
-            }
-            let rel = PathBuf::from(&entry.info.rel);
-            let shown = sanitize_path(&sandbox.root_host().join(&rel));
-            (rel, shown)
-        }
+    if entry.kind == Kind::Missing {
+        return Err(OwnerError::new(format!(
+            "{}: the entry holds nothing (its move to the trash was interrupted)",
+            entry.id
+        )));
+    }
+    let outside = |p: &Path| {
+        OwnerError::new(format!(
+            "{}: outside the root {}",
+            sanitize_path(p),
+            sanitize_path(sandbox.root_host())
+        ))
     };
-    if rel.as_os_str().is_empty() || rel == Path::new(".") {
+    let rel = match &options.to {
+        // The owner's path is read as a shell would: `..` is lexical, and may not leave.
+        Some(to) => root_relative(sandbox, to, options.root_arg.as_deref())
+            .and_then(|r| normalize_relative(&r))
+            .ok_or_else(|| outside(to))?,
+        // Where the entry was, as recorded (the kernel resolves it beneath the root).
+        None if entry.info.rel.is_empty() => {
+            return Err(OwnerError::new(format!(
+                "{}: the original location is not recorded; give --to PATH",
+                entry.id
+            )));
+        }
+        None => PathBuf::from(&entry.info.rel),
+    };
+    let to = sandbox
+        .root_host()
+        .join(normalize_relative(&rel).unwrap_or_else(|| rel.clone()));
+    let shown = sanitize_path(&to);
+    if normalize_relative(&rel).is_some_and(|n| n.as_os_str().is_empty()) {
         return Err(OwnerError::new(format!("{shown}: File exists")));
     }
     if options.state_in_root
-        && rel
-            .components()
-            .find(|c| !matches!(c, Component::CurDir))
-            .is_some_and(|c| c.as_os_str() == STATE_DIR_NAME)
+        && normalize_relative(&rel)
+            .and_then(|n| {
+                n.components()
+                    .next()
+                    .map(|c| c.as_os_str() == STATE_DIR_NAME)
+            })
+            .unwrap_or(false)
     {
         return Err(OwnerError::new(format!(
             "{shown}: inside the state directory"
@@ -332,13 +342,9 @@ pub fn trash_restore(
     }
     let data = entry.dir().join("data");
     sandbox
-        .unstash(&data, &Loc { rel: rel.clone() })
+        .unstash(&data, &Loc { rel })
         .map_err(|e| OwnerError::new(format!("{shown}: {}", e.strerror())))?;
     let _ = sandbox.state_dir().remove_dir_all(entry.dir());
-    let to = normalize_relative(&rel).map_or_else(
-        || sandbox.root_host().join(&rel),
-        |n| sandbox.root_host().join(n),
-    );
     sandbox.audit().event(
         "trash_restore",
         fields([
@@ -365,8 +371,8 @@ fn find_entry<'a>(
         return Some(e);
     }
     let trimmed = trim_trailing_slashes(target);
-    let wanted_rel = root_relative(sandbox, Path::new(target), root_arg)
-        .and_then(|r| normalize_relative(&r));
+    let wanted_rel =
+        root_relative(sandbox, Path::new(target), root_arg).and_then(|r| normalize_relative(&r));
     entries
         .iter()
         .filter(|e| {
@@ -381,7 +387,11 @@ fn find_entry<'a>(
 
 fn trim_trailing_slashes(s: &str) -> &str {
     let t = s.trim_end_matches('/');
-    if t.is_empty() && !s.is_empty() { "/" } else { t }
+    if t.is_empty() && !s.is_empty() {
+        "/"
+    } else {
+        t
+    }
 }
 
 /// A path the owner gave, as a path relative to the root (not normalized): a relative path
@@ -430,9 +440,7 @@ fn normalize_relative(p: &Path) -> Option<PathBuf> {
 /// seconds.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
     let bad = || {
-        format!(
-            "invalid duration {text:?} (a whole number with a unit: 90s, 30m, 12h, 7d or 2w)"
-        )
+        format!("invalid duration {text:?} (a whole number with a unit: 90s, 30m, 12h, 7d or 2w)")
     };
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -488,7 +496,10 @@ pub fn trash_purge(
             fields([
                 ("entries", purged.entries.len().into()),
                 ("bytes", purged.bytes.into()),
-                ("older_than_secs", older_than.map_or(Value::Null, Value::from)),
+                (
+                    "older_than_secs",
+                    older_than.map_or(Value::Null, Value::from),
+                ),
                 ("ids", Value::Array(ids)),
                 ("errors", purged.errors.clone().into()),
             ]),
@@ -583,7 +594,9 @@ fn selected(event: &Map<String, Value>, options: &LogOptions) -> bool {
     }
     if let Some(wanted) = &options.session {
         let session = event.get("session").and_then(Value::as_str).unwrap_or("");
-        if !(session == wanted || short_session(session) == *wanted || session.starts_with(wanted.as_str()))
+        if !(session == wanted
+            || short_session(session) == *wanted
+            || session.starts_with(wanted.as_str()))
         {
             return false;
         }
@@ -597,7 +610,9 @@ pub fn short_session(session: &str) -> String {
     let mut parts = session.splitn(3, '-');
     match (parts.next(), parts.next()) {
         (Some(prefix), Some(nanos))
-            if !prefix.is_empty() && nanos.len() > 8 && nanos.bytes().all(|b| b.is_ascii_digit()) =>
+            if !prefix.is_empty()
+                && nanos.len() > 8
+                && nanos.bytes().all(|b| b.is_ascii_digit()) =>
         {
             format!("{prefix}-{}", &nanos[nanos.len() - 8..])
         }
@@ -627,6 +642,12 @@ pub fn render_event(event: &Map<String, Value>) -> String {
 
 fn render_details(name: &str, e: &Map<String, Value>) -> String {
     let s = |key: &str| e.get(key).and_then(Value::as_str).map(sanitize);
+    // An input line as typed: without its final newline.
+    let typed = |key: &str| {
+        e.get(key)
+            .and_then(Value::as_str)
+            .map(|l| sanitize(l.strip_suffix('\n').unwrap_or(l)))
+    };
     let n = |key: &str| e.get(key).and_then(Value::as_u64);
     let known = match name {
         "session" => Some(format!(
@@ -635,10 +656,7 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("mount_point").unwrap_or_default(),
             s("policy").unwrap_or_default()
         )),
-        "line" => e
-            .get("line")
-            .and_then(Value::as_str)
-            .map(|l| sanitize(l.strip_suffix('\n').unwrap_or(l))),
+        "line" => typed("line"),
         "command" => e.get("argv").and_then(Value::as_array).map(|argv| {
             let words: Vec<String> = argv
                 .iter()
@@ -672,7 +690,9 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             Some(r) => format!("{p} ({r})"),
             None => p,
         }),
-        "refused_more" => n("count").map(|c| format!("{c} more refusals on this line (not logged)")),
+        "refused_more" => {
+            n("count").map(|c| format!("{c} more refusals on this line (not logged)"))
+        }
         "denied" => s("command"),
         "read_only" => s("path"),
         "limit" => s("limit").map(|l| {
@@ -685,11 +705,11 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             }
             text
         }),
-        "undo" | "rollback" | "recovery" => s("line").map(|line| {
+        "undo" | "rollback" | "recovery" => typed("line").map(|line| {
             let changes = n("changes").unwrap_or(0);
             let mut text = format!(
                 "{} ({changes} change{})",
-                quote_line(line.strip_suffix('\n').unwrap_or(&line)),
+                quote_line(&line),
                 if changes == 1 { "" } else { "s" }
             );
             let errors: Vec<String> = e
@@ -746,7 +766,11 @@ fn quote_line(line: &str) -> String {
 fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%')
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'-' | b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%'
+                )
         });
     if plain {
         word.to_string()
@@ -767,7 +791,9 @@ fn is_unsafe(c: char) -> bool {
 
 /// Text for the owner's terminal: every character a terminal could act on is `?`.
 pub fn sanitize(text: &str) -> String {
-    text.chars().map(|c| if is_unsafe(c) { '?' } else { c }).collect()
+    text.chars()
+        .map(|c| if is_unsafe(c) { '?' } else { c })
+        .collect()
 }
 
 /// A host path for the owner's terminal (lossy, sanitized).
@@ -811,7 +837,10 @@ mod tests {
 
     #[test]
     fn sanitizes_what_a_terminal_would_act_on() {
-        assert_eq!(sanitize("a\x1b[31mb\u{9b}c\u{202e}d\te\n"), "a?[31mb?c?d?e?");
+        assert_eq!(
+            sanitize("a\x1b[31mb\u{9b}c\u{202e}d\te\n"),
+            "a?[31mb?c?d?e?"
+        );
         assert_eq!(
             escape_json_for_terminal("\"a\u{9b}\u{202e}\""),
             r#""a\u009b\u202e""#
@@ -826,7 +855,9 @@ mod tests {
         };
         let head = r#""time":"2026-11-22T04:09:03.022Z","session":"s-01795320543022475472-7050-0""#;
         assert_eq!(
-            ev(&format!(r#"{{{head},"event":"line","line":"rm -rf build\n"}}"#)),
+            ev(&format!(
+                r#"{{{head},"event":"line","line":"rm -rf build\n"}}"#
+            )),
             "2026-11-22 04:09:03 s-22475472 line: rm -rf build"
         );
         assert_eq!(
@@ -842,7 +873,9 @@ mod tests {
             "2026-11-22 04:09:03 s-22475472 refused: /etc/passwd (outside the mount point)"
         );
         assert_eq!(
-            ev(&format!(r#"{{{head},"event":"limit","limit":"deadline_ms","value":30000}}"#)),
+            ev(&format!(
+                r#"{{{head},"event":"limit","limit":"deadline_ms","value":30000}}"#
+            )),
             "2026-11-22 04:09:03 s-22475472 limit: deadline_ms=30000"
         );
         assert_eq!(
@@ -852,7 +885,9 @@ mod tests {
             "2026-11-22 04:09:03 s-22475472 undo: \"rm x\" (1 change)"
         );
         assert_eq!(
-            ev(&format!(r#"{{{head},"event":"effect","op":"trash","path":"/home/user/b"}}"#)),
+            ev(&format!(
+                r#"{{{head},"event":"effect","op":"trash","path":"/home/user/b"}}"#
+            )),
             "2026-11-22 04:09:03 s-22475472 effect: trash /home/user/b"
         );
         // Escapes decoded by the JSON parser never reach the terminal.
@@ -863,7 +898,9 @@ mod tests {
             "2026-11-22 04:09:03 s-22475472 line: echo ?]0;x? ??"
         );
         assert_eq!(
-            ev(&format!(r#"{{{head},"event":"new_thing","a":1,"b":"x\u001b"}}"#)),
+            ev(&format!(
+                r#"{{{head},"event":"new_thing","a":1,"b":"x\u001b"}}"#
+            )),
             "2026-11-22 04:09:03 s-22475472 new_thing: a=1 b=x?"
         );
     }
@@ -880,10 +917,7 @@ mod tests {
 
     #[test]
     fn short_sessions() {
-        assert_eq!(
-            short_session("s-01795320543022475472-7050-0"),
-            "s-22475472"
-        );
+        assert_eq!(short_session("s-01795320543022475472-7050-0"), "s-22475472");
         assert_eq!(short_session(""), "-");
         assert_eq!(short_session("odd\x1b"), "odd?");
     }

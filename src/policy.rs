@@ -857,6 +857,7 @@ mod tests {
             deny_commands: s(&["date", "which"]),
             undo: false,
             atomic: true,
+            journal: true,
             limits: Limits {
                 deadline_ms: 10_000,
                 stdout_bytes: 512 * 1024,

@@ -48,8 +48,8 @@ pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError
     let info = TrashInfo {
         path: vpath.to_string_lossy().into_owned(),
         rel: sandbox
-            .loc_of(vpath)
-            .map(|l| l.rel.to_string_lossy().into_owned())
+            .physical_of(vpath)
+            .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default(),
         time: now_secs(),
     };

@@ -159,3 +159,527 @@ fn the_state_dir_is_created_hidden_or_where_asked() {
     assert!(!root2.join(".trash").exists());
     assert_eq!(std::fs::read_dir(state.join("trash")).unwrap().count(), 1);
 }
+
+// ---------------------------------------------------------------------------------------
+// The owner's side: --policy, --atomic, --describe, recovery, `trash`, `log`.
+
+/// A fresh copy of `fixtures/trees/basic` (links copied as links), in its own temp dir
+/// (the copy is `<tmp>/root`, so the temp dir also has room for things outside the root).
+fn basic_tree() -> (tempfile::TempDir, std::path::PathBuf) {
+    fn copy(from: &Path, to: &Path) {
+        let meta = std::fs::symlink_metadata(from).unwrap();
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(from).unwrap(), to).unwrap();
+        } else if meta.is_dir() {
+            std::fs::create_dir(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                copy(&entry.path(), &to.join(entry.file_name()));
+            }
+        } else {
+            std::fs::copy(from, to).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/trees/basic"),
+        &root,
+    );
+    (dir, root)
+}
+
+/// Runs the binary with `args` only (no `--mount-point`), stdin closed.
+fn bare(args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// An owner's subcommand on `root`: `trumansh --root ROOT ARGS...`.
+fn owner(root: &Path, args: &[&str]) -> (String, String, i32) {
+    let root = root.to_str().unwrap();
+    let mut all = vec!["--root", root];
+    all.extend_from_slice(args);
+    bare(&all)
+}
+
+/// The ids of `trash list`, oldest first, with their kind and path columns.
+fn trash_rows(root: &Path) -> Vec<(String, String, String)> {
+    let (out, err, status) = owner(root, &["trash", "list", "--json"]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    out.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["id"].as_str().unwrap().to_string(),
+                v["kind"].as_str().unwrap().to_string(),
+                v["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn describe_prints_the_commands_and_the_policys_limits() {
+    let (dir, root) = basic_tree();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "deny_commands = [\"date\"]\natomic = true\n[limits]\ndeadline_ms = \"10s\"\nstdout_bytes = \"512K\"\n",
+    )
+    .unwrap();
+    let (out, err, status) = trumansh(&root)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("--describe")
+        .output()
+        .map(|o| {
+            (
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+                o.status.code().unwrap_or(-1),
+            )
+        })
+        .unwrap();
+    assert_eq!((err.as_str(), status), ("", 0));
+    assert!(
+        out.contains("The working directory is /home/user "),
+        "{out}"
+    );
+    let commands = out
+        .lines()
+        .find(|l| l.starts_with("Available commands: "))
+        .unwrap();
+    let listed: Vec<&str> = commands["Available commands: ".len()..]
+        .trim_end_matches('.')
+        .split(", ")
+        .collect();
+    for c in ["cat", "cd", "grep", "ls", "rm", "undo", "which"] {
+        assert!(listed.contains(&c), "{c} in {commands}");
+    }
+    assert!(!listed.contains(&"date"), "{commands}");
+    assert!(out.contains("stops after 10 s"), "{out}");
+    assert!(out.contains("Output beyond 512 KiB on stdout"), "{out}");
+    assert!(out.contains("Each command line is atomic"), "{out}");
+    // No session ran: no state directory was made.
+    assert!(!root.join(".trash").exists());
+    // Without --mount-point, the root's real path.
+    let real = std::fs::canonicalize(&root).unwrap();
+    let (out, _, status) = bare(&["--root", root.to_str().unwrap(), "--describe"]);
+    assert_eq!(status, 0);
+    assert!(
+        out.contains(&format!("The working directory is {} ", real.display())),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.contains(" date,")), "{out}");
+}
+
+#[test]
+fn a_bad_policy_file_is_a_clear_error_with_status_2() {
+    let (dir, root) = basic_tree();
+    let root_s = root.to_str().unwrap();
+    let bad = dir.path().join("bad.toml");
+    let bad_s = bad.to_str().unwrap();
+    std::fs::write(&bad, "undo = true\nbogus = 1\n").unwrap();
+    let (out, err, status) = bare(&["--root", root_s, "--policy", bad_s, "-c", "echo hi"]);
+    assert_eq!((out.as_str(), status), ("", 2));
+    assert!(
+        err.starts_with(&format!(
+            "trumansh: {bad_s}: line 2, column 1: unknown field `bogus`"
+        )),
+        "{err}"
+    );
+    std::fs::write(&bad, "deny_commands = [\"frobnicate\"]\n").unwrap();
+    let (out, err, status) = bare(&["--root", root_s, "--policy", bad_s, "-c", "echo hi"]);
+    assert_eq!((out.as_str(), status), ("", 2));
+    assert_eq!(
+        err,
+        format!("trumansh: {bad_s}: deny_commands: unknown command \"frobnicate\"\n")
+    );
+    let missing = dir.path().join("missing.toml");
+    let (_, err, status) = bare(&[
+        "--root",
+        root_s,
+        "--policy",
+        missing.to_str().unwrap(),
+        "--describe",
+    ]);
+    assert_eq!(status, 2);
+    assert_eq!(
+        err,
+        format!(
+            "trumansh: {}: No such file or directory\n",
+            missing.display()
+        )
+    );
+}
+
+#[test]
+fn atomic_rolls_back_a_failing_line() {
+    let (dir, root) = basic_tree();
+    let (_, err, status) = run(&root, &["--atomic", "-c", "mkdir a && cp missing a/"], "");
+    assert_eq!(status, 1);
+    assert!(err.contains("cp: cannot stat 'missing': No such file or directory"));
+    assert!(err.contains("rolled back (1 change undone)"), "{err}");
+    assert!(!root.join("a").exists());
+    // The same from the policy file.
+    let policy = dir.path().join("atomic.toml");
+    std::fs::write(&policy, "atomic = true\n").unwrap();
+    let policy_s = policy.to_str().unwrap();
+    let (_, _, status) = run(
+        &root,
+        &["--policy", policy_s, "-c", "mkdir b && cp missing b/"],
+        "",
+    );
+    assert_eq!(status, 1);
+    assert!(!root.join("b").exists());
+    // Without it, the line's changes stay.
+    run(&root, &["-c", "mkdir c && cp missing c/"], "");
+    assert!(root.join("c").is_dir());
+}
+
+#[test]
+fn trash_list_restore_and_purge() {
+    let (dir, root) = basic_tree();
+    let (_, err, _) = run(
+        &root,
+        &[],
+        "rm hello.txt\nrm -r docs\nrm link-to-docs\nrm notes.md\n",
+    );
+    assert_eq!(err, "");
+    // The table: a header, then one row per entry, oldest first.
+    let (out, err, status) = owner(&root, &["trash", "list"]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header, ["ID", "TIME", "(UTC)", "SIZE", "KIND", "PATH"]);
+    let cols: Vec<Vec<&str>> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(cols[0][3..], ["24", "file", "/home/user/hello.txt"]);
+    assert_eq!(cols[1][3..], ["22", "dir", "/home/user/docs"]);
+    assert_eq!(cols[2][3..], ["4", "link", "/home/user/link-to-docs"]);
+    assert_eq!(cols[3][3..], ["21", "file", "/home/user/notes.md"]);
+    // Columns are aligned: every row's KIND starts where the header's does.
+    let at = lines[0].find("KIND").unwrap();
+    for l in &lines[1..] {
+        assert!(
+            l[at..].starts_with("file")
+                || l[at..].starts_with("dir")
+                || l[at..].starts_with("link")
+        );
+    }
+    let rows = trash_rows(&root);
+    let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(ids, [cols[0][0], cols[1][0], cols[2][0], cols[3][0]]);
+
+    // By id: the file comes back where it was.
+    let (out, err, status) = owner(&root, &["trash", "restore", ids[0]]);
+    let real = std::fs::canonicalize(&root).unwrap();
+    assert_eq!(
+        (out, err.as_str(), status),
+        (
+            format!("restored {} to {}/hello.txt\n", ids[0], real.display()),
+            "",
+            0
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("hello.txt")).unwrap(),
+        "hello world\nsecond line\n"
+    );
+    // By the agent's path: the directory, with its contents.
+    let (_, err, status) = owner(&root, &["trash", "restore", "/home/user/docs"]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    assert!(root.join("docs/guide.txt").is_file());
+    // By the path relative to the root: the link comes back as a link, same target.
+    let (_, err, status) = owner(&root, &["trash", "restore", "link-to-docs"]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    let meta = std::fs::symlink_metadata(root.join("link-to-docs")).unwrap();
+    assert!(meta.file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_link(root.join("link-to-docs")).unwrap(),
+        Path::new("docs")
+    );
+    assert_eq!(trash_rows(&root).len(), 1);
+
+    // Never over something: the entry stays.
+    std::fs::write(root.join("notes.md"), "new\n").unwrap();
+    let (out, err, status) = owner(&root, &["trash", "restore", "notes.md"]);
+    assert_eq!((out.as_str(), status), ("", 1));
+    assert_eq!(
+        err,
+        format!(
+            "trumansh: trash restore: {}/notes.md: File exists\n",
+            real.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.md")).unwrap(),
+        "new\n"
+    );
+    // A missing parent.
+    let (_, err, status) = owner(&root, &["trash", "restore", "notes.md", "--to", "nodir/x"]);
+    assert_eq!(status, 1);
+    assert!(
+        err.ends_with("/nodir/x: No such file or directory\n"),
+        "{err}"
+    );
+    // Nothing leaves the root: not lexically, not through a link, not as a host path.
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    for to in ["../escaped", "docs/../../escaped", "out/escaped"] {
+        let (_, err, status) = owner(&root, &["trash", "restore", "notes.md", "--to", to]);
+        assert_eq!(status, 1, "{to}: {err}");
+        assert!(err.starts_with("trumansh: trash restore: "), "{err}");
+    }
+    let host_outside = dir.path().join("escaped");
+    let (_, err, status) = owner(
+        &root,
+        &[
+            "trash",
+            "restore",
+            "notes.md",
+            "--to",
+            host_outside.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(status, 1);
+    assert!(err.contains("outside the root"), "{err}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    assert!(!dir.path().join("escaped").exists());
+    // Nor into the hidden state directory.
+    let (_, err, status) = owner(&root, &["trash", "restore", "notes.md", "--to", ".trash/x"]);
+    assert_eq!(status, 1);
+    assert!(err.ends_with(": inside the state directory\n"), "{err}");
+    // --to, relative to the root or an absolute host path inside it.
+    let (_, err, status) = owner(
+        &root,
+        &["trash", "restore", "notes.md", "--to", "docs/notes.old"],
+    );
+    assert_eq!((err.as_str(), status), ("", 0));
+    assert_eq!(
+        std::fs::read_to_string(root.join("docs/notes.old")).unwrap(),
+        "# Notes\n\n- one\n- two\n"
+    );
+    let (_, err, status) = owner(&root, &["trash", "restore", "nonesuch"]);
+    assert_eq!(status, 1);
+    assert_eq!(
+        err,
+        "trumansh: trash restore: nonesuch: no such trash entry\n"
+    );
+
+    // Several entries with one path: the newest wins; --to takes an absolute host path.
+    run(&root, &[], "echo one > v\nrm v\necho two > v\nrm v\n");
+    let to = root.join("v.restored");
+    let (_, err, status) = owner(
+        &root,
+        &["trash", "restore", "v", "--to", to.to_str().unwrap()],
+    );
+    assert_eq!((err.as_str(), status), ("", 0));
+    assert_eq!(std::fs::read_to_string(&to).unwrap(), "two\n");
+
+    // Purge: fresh entries are kept by --older-than, then removed for good.
+    assert_eq!(trash_rows(&root).len(), 1);
+    let (out, _, status) = owner(&root, &["trash", "purge", "--older-than", "1d"]);
+    assert_eq!((out.as_str(), status), ("purged 0 entries (0 bytes)\n", 0));
+    let (out, _, _) = owner(&root, &["trash", "purge", "--dry-run"]);
+    assert!(out.ends_with("would purge 1 entry (4 bytes)\n"), "{out}");
+    assert_eq!(trash_rows(&root).len(), 1);
+    let (out, _, status) = owner(&root, &["trash", "purge"]);
+    assert_eq!((out.as_str(), status), ("purged 1 entry (4 bytes)\n", 0));
+    assert_eq!(
+        owner(&root, &["trash", "list"]),
+        (String::new(), String::new(), 0)
+    );
+    let (_, err, status) = owner(&root, &["trash", "purge", "--older-than", "7x"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("invalid duration"), "{err}");
+
+    // Every owner's action is in the audit log.
+    let (out, _, _) = owner(&root, &["log", "--event", "trash_restore,trash_purge"]);
+    assert_eq!(out.lines().count(), 7, "{out}");
+    assert!(out.contains(&format!(
+        " trash_restore: {} (/home/user/hello.txt) to ",
+        ids[0]
+    )));
+    assert!(out.contains(" trash_purge: 1 entry (4 bytes)"), "{out}");
+}
+
+#[test]
+fn the_log_shows_what_the_agent_did_and_what_was_refused() {
+    let (_dir, root) = basic_tree();
+    run(
+        &root,
+        &[],
+        "rm -r docs\ngrep -r hello .\ncat /etc/passwd\necho '\x1b[31mred \u{9b}2J \u{202e}'\necho $'\\e]0;x\\a'\n",
+    );
+    let (out, err, status) = owner(&root, &["log"]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    // TIME SESSION EVENT: details, never a control character.
+    assert!(
+        out.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)),
+        "{out:?}"
+    );
+    let events: Vec<&str> = out
+        .lines()
+        .map(|l| l.splitn(4, ' ').nth(3).unwrap())
+        .collect();
+    for want in [
+        "line: rm -r docs",
+        "command: rm -r docs (in /home/user)",
+        "effect: trash /home/user/docs",
+        "line: grep -r hello .",
+        "command: grep -r hello . (in /home/user)",
+        "refused: /etc/passwd (outside the mount point)",
+        "line: echo $'\\e]0;x\\a'",
+        "line: echo '?[31mred ?2J ?'",
+    ] {
+        assert!(events.contains(&want), "{want:?} in {events:#?}");
+    }
+    assert!(events[0].starts_with("session: root "), "{}", events[0]);
+    let first = out.lines().next().unwrap();
+    let (date, rest) = first.split_at(19);
+    assert_eq!(date.len(), "2026-11-22 04:09:03".len());
+    assert!(rest.starts_with(" s-"), "{first}");
+    // Filters.
+    let (out, _, _) = owner(&root, &["log", "--event", "refused"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let (out, _, _) = owner(&root, &["log", "--event", "line", "--tail", "2"]);
+    let tail: Vec<&str> = out
+        .lines()
+        .map(|l| l.splitn(4, ' ').nth(3).unwrap())
+        .collect();
+    assert_eq!(
+        tail,
+        ["line: echo '?[31mred ?2J ?'", "line: echo $'\\e]0;x\\a'"]
+    );
+    let session = first.split(' ').nth(2).unwrap();
+    let (out, _, _) = owner(&root, &["log", "--session", session, "--event", "effect"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let (out, _, _) = owner(&root, &["log", "--session", "s-nobody"]);
+    assert_eq!(out, "");
+    // --json: the raw records, one per line.
+    let (out, _, _) = owner(&root, &["log", "--json", "--event", "refused"]);
+    let v: serde_json::Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(v["path"], "/etc/passwd");
+    assert_eq!(v["reason"], "outside the mount point");
+}
+
+#[test]
+fn the_agent_cannot_reach_the_owners_commands() {
+    let (_dir, root) = basic_tree();
+    let (out, err, status) = run(&root, &[], "rm hello.txt\ntrash list\nlog\ntype trash\n");
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "bash: line 2: trash: command not found\nbash: line 3: log: command not found\nbash: line 4: type: trash: not found\n"
+    );
+    assert_eq!(status, 1);
+    // And the trash entry is untouched.
+    assert_eq!(trash_rows(&root).len(), 1);
+}
+
+#[test]
+fn owner_subcommands_and_script_files_named_like_them() {
+    let (dir, root) = basic_tree();
+    let root_s = root.to_str().unwrap();
+    // Options that start a session do not go with a subcommand.
+    let (_, err, status) = bare(&["--root", root_s, "-c", "true", "log"]);
+    assert_eq!(status, 2);
+    assert!(
+        err.contains("cannot be used with the owner's subcommands"),
+        "{err}"
+    );
+    let (_, _, status) = bare(&[
+        "--root",
+        root_s,
+        "--mount-point",
+        "/home/user",
+        "trash",
+        "list",
+    ]);
+    assert_eq!(status, 2);
+    // --root and --state-dir go before or after the subcommand.
+    let state = dir.path().join("state");
+    let state_s = state.to_str().unwrap();
+    run(&root, &["--state-dir", state_s], "rm hello.txt\n");
+    let (out, _, status) = bare(&["trash", "list", "--root", root_s, "--state-dir", state_s]);
+    assert_eq!((out.lines().count(), status), (2, 0), "{out}");
+    let (out, _, _) = bare(&["--root", root_s, "--state-dir", state_s, "trash", "list"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // A script named `trash` runs as `./trash`.
+    let script = dir.path().join("trash");
+    std::fs::write(&script, "echo from-script\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .current_dir(dir.path())
+        .args(["--root", root_s, "./trash"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "from-script\n");
+}
+
+#[test]
+fn a_crashed_line_is_rolled_back_at_start_and_reported() {
+    let (_dir, root) = basic_tree();
+    // What a session killed in the middle of `mkdir crashed` leaves: the directory, and an
+    // open transaction (no `end`) of a session that is gone.
+    std::fs::create_dir(root.join("crashed")).unwrap();
+    let txn = root.join(".trash/txn/txn-00000000000000000001-1-0");
+    std::fs::create_dir_all(&txn).unwrap();
+    std::fs::write(
+        txn.join("journal.jsonl"),
+        concat!(
+            r#"{"t":"begin","session":"s-00000000000000000001-1-0","line":"mkdir crashed\n","time":1}"#,
+            "\n",
+            r#"{"t":"do","seq":0,"op":"create_dir","path":"/home/user/crashed","undo":[{"undo":"remove","at":"crashed"}]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (out, err, status) = run(&root, &["-c", "ls -d crashed"], "");
+    assert_eq!((out.as_str(), status), ("", 2));
+    assert_eq!(
+        err,
+        "trumansh: recovered from a crash: rolled back the interrupted line `mkdir crashed` (1 change)\n\
+         ls: cannot access 'crashed': No such file or directory\n"
+    );
+    let (out, _, _) = owner(&root, &["log", "--event", "recovery"]);
+    assert!(
+        out.ends_with(" recovery: \"mkdir crashed\" (1 change)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_readmes_policy_example_loads() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("```toml\n").unwrap() + "```toml\n".len();
+    let toml = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert!(toml.contains("[limits]"));
+    let (dir, root) = basic_tree();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, toml).unwrap();
+    let (out, err, status) = bare(&[
+        "--root",
+        root.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+        "--describe",
+    ]);
+    assert_eq!((err.as_str(), status), ("", 0));
+    assert!(out.contains("Some paths are hidden"), "{out}");
+    assert!(out.contains("stops after 10 s"), "{out}");
+}

@@ -891,7 +891,11 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
             match ctx.fs.read(&ctx.resolve(f)) {
                 Ok(data) => out.push(data),
                 Err(e) => {
-                    let what = if e == FsError::TooLarge {
+                    // Open errors are "cannot read"; what read(2) says is "read failed".
+                    let what = if matches!(
+                        e,
+                        FsError::TooLarge | FsError::IsADirectory | FsError::Io | FsError::TimedOut
+                    ) {
                         "read failed"
                     } else {
                         "cannot read"
@@ -1403,7 +1407,7 @@ mod tests {
         );
         assert_eq!(
             sort(&w, &["big"]).1,
-            "sort: cannot read: big: File too large\n"
+            "sort: read failed: big: File too large\n"
         );
     }
 }

@@ -632,11 +632,32 @@ impl Sandbox {
     }
 
     fn locate_for_create(&self, vpath: &Path) -> Result<Loc, FsError> {
-        let loc = self.locate(vpath)?;
+        let mut loc = self.locate(vpath)?;
         if loc.is_root() {
             return Err(FsError::AlreadyExists);
         }
+        if loc.has_trailing_slash() {
+            // `rm -r dir/`, `mv dir/ x`: the directory itself (a name with a final `/.` cannot
+            // be created, renamed or removed). It must be a directory, as the kernel requires.
+            let bytes = loc.rel.as_os_str().as_bytes();
+            let trimmed = PathBuf::from(OsString::from_vec(
+                bytes.get(..bytes.len() - 2).unwrap_or_default().to_vec(),
+            ));
+            match self.root.symlink_metadata(&trimmed) {
+                Ok(m) if m.is_dir() => loc.rel = trimmed,
+                Ok(m) if m.file_type().is_symlink() => {}
+                Ok(_) => return Err(FsError::NotADirectory),
+                Err(e) => return Err(map_err(e)),
+            }
+        }
         Ok(loc)
+    }
+
+    /// Where a virtual path is, physically, relative to the root (its parent resolved; the
+    /// final component not followed), for records that must not depend on the mount point
+    /// or on links that may change.
+    pub fn physical_of(&self, vpath: &Path) -> Option<PathBuf> {
+        self.locate(vpath).ok().map(|loc| self.physical(&loc))
     }
 
     /// Opens an existing regular file for writing without following a final link.
