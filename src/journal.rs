@@ -3,11 +3,11 @@
 //!
 //! Layout in the state directory:
 //!
-//! - `txn/<id>/journal.jsonl` — the line's records, written *before* each change is applied
+//! - `txn/<id>.jsonl` — the line's records, written *before* each change is applied
 //!   (write-ahead): `begin` (the line, the session), one `do` per change with the list of
 //!   inverses that revert it, `failed` for a change that could not be applied, and `end` when
-//!   the line is over. A transaction directory exists only for a line that changed something.
-//! - `txn/<id>/<seq>` — what a change replaced: the bytes of an overwritten file (copied, so
+//!   the line is over. A transaction exists only for a line that changed something.
+//! - `txn/<id>.d/<seq>` — what a change replaced: the bytes of an overwritten file (copied, so
 //!   the file keeps its inode), or an object moved aside by a rename over it.
 //! - `sessions/<session>.lock` — held (`flock`) by a live session, so that recovery never
 //!   touches another live session's open transaction.
@@ -40,6 +40,8 @@ use crate::state;
 const TXN_DIR: &str = "txn";
 /// Live sessions' lock files.
 const SESSIONS_DIR: &str = "sessions";
+/// How many transactions beyond the history are kept before pruning.
+const PRUNE_SLACK: usize = 16;
 
 /// A root-relative path, stored losslessly: text when it is UTF-8, bytes otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,6 +187,9 @@ pub struct Journal {
     enabled: bool,
     session: String,
     history: usize,
+    /// About how many transactions the journal holds (counted at start, then by commits),
+    /// so that pruning lists the directory once per [`PRUNE_SLACK`] commits, not each time.
+    held: std::sync::atomic::AtomicUsize,
     inner: Mutex<Inner>,
     /// The session's lock, held while it lives, and the state directory to remove it from.
     lock: Option<(std::fs::File, Dir)>,
@@ -204,6 +209,7 @@ impl Journal {
             enabled,
             session,
             history: history.max(1),
+            held: std::sync::atomic::AtomicUsize::new(txn_ids(state).len()),
             inner: Mutex::new(Inner {
                 line: String::new(),
                 active: None,
@@ -239,17 +245,14 @@ impl Journal {
             return Err(FsError::Io);
         };
         if inner.active.is_none() {
+            // One file per transaction (a directory for saved bytes only when one is needed:
+            // creating a directory costs more than the rest of a small line).
             let id = unique_name("txn");
-            let dir = Path::new(TXN_DIR).join(&id);
-            sandbox
-                .state_dir()
-                .create_dir(&dir)
-                .map_err(crate::sandbox::map_err)?;
             let mut opts = OpenOptions::new();
-            opts.create(true).append(true);
+            opts.create_new(true).append(true);
             let file = sandbox
                 .state_dir()
-                .open_with(dir.join("journal.jsonl"), &opts)
+                .open_with(journal_path(&id), &opts)
                 .map_err(crate::sandbox::map_err)?;
             let mut active = Active {
                 id,
@@ -273,7 +276,7 @@ impl Journal {
         };
         let seq = active.next_seq;
         active.next_seq += 1;
-        let blob = Path::new(TXN_DIR).join(&active.id).join(seq.to_string());
+        let blob = blob_dir(&active.id).join(seq.to_string());
         let plan = plan(sandbox, op, &blob)?;
         append(
             &mut active.file,
@@ -332,7 +335,10 @@ impl Journal {
             },
         );
         drop(file);
-        self.prune(sandbox);
+        let held = self.held.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if held > self.history + PRUNE_SLACK {
+            self.prune(sandbox);
+        }
         None
     }
 
@@ -417,6 +423,8 @@ impl Journal {
     fn prune(&self, sandbox: &Sandbox) {
         let state = sandbox.state_dir();
         let ids = txn_ids(state);
+        self.held
+            .store(ids.len(), std::sync::atomic::Ordering::Relaxed);
         if ids.len() <= self.history {
             return;
         }
@@ -430,10 +438,18 @@ impl Journal {
             if !records.iter().any(|r| matches!(r, Record::End { .. })) {
                 continue;
             }
-            let _ = state.remove_dir_all(Path::new(TXN_DIR).join(&id));
+            // What the pruned transaction held leaves the quota (measured: it is small, and
+            // the sandbox as a whole is never walked again for it).
+            let mut held = sandbox.state_usage(&blob_dir(&id));
+            if let Ok(m) = state.metadata(journal_path(&id)) {
+                held.bytes += m.len();
+            }
+            remove_txn(state, &id);
+            sandbox.credit(held);
             pruned += 1;
         }
-        sandbox.guard().forget_usage();
+        self.held
+            .fetch_sub(pruned, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -520,6 +536,7 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
                             at: RelPath::of(&b),
                             blob: blob.to_string_lossy().into_owned(),
                         });
+                        make_blob_dir(sandbox, blob);
                         plan.stash = Some((b, blob.to_path_buf()));
                     }
                     Some(t) if t.is_dir && src.is_some_and(|s| s.is_dir) => {
@@ -588,6 +605,7 @@ fn plan_write(
             times: b.times,
         }),
         Some(b) => {
+            make_blob_dir(sandbox, blob);
             sandbox.save_bytes(loc, blob)?;
             plan.undo.push(Inverse::Restore {
                 at: RelPath::of(loc),
@@ -662,7 +680,7 @@ pub fn revert_txn(sandbox: &Sandbox, id: &str) -> Reverted {
     }
     sandbox.guard().set_owner(false);
     sandbox.guard().forget_usage();
-    let _ = state.remove_dir_all(Path::new(TXN_DIR).join(id));
+    remove_txn(state, id);
     Reverted {
         id: id.to_string(),
         line,
@@ -698,6 +716,29 @@ fn apply_inverse(sandbox: &Sandbox, inv: &Inverse) -> Result<(), FsError> {
     }
 }
 
+/// A transaction's journal: `txn/<id>.jsonl`.
+fn journal_path(id: &str) -> PathBuf {
+    Path::new(TXN_DIR).join(format!("{id}.jsonl"))
+}
+
+/// Where a transaction keeps the bytes and objects its changes replaced: `txn/<id>.d/`.
+fn blob_dir(id: &str) -> PathBuf {
+    Path::new(TXN_DIR).join(format!("{id}.d"))
+}
+
+/// Creates the directory a blob goes in.
+fn make_blob_dir(sandbox: &Sandbox, blob: &Path) {
+    if let Some(dir) = blob.parent() {
+        let _ = ensure_dir(sandbox.state_dir(), dir);
+    }
+}
+
+/// Removes a transaction from the journal.
+fn remove_txn(state: &Dir, id: &str) {
+    let _ = state.remove_dir_all(blob_dir(id));
+    let _ = state.remove_file(journal_path(id));
+}
+
 /// The transaction ids in the journal, oldest first.
 fn txn_ids(state: &Dir) -> Vec<String> {
     let mut ids: Vec<String> = state
@@ -706,7 +747,11 @@ fn txn_ids(state: &Dir) -> Vec<String> {
             entries
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|n| n.starts_with("txn-"))
+                .filter_map(|n| {
+                    n.strip_suffix(".jsonl")
+                        .filter(|id| id.starts_with("txn-"))
+                        .map(str::to_string)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -716,7 +761,7 @@ fn txn_ids(state: &Dir) -> Vec<String> {
 
 /// A transaction's records; a torn last line (a crash mid-write) is ignored.
 fn read_records(state: &Dir, id: &str) -> Vec<Record> {
-    let Ok(f) = state.open(Path::new(TXN_DIR).join(id).join("journal.jsonl")) else {
+    let Ok(f) = state.open(journal_path(id)) else {
         return Vec::new();
     };
     std::io::BufReader::new(f)

@@ -360,6 +360,8 @@ impl Session {
         sink: &mut dyn Sink,
     ) -> i32 {
         self.journal.begin_line(text);
+        // Another process may have changed the tree since the last line: resolve afresh.
+        self.sandbox.tree_changed();
         let limits = &self.config.policy.limits;
         self.sandbox
             .guard()

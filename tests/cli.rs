@@ -636,10 +636,10 @@ fn a_crashed_line_is_rolled_back_at_start_and_reported() {
     // What a session killed in the middle of `mkdir crashed` leaves: the directory, and an
     // open transaction (no `end`) of a session that is gone.
     std::fs::create_dir(root.join("crashed")).unwrap();
-    let txn = root.join(".trash/txn/txn-00000000000000000001-1-0");
+    let txn = root.join(".trash/txn");
     std::fs::create_dir_all(&txn).unwrap();
     std::fs::write(
-        txn.join("journal.jsonl"),
+        txn.join("txn-00000000000000000001-1-0.jsonl"),
         concat!(
             r#"{"t":"begin","session":"s-00000000000000000001-1-0","line":"mkdir crashed\n","time":1}"#,
             "\n",

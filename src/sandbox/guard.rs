@@ -205,6 +205,16 @@ impl Guard {
         *u.get_or_insert_with(measure)
     }
 
+    /// Gives back what was removed, when the usage is known (never measures for it).
+    pub fn credit(&self, freed: Usage) {
+        if let Ok(mut u) = self.usage.lock()
+            && let Some(u) = u.as_mut()
+        {
+            u.bytes = u.bytes.saturating_sub(freed.bytes);
+            u.entries = u.entries.saturating_sub(freed.entries);
+        }
+    }
+
     /// Forgets the usage (after an undo or a purge), to be measured again when next needed.
     pub fn forget_usage(&self) {
         if let Ok(mut u) = self.usage.lock() {

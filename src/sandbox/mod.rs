@@ -479,8 +479,8 @@ impl Sandbox {
     }
 
     /// Forgets resolved parents: called by every operation that can change how a path
-    /// resolves.
-    fn tree_changed(&self) {
+    /// resolves, and at the start of every line (others may have changed the tree since).
+    pub fn tree_changed(&self) {
         if let Ok(mut cache) = self.resolved_parents.lock() {
             cache.clear();
         }

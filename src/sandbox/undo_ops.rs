@@ -87,6 +87,21 @@ impl Sandbox {
         self.guard.usage_with(|| self.measure())
     }
 
+    /// What a directory of the state directory holds (itself included).
+    pub fn state_usage(&self, dir: &Path) -> Usage {
+        let mut usage = Usage {
+            bytes: 0,
+            entries: 1,
+        };
+        add_tree(&self.state, dir, None, &mut usage);
+        usage
+    }
+
+    /// Gives back to the quota what was removed (only when the usage is already known).
+    pub fn credit(&self, freed: Usage) {
+        self.guard.credit(freed);
+    }
+
     /// What the root and the state directory hold now.
     /// The state directory's trash and saved undo data count; the owner's own records
     /// (audit log, history, locks) do not.

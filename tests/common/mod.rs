@@ -1,0 +1,65 @@
+//! Helpers shared by the containment tests.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What a snapshot records about one object (times and inodes included: a `touch` through a
+/// link out, or a file created and removed in an outside directory, would show).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    File {
+        mode: u32,
+        ino: u64,
+        mtime: (i64, i64),
+        bytes: Vec<u8>,
+    },
+    Dir {
+        mode: u32,
+        mtime: (i64, i64),
+    },
+    Link {
+        target: PathBuf,
+    },
+}
+
+/// Every object under `dir` (itself included), by path. A directory equal to `skip` is
+/// listed without its contents, mode or times (the sandbox root, when the outside is
+/// snapshotted from above it).
+pub fn snapshot(dir: &Path, skip: Option<&Path>) -> BTreeMap<PathBuf, Node> {
+    fn walk(path: &Path, skip: Option<&Path>, out: &mut BTreeMap<PathBuf, Node>) {
+        let m = fs::symlink_metadata(path).unwrap();
+        let mtime = (m.mtime(), m.mtime_nsec());
+        let node = if m.file_type().is_symlink() {
+            Node::Link {
+                target: fs::read_link(path).unwrap(),
+            }
+        } else if m.is_dir() && skip == Some(path) {
+            Node::Dir {
+                mode: 0,
+                mtime: (0, 0),
+            }
+        } else if m.is_dir() {
+            for entry in fs::read_dir(path).unwrap() {
+                walk(&entry.unwrap().path(), skip, out);
+            }
+            Node::Dir {
+                mode: m.mode() & 0o7777,
+                mtime,
+            }
+        } else {
+            Node::File {
+                mode: m.mode() & 0o7777,
+                ino: m.ino(),
+                mtime,
+                bytes: fs::read(path).unwrap(),
+            }
+        };
+        out.insert(path.to_path_buf(), node);
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, skip, &mut out);
+    out
+}
