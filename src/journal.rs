@@ -316,15 +316,7 @@ impl Journal {
         if rollback {
             drop(file);
             let reverted = revert_txn(sandbox, &id);
-            sandbox.audit().event(
-                "rollback",
-                fields([
-                    ("txn", id.clone().into()),
-                    ("line", reverted.line.clone().into()),
-                    ("changes", reverted.changes.into()),
-                    ("errors", reverted.errors.clone().into()),
-                ]),
-            );
+            audit_reverted(sandbox, "rollback", &reverted);
             return Some(reverted);
         }
         let _ = append(
@@ -368,15 +360,7 @@ impl Journal {
             if reverted.changes == 0 && reverted.errors.is_empty() {
                 continue; // a line whose every change failed: nothing to count
             }
-            sandbox.audit().event(
-                "undo",
-                fields([
-                    ("txn", id.clone().into()),
-                    ("line", reverted.line.clone().into()),
-                    ("changes", reverted.changes.into()),
-                    ("errors", reverted.errors.clone().into()),
-                ]),
-            );
+            audit_reverted(sandbox, "undo", &reverted);
             out.push(reverted);
         }
         out
@@ -402,15 +386,7 @@ impl Journal {
                 continue;
             }
             let reverted = revert_txn(sandbox, &id);
-            sandbox.audit().event(
-                "recovery",
-                fields([
-                    ("txn", id.clone().into()),
-                    ("line", reverted.line.clone().into()),
-                    ("changes", reverted.changes.into()),
-                    ("errors", reverted.errors.clone().into()),
-                ]),
-            );
+            audit_reverted(sandbox, "recovery", &reverted);
             if let Some(owner) = owner {
                 let _ = state.remove_file(Path::new(SESSIONS_DIR).join(format!("{owner}.lock")));
             }
@@ -634,6 +610,19 @@ fn op_path(op: &Op) -> String {
         serde_json::Value::String(s) => s,
         _ => String::new(),
     }
+}
+
+/// Audits a reverted transaction (`undo`, `rollback` or `recovery`).
+fn audit_reverted(sandbox: &Sandbox, event: &str, r: &Reverted) {
+    sandbox.audit().event(
+        event,
+        fields([
+            ("txn", r.id.clone().into()),
+            ("line", r.line.clone().into()),
+            ("changes", r.changes.into()),
+            ("errors", r.errors.clone().into()),
+        ]),
+    );
 }
 
 /// Reverts one transaction (its changes in reverse order) and removes it from the journal.

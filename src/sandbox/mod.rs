@@ -532,9 +532,7 @@ impl Sandbox {
     /// for a `<` redirection that streams while the command runs.
     pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
         let loc = self.locate(path)?;
-        if let Some(guard::Fault::Unreadable(name)) = self.guard.fault()
-            && loc.rel.file_name() == Some(name.as_os_str())
-        {
+        if self.injected_unreadable(&loc) {
             return Err(FsError::Io);
         }
         if self.follow_needs_check() && !loc.has_trailing_slash() {
@@ -827,9 +825,7 @@ impl Sandbox {
             return Err(FsError::IsADirectory);
         }
         let dst = self.resolve_write_target(to)?;
-        if let Some(guard::Fault::Unreadable(name)) = self.guard.fault()
-            && src.rel.file_name() == Some(name.as_os_str())
-        {
+        if self.injected_unreadable(&src) {
             return Err(FsError::Io);
         }
         let mut reader = self.root.open(&src.rel).map_err(map_err)?;
@@ -910,15 +906,13 @@ impl Sandbox {
         self.root
             .symlink_metadata(&loc.rel)
             .map_err(|e| self.host_err(vpath, e))?;
-        match self.root.rename(&loc.rel, &self.state, dest) {
-            Ok(()) => Ok(()),
-            Err(e) if e.raw_os_error() == Some(18) => {
-                // EXDEV: the state dir is on another filesystem.
-                copy_tree(&self.root, &loc.rel, &self.state, dest, 0)?;
-                remove_tree(&self.root, &loc.rel, 0)
-            }
-            Err(e) => Err(map_err(e)),
-        }
+        self.stash(&loc, dest)
+    }
+
+    /// Whether a fault-injection test made this file unreadable.
+    fn injected_unreadable(&self, loc: &Loc) -> bool {
+        matches!(self.guard.fault(), Some(guard::Fault::Unreadable(name))
+            if loc.rel.file_name() == Some(name.as_os_str()))
     }
 }
 
