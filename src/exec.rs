@@ -24,6 +24,7 @@ use trumansh_commands::{
 
 use crate::audit::{fields, text};
 use crate::journal::{Journal, Plan};
+use crate::outcome::AppliedEffect;
 use crate::sandbox::Sandbox;
 use crate::session::{Sink, Stream};
 use crate::state;
@@ -107,6 +108,27 @@ impl Read for PipeReader {
     }
 }
 
+/// The stdin a request gave the line: shared by its commands, consumed as they read it.
+#[derive(Clone)]
+pub(crate) struct LineInput(std::sync::Arc<std::sync::Mutex<std::io::Cursor<Vec<u8>>>>);
+
+impl LineInput {
+    pub(crate) fn new(bytes: &[u8]) -> Self {
+        LineInput(std::sync::Arc::new(std::sync::Mutex::new(
+            std::io::Cursor::new(bytes.to_vec()),
+        )))
+    }
+}
+
+impl Read for LineInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut cursor) => cursor.read(buf),
+            Err(_) => Ok(0),
+        }
+    }
+}
+
 /// What a command may read and who it is, shared by every stage of a pipeline.
 pub(crate) struct Env<'a> {
     pub sandbox: &'a Sandbox,
@@ -120,6 +142,8 @@ pub(crate) struct Env<'a> {
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
+    /// The request's stdin, for a command with no pipe or redirection of its own.
+    pub stdin: Option<&'a LineInput>,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -206,6 +230,9 @@ impl<'a> Emitter<'a> {
                     .sandbox
                     .resolve_write_target(path)
                     .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
+                if written.is_ok() {
+                    self.journal.wrote(path, bytes.len() as u64);
+                }
                 if let Err(e) = written {
                     self.closed.set(true);
                     if !self.write_failed.replace(true) {
@@ -375,6 +402,11 @@ pub(crate) fn apply_fs_effect(
     let pending = journal.before(sandbox, op, name)?;
     audit_effect(sandbox, name, op);
     let result = apply_planned(sandbox, op, &pending.plan);
+    if result.is_ok()
+        && let Some(effect) = AppliedEffect::of(op)
+    {
+        journal.applied(effect);
+    }
     if let Err(e) = &result {
         journal.failed(pending.seq);
         sandbox.audit().event(

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use trumansh_commands::{FsError, FsView, Op};
 
 use crate::audit::{fields, text};
+use crate::outcome::AppliedEffect;
 use crate::sandbox::{Loc, Sandbox, Times, unique_name};
 use crate::state;
 
@@ -179,6 +180,8 @@ struct Active {
 struct Inner {
     line: String,
     active: Option<Active>,
+    /// What the current line applied, for its report (kept even when recording is off).
+    applied: Vec<AppliedEffect>,
 }
 
 /// The session's journal.
@@ -213,6 +216,7 @@ impl Journal {
             inner: Mutex::new(Inner {
                 line: String::new(),
                 active: None,
+                applied: Vec::new(),
             }),
             lock,
         };
@@ -228,7 +232,37 @@ impl Journal {
                 _ => String::new(),
             };
             inner.active = None;
+            inner.applied.clear();
         }
+    }
+
+    /// Notes a change the current line applied (for the line's report).
+    pub fn applied(&self, effect: AppliedEffect) {
+        if let Ok(mut inner) = self.inner.lock() {
+            inner.applied.push(effect);
+        }
+    }
+
+    /// Bytes a command wrote to a redirection target the line opened: counted in that open's
+    /// effect.
+    pub fn wrote(&self, path: &Path, n: u64) {
+        if let Ok(mut inner) = self.inner.lock()
+            && let Some(AppliedEffect::Write { bytes, .. }) = inner
+                .applied
+                .iter_mut()
+                .rev()
+                .find(|e| matches!(e, AppliedEffect::Write { path: p, .. } if p == path))
+        {
+            *bytes += n;
+        }
+    }
+
+    /// The changes the current line applied, in order.
+    pub fn take_applied(&self) -> Vec<AppliedEffect> {
+        self.inner
+            .lock()
+            .map(|mut i| std::mem::take(&mut i.applied))
+            .unwrap_or_default()
     }
 
     /// Plans and records a change before it is applied. `Err` when what the change replaces

@@ -3,8 +3,15 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the data flow.
 //!
+//! The library API for Rust hosts: a [`Session`] is one shell (cwd, variables, `$?`) on one
+//! sandbox directory; [`Session::run`] runs one complete input and returns an [`Outcome`]:
+//! stdout and stderr bytes, the status, the cwd after the line, whether output was truncated
+//! or the deadline hit, the time taken, and the changes applied ([`AppliedEffect`]).
+//! [`Session::run_with`] takes a [`Request`] (stdin for the line, a shorter deadline);
+//! [`Session::execute`] streams the output to a [`Sink`] instead of keeping it.
+//!
 //! ```
-//! use trumansh::{Config, Session};
+//! use trumansh::{AppliedEffect, Config, Request, Session};
 //!
 //! let dir = tempfile::tempdir()?;
 //! let mut config = Config::new(dir.path());
@@ -13,9 +20,13 @@
 //! let out = session.run("mkdir -p notes && echo hi > notes/a.txt && cd notes && cat a.txt");
 //! assert_eq!(out.stdout, b"hi\n");
 //! assert_eq!(session.cwd(), std::path::Path::new("/home/user/notes"));
+//! assert_eq!(out.effects.len(), 2); // mkdir notes, write notes/a.txt
+//! assert!(matches!(&out.effects[1], AppliedEffect::Write { bytes: 3, .. }));
 //! let out = session.run("cat /etc/passwd");
 //! assert_eq!(out.stderr, b"cat: /etc/passwd: No such file or directory\n");
 //! assert_eq!(out.status, 1);
+//! let out = session.run_with(&Request { stdin: Some(b"b\na\n"), ..Request::new(b"sort") });
+//! assert_eq!(out.stdout, b"a\nb\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -23,6 +34,7 @@ pub mod audit;
 mod exec;
 pub mod frontend;
 pub mod journal;
+mod outcome;
 pub mod owner;
 pub mod policy;
 pub mod sandbox;
@@ -31,4 +43,5 @@ pub mod shell;
 pub mod state;
 pub mod transcript;
 
-pub use session::{Captured, Config, ErrorMode, RunResult, Session, Sink, Stream};
+pub use outcome::{AppliedEffect, Outcome, Report, Request};
+pub use session::{Captured, Config, ErrorMode, Session, Sink, Stream};

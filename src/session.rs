@@ -18,10 +18,11 @@ use trumansh_commands::{CommandName, FsView, Identity, Op, Stdin, Vars, resolve_
 
 use crate::audit::{fields, text};
 use crate::exec::{
-    ChannelSink, DirectSink, Emitter, Env, Out, PIPE_CHUNKS, PipeReader, apply_fs_effect,
-    run_command,
+    ChannelSink, DirectSink, Emitter, Env, LineInput, Out, PIPE_CHUNKS, PipeReader,
+    apply_fs_effect, run_command,
 };
 use crate::journal::{Journal, Reverted};
+use crate::outcome::{AppliedEffect, Outcome, Report, Request};
 use crate::policy::{Policy, human_bytes, human_ms};
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
@@ -95,16 +96,6 @@ impl Config {
     }
 }
 
-/// The result of running one input with [`Session::run`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunResult {
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    pub status: i32,
-    /// `Some(status)` when the input ran `exit`.
-    pub exit: Option<i32>,
-}
-
 /// A shell session on one sandbox.
 pub struct Session {
     sandbox: Sandbox,
@@ -123,6 +114,14 @@ pub struct Session {
     abort_input: bool,
     /// The current line's deadline was reported.
     timed_out: bool,
+    /// The current line's deadline, in milliseconds (the policy's, or a request's shorter one).
+    deadline_ms: u64,
+    /// The current line's stdin (a request's), shared by the commands that read it.
+    line_stdin: Option<LineInput>,
+    /// The current line's output passed a cap.
+    truncated: bool,
+    /// How many changes the current line's atomic rollback undid.
+    rolled_back: usize,
 }
 
 /// A command's stdin before it runs.
@@ -204,6 +203,7 @@ impl Session {
             config.policy.journal,
         );
         let mount = sandbox.mount_point().to_path_buf();
+        let deadline_ms = config.policy.limits.deadline_ms;
         let mut vars = Vars::default();
         let home = mount.to_string_lossy().into_owned();
         vars.set("HOME", home.clone(), true);
@@ -228,6 +228,10 @@ impl Session {
             recovered,
             abort_input: false,
             timed_out: false,
+            deadline_ms,
+            line_stdin: None,
+            truncated: false,
+            rolled_back: 0,
         })
     }
 
@@ -271,15 +275,65 @@ impl Session {
         self.journal.undo(&self.sandbox, n)
     }
 
-    /// Runs a complete input and returns its captured output.
-    pub fn run(&mut self, input: &str) -> RunResult {
+    /// Runs one complete input (a line, or several lines holding one command, such as a
+    /// here-document) and returns its output and report.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let mut session = trumansh::Session::new(trumansh::Config::new(dir.path()))?;
+    /// let out = session.run("echo hi > a.txt; cat a.txt nope");
+    /// assert_eq!(out.stdout, b"hi\n");
+    /// assert_eq!(out.stderr, b"cat: nope: No such file or directory\n");
+    /// assert_eq!(out.status, 1);
+    /// assert_eq!(out.effects.len(), 1); // the write of a.txt
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run(&mut self, input: impl AsRef<[u8]>) -> Outcome {
+        self.run_with(&Request::new(input.as_ref()))
+    }
+
+    /// Runs a request (input, stdin, deadline) and returns its output and report.
+    pub fn run_with(&mut self, request: &Request) -> Outcome {
         let mut sink = Captured::default();
-        let status = self.run_input(input.as_bytes(), 1, &mut sink);
-        RunResult {
+        let report = self.execute(request, &mut sink);
+        Outcome {
             stdout: sink.stdout,
             stderr: sink.stderr,
+            report,
+        }
+    }
+
+    /// Runs a request, streaming its output to `sink` as it is produced, and reports what it
+    /// did. The line is one transaction.
+    pub fn execute(&mut self, request: &Request, sink: &mut dyn Sink) -> Report {
+        let started = std::time::Instant::now();
+        let policy_ms = self.config.policy.limits.deadline_ms;
+        self.deadline_ms = match request.timeout {
+            Some(t) => {
+                let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
+                if policy_ms == 0 {
+                    ms
+                } else {
+                    ms.min(policy_ms)
+                }
+            }
+            None => policy_ms,
+        };
+        self.line_stdin = request.stdin.map(LineInput::new);
+        self.truncated = false;
+        self.rolled_back = 0;
+        self.timed_out = false;
+        let status = self.parse_and_run(request.input, request.first_line, sink);
+        self.line_stdin = None;
+        Report {
             status,
             exit: self.exit,
+            cwd: self.cwd.clone(),
+            truncated: self.truncated,
+            timed_out: self.timed_out,
+            duration: started.elapsed(),
+            effects: self.journal.take_applied(),
+            rolled_back: self.rolled_back,
         }
     }
 
@@ -287,6 +341,14 @@ impl Session {
     /// `sink`. An unfinished input (open quote, pending here-document) is reported as bash
     /// reports it at end of file. Returns `$?`.
     pub fn run_input(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
+        let request = Request {
+            first_line,
+            ..Request::new(input)
+        };
+        self.execute(&request, sink).status
+    }
+
+    fn parse_and_run(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
         self.sandbox.audit().new_line(input);
         let max = self.config.policy.limits.line_bytes;
         if input.len() > max {
@@ -347,6 +409,7 @@ impl Session {
 
     /// Runs a parsed script as one transaction.
     pub fn run_script(&mut self, script: &Script, sink: &mut dyn Sink) -> i32 {
+        self.deadline_ms = self.config.policy.limits.deadline_ms;
         self.run_line(script, b"", 1, sink)
     }
 
@@ -362,10 +425,9 @@ impl Session {
         self.journal.begin_line(text);
         // Another process may have changed the tree since the last line: resolve afresh.
         self.sandbox.tree_changed();
-        let limits = &self.config.policy.limits;
         self.sandbox
             .guard()
-            .start_line(std::time::Duration::from_millis(limits.deadline_ms));
+            .start_line(std::time::Duration::from_millis(self.deadline_ms));
         self.abort_input = false;
         self.timed_out = false;
         for item in &script.items {
@@ -383,6 +445,7 @@ impl Session {
                 } else {
                     "stderr"
                 };
+                self.truncated = true;
                 self.limit_hit(&format!("{name}_bytes"), cap);
                 let msg = format!(
                     "output truncated: {name} passed {} for one command line; the rest was dropped\n",
@@ -398,6 +461,7 @@ impl Session {
             .end_line(&self.sandbox, self.last_status, rollback)
             && reverted.changes > 0
         {
+            self.rolled_back = reverted.changes;
             let s = if reverted.changes == 1 { "" } else { "s" };
             let msg = format!(
                 "the line failed and was rolled back ({} change{s} undone)\n",
@@ -483,7 +547,7 @@ impl Session {
             // The line's deadline: like `timeout`, status 124; the rest of the line is skipped.
             if !self.timed_out {
                 self.timed_out = true;
-                let ms = self.config.policy.limits.deadline_ms;
+                let ms = self.deadline_ms;
                 self.limit_hit("deadline_ms", ms);
                 let msg = format!(
                     "time limit of {} for one command line exceeded; the command was stopped\n",
@@ -544,7 +608,7 @@ impl Session {
                         fds.err,
                         &streams,
                     );
-                    let stdin = stdin_of(fds.stdin, None);
+                    let stdin = stdin_of(fds.stdin, None, self.line_stdin.as_ref());
                     let env = self.env();
                     let vars = vars.as_ref().unwrap_or(&self.vars);
                     let status = run_command(&env, command, &args, vars, &stdin, &emitter);
@@ -644,6 +708,7 @@ impl Session {
             stdout_is_tty: self.config.stdout_is_tty,
             walk_depth: self.config.policy.limits.walk_depth,
             denied: &self.denied,
+            stdin: self.line_stdin.as_ref(),
         }
     }
 
@@ -992,6 +1057,12 @@ impl Session {
     /// The `undo` builtin: reverts, and says what it reverted.
     fn run_undo(&mut self, count: usize) -> Said {
         let reverted = self.undo(count);
+        for r in &reverted {
+            self.journal.applied(AppliedEffect::Undo {
+                line: r.line.clone(),
+                changes: r.changes,
+            });
+        }
         let mut said = Said::default();
         if reverted.is_empty() {
             said.err.push(b"undo: nothing to undo\n".to_vec());
@@ -1059,7 +1130,7 @@ fn run_stage(
             let mut emitter =
                 Emitter::new(env.sandbox, env.journal, prefix, fds.out, fds.err, &streams);
             emitter.next = tx;
-            let stdin = stdin_of(fds.stdin, rx);
+            let stdin = stdin_of(fds.stdin, rx, env.stdin);
             let vars = vars.as_ref().unwrap_or(env.vars);
             // `cd`, variables and `exit` in a subshell stage do not reach the session.
             run_command(env, command, &args, vars, &stdin, &emitter)
@@ -1067,14 +1138,20 @@ fn run_stage(
     }
 }
 
-/// A command's stdin: its redirection, else the pipe from the previous stage, else empty.
-fn stdin_of(input: Input, pipe: Option<mpsc::Receiver<Vec<u8>>>) -> Stdin {
+/// A command's stdin: its redirection, else the pipe from the previous stage, else the
+/// request's stdin, else empty.
+fn stdin_of(
+    input: Input,
+    pipe: Option<mpsc::Receiver<Vec<u8>>>,
+    line: Option<&LineInput>,
+) -> Stdin {
     match input {
         Input::Bytes(b) => Stdin::bytes(b),
         Input::File(f) => Stdin::stream(Box::new(f)),
-        Input::Inherit => match pipe {
-            Some(rx) => Stdin::stream(Box::new(PipeReader::new(rx))),
-            None => Stdin::empty(),
+        Input::Inherit => match (pipe, line) {
+            (Some(rx), _) => Stdin::stream(Box::new(PipeReader::new(rx))),
+            (None, Some(line)) => Stdin::stream(Box::new(line.clone())),
+            (None, None) => Stdin::empty(),
         },
     }
 }

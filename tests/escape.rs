@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use trumansh::sandbox::{Sandbox, SandboxConfig};
-use trumansh::{Config, RunResult, Session};
+use trumansh::{Config, Outcome, Session};
 use trumansh_commands::{FileKind, FsError, FsView};
 
 // ---------------------------------------------------------------------------------------------
@@ -921,7 +921,7 @@ fn session(fx: &Fixture, mount: Mount) -> Session {
 }
 
 /// Runs `setup` lines, then `line`, in a fresh session on `fx`.
-fn run_in(fx: &Fixture, mount: Mount, setup: &[&str], line: &str) -> RunResult {
+fn run_in(fx: &Fixture, mount: Mount, setup: &[&str], line: &str) -> Outcome {
     let mut s = session(fx, mount);
     for l in setup {
         s.run(l);
@@ -951,7 +951,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
-fn show(r: &RunResult) -> String {
+fn show(r: &Outcome) -> String {
     format!(
         "status {}\n--- stdout\n{}--- stderr\n{}",
         r.status,
@@ -986,7 +986,7 @@ fn expand(fx: &Fixture, s: &str) -> String {
 
 /// What an answer must never show: refusal wording, errno numbers, outside content, state
 /// files, or a host path above the mount point — other than in what the agent typed (`line`).
-fn leak(fx: &Fixture, mount: Mount, r: &RunResult, line: &str) -> Option<String> {
+fn leak(fx: &Fixture, mount: Mount, r: &Outcome, line: &str) -> Option<String> {
     // Every word typed, and each of its `/`-prefixes (`mkdir -p` names each ancestor).
     let mut typed: Vec<&str> = Vec::new();
     for word in line.split_whitespace() {
@@ -1064,11 +1064,10 @@ fn check_404(
             a.base.as_os_str().as_bytes(),
         )
     };
-    let rb = RunResult {
+    let rb = Outcome {
         stdout: norm(&rb.stdout),
         stderr: norm(&rb.stderr),
-        status: rb.status,
-        exit: rb.exit,
+        report: rb.report,
     };
     let shown = |line: &str| line.replace(a.base.to_str().unwrap(), "<tmp>");
     if (ra.status, &ra.stdout, &ra.stderr) != (rb.status, &rb.stdout, &rb.stderr) {
@@ -1321,7 +1320,7 @@ fn session_link_to_root_lists_like_the_root() {
     ] {
         let b = s.run(&line);
         assert_eq!(show(&a), show(&b), "{line}");
-        s.run(&format!("cd {}", fx.root.display()));
+        s.run(format!("cd {}", fx.root.display()));
     }
 }
 
@@ -1524,7 +1523,7 @@ fn session_state_dir_is_invisible() {
         assert!(!contains(&r.stdout, b".trash"), "{line}: {}", show(&r));
     }
     for pat in [".t*", "./.tr*sh", ".trash*", "rootlink/.t*", ".[t]rash"] {
-        let r = s.run(&format!("echo {pat}"));
+        let r = s.run(format!("echo {pat}"));
         // No match: the pattern stays as typed.
         assert_eq!(
             String::from_utf8_lossy(&r.stdout),
@@ -1632,7 +1631,7 @@ fn session_mount_home_user() {
 
 /// Runs `line` in real bash (`bash -c`, `LC_ALL=C`) in `dir`. Only relative names inside `dir`
 /// are ever used here.
-fn oracle(dir: &Path, line: &str) -> RunResult {
+fn oracle(dir: &Path, line: &str) -> Outcome {
     let out = std::process::Command::new("bash")
         .arg("-c")
         .arg(line)
@@ -1643,11 +1642,13 @@ fn oracle(dir: &Path, line: &str) -> RunResult {
         .env("HOME", dir)
         .output()
         .expect("bash runs");
-    RunResult {
+    Outcome {
         stdout: out.stdout,
         stderr: out.stderr,
-        status: out.status.code().unwrap_or(-1),
-        exit: None,
+        report: trumansh::Report {
+            status: out.status.code().unwrap_or(-1),
+            ..trumansh::Report::default()
+        },
     }
 }
 

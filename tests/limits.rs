@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use trumansh::policy::Policy;
-use trumansh::{Config, RunResult, Session};
+use trumansh::{Config, Outcome, Session};
 
 fn tree() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -27,7 +27,7 @@ fn session(root: &Path, policy: &str) -> Session {
     Session::new(config).unwrap()
 }
 
-fn err(r: &RunResult) -> String {
+fn err(r: &Outcome) -> String {
     String::from_utf8_lossy(&r.stderr).into_owned()
 }
 
@@ -186,7 +186,7 @@ fn pipeline_glob_brace_and_line_caps() {
     let r = s.run("echo {1..100}");
     assert_ne!(r.status, 0);
     assert!(err(&r).contains("10"), "{}", err(&r));
-    let r = s.run(&format!("echo {}", "x".repeat(300)));
+    let r = s.run(format!("echo {}", "x".repeat(300)));
     assert_eq!(r.status, 2);
     assert_eq!(
         err(&r),

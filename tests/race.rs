@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use trumansh::{Config, RunResult, Session};
+use trumansh::{Config, Outcome, Session};
 
 mod common;
 use common::Node;
@@ -282,7 +282,7 @@ fn drive(
     let mut seen = Seen::default();
     for round in 0..rounds {
         for &cmd in commands {
-            let r: RunResult = session.run(cmd);
+            let r: Outcome = session.run(cmd);
             seen.commands += 1;
             let checks = forbidden
                 .anywhere
@@ -499,11 +499,11 @@ fn state_dir_link_swapped_in_after_a_lookup_stays_hidden() {
     // Someone else swaps the name.
     fs::rename(root.join("swap"), root.join("realdir")).unwrap();
     symlink(".trash", root.join("swap")).unwrap();
-    let fresh = session(root).run(&format!("cat swap/{CANARY_NAME}"));
+    let fresh = session(root).run(format!("cat swap/{CANARY_NAME}"));
     assert_eq!(fresh.stdout, b"");
     assert_eq!(fresh.status, 1);
-    let r = sh.run(&format!("cat swap/{CANARY_NAME}"));
-    let text = |r: &RunResult| {
+    let r = sh.run(format!("cat swap/{CANARY_NAME}"));
+    let text = |r: &Outcome| {
         (
             String::from_utf8_lossy(&r.stdout).into_owned(),
             String::from_utf8_lossy(&r.stderr).into_owned(),

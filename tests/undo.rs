@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use trumansh::sandbox::Fault;
-use trumansh::{Config, RunResult, Session};
+use trumansh::{Config, Outcome, Session};
 
 /// One entry of a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,7 +125,7 @@ fn session(root: &Path, atomic: bool) -> Session {
     Session::new(config).unwrap()
 }
 
-fn show(r: &RunResult) -> String {
+fn show(r: &Outcome) -> String {
     format!(
         "status {}\nstdout: {}\nstderr: {}",
         r.status,
@@ -229,7 +229,7 @@ fn atomic_rolls_back_a_failing_line_and_keeps_a_good_one() {
         let (_tmp, root) = tree();
         let before = snapshot(&root);
         let mut s = session(&root, true);
-        let r = s.run(&format!("{line}; false"));
+        let r = s.run(format!("{line}; false"));
         assert_eq!(r.status, 1, "{line}");
         assert_eq!(
             snapshot(&root),
