@@ -37,6 +37,7 @@ pub mod journal;
 mod outcome;
 pub mod owner;
 pub mod policy;
+pub mod protocol;
 pub mod sandbox;
 pub mod session;
 pub mod shell;

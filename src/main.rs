@@ -43,6 +43,10 @@ struct Cli {
     /// Print a paragraph describing this shell for the agent's system prompt, and exit.
     #[arg(long)]
     describe: bool,
+    /// Speak the JSON-lines protocol on stdin/stdout: one request object per line
+    /// (`{"id":1,"command":"ls"}`), one response object per line (docs/PROTOCOL.md).
+    #[arg(long, conflicts_with_all = ["command", "file"])]
+    json: bool,
     /// Run this script, as `bash -c`.
     #[arg(short = 'c', value_name = "SCRIPT")]
     command: Option<String>,
@@ -154,8 +158,8 @@ fn main() -> ExitCode {
     config.sandbox.state_dir.clone_from(&cli.state_dir);
     config.policy = policy;
     let stdin_tty = std::io::stdin().is_terminal();
-    let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty;
-    config.stdout_is_tty = std::io::stdout().is_terminal();
+    let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty && !cli.json;
+    config.stdout_is_tty = std::io::stdout().is_terminal() && !cli.json;
     config.error_mode = match &cli.file {
         Some(f) => ErrorMode::Script {
             name: f.to_string_lossy().into_owned(),
@@ -170,7 +174,11 @@ fn main() -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     report_recovery(&session);
-    let status = if let Some(script) = &cli.command {
+    let status = if cli.json {
+        let stdin = std::io::stdin();
+        let mut stdout = std::io::stdout();
+        trumansh::protocol::run_json_lines(&mut session, stdin.lock(), &mut stdout, |_, _, _| {})
+    } else if let Some(script) = &cli.command {
         frontend::run_lines(&mut session, script.as_bytes(), OnSyntaxError::Abort)
     } else if let Some(file) = &cli.file {
         // The script is the owner's file on the host, not a path in the sandbox.

@@ -947,7 +947,7 @@ mod tests {
         let json = format_trash_list(&entries[..1], true);
         assert_eq!(
             json,
-            "{\"id\":\"t-1\",\"kind\":\"file\",\"path\":\"/home/user/a\\u001b\",\"rel\":\"\",\"size\":24,\"time\":\"1970-01-01T00:00:00.000Z\",\"unix_time\":0}\n"
+            "{\"id\":\"t-1\",\"time\":\"1970-01-01T00:00:00.000Z\",\"unix_time\":0,\"size\":24,\"kind\":\"file\",\"path\":\"/home/user/a\\u001b\",\"rel\":\"\"}\n"
         );
         assert_eq!(format_trash_list(&[], false), "");
     }

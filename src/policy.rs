@@ -32,6 +32,7 @@
 //! walk_depth = 64              # levels a recursive walk descends (default 1000)
 //! line_bytes = 65536           # one input: a command with its here-documents (default 1 MiB)
 //! undo_history = 20            # state-changing lines that can be undone (default 100)
+//! request_bytes = "8MiB"       # one --json request or MCP call, command and stdin (default 64 MiB)
 //! ```
 //!
 //! Sizes (the `*_bytes` keys) are a TOML integer (bytes) or a string: a number, optionally
@@ -150,6 +151,10 @@ pub struct Limits {
     /// How many state-changing lines can be undone; default 100.
     #[serde(deserialize_with = "de::undo_history")]
     pub undo_history: usize,
+    /// Bytes of one JSON-lines request or MCP call (the command and its stdin, as sent);
+    /// default 64 MiB.
+    #[serde(deserialize_with = "de::request_bytes")]
+    pub request_bytes: usize,
 }
 
 const KIB: u64 = 1 << 10;
@@ -171,6 +176,7 @@ impl Default for Limits {
             walk_depth: 1_000,
             line_bytes: 1 << 20,
             undo_history: 100,
+            request_bytes: 64 << 20,
         }
     }
 }
@@ -218,6 +224,7 @@ impl Policy {
             ("brace_fields", l.brace_fields == 0),
             ("walk_depth", l.walk_depth == 0),
             ("line_bytes", l.line_bytes == 0),
+            ("request_bytes", l.request_bytes == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -354,6 +361,7 @@ mod de {
         walk_depth: usize = Count;
         line_bytes: usize = Bytes;
         undo_history: usize = Count;
+        request_bytes: usize = Bytes;
     }
 }
 
@@ -871,6 +879,7 @@ mod tests {
                 walk_depth: 64,
                 line_bytes: 65_536,
                 undo_history: 20,
+                request_bytes: 8 << 20,
             },
         };
         assert_eq!(p, expected);
@@ -886,6 +895,7 @@ mod tests {
         assert!(a.pipeline_len != b.pipeline_len && a.glob_matches != b.glob_matches);
         assert!(a.brace_fields != b.brace_fields && a.walk_depth != b.walk_depth);
         assert!(a.line_bytes != b.line_bytes && a.undo_history != b.undo_history);
+        assert_ne!(a.request_bytes, b.request_bytes);
         let r = p.rules().unwrap();
         assert!(r.is_hidden(Path::new(".git/config")));
         assert!(r.is_read_only(Path::new("vendor/x/y.rs")));

@@ -1,0 +1,323 @@
+//! The JSON-lines front end (`trumansh --json`): one JSON request per input line, one JSON
+//! response per output line, in order, flushed as each line is done. The shapes are published
+//! in `docs/protocol.schema.json`; docs/PROTOCOL.md explains them.
+//!
+//! Bytes: JSON strings are Unicode, a shell's bytes are not. Every byte field (`command`,
+//! `stdin`; `stdout`, `stderr`, `cwd`, the paths of `effects`) is a plain string when the
+//! bytes are valid UTF-8. When they are not, the string holds a lossy rendering (U+FFFD for
+//! each bad sequence) and a sibling `<field>_base64` holds the exact bytes (standard base64,
+//! padded). A request may send `command_base64` / `stdin_base64` instead of the plain field.
+//!
+//! A line that is not a valid request gets an error response (`{"id":..., "error":
+//! {"code":..., "message":...}}`) and the session goes on.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
+
+use crate::outcome::{AppliedEffect, Report, Request};
+use crate::session::{Captured, Session};
+use crate::transcript::Recorded;
+
+/// Why a request line was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// Not JSON (or not UTF-8, or cut short by the end of the stream).
+    ParseError,
+    /// JSON, but not a request: not an object, a missing or mistyped field, an unknown field.
+    InvalidRequest,
+    /// Longer than the policy's `request_bytes`; the line was skipped unread.
+    RequestTooLarge,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ParseError => "parse_error",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::RequestTooLarge => "request_too_large",
+        }
+    }
+}
+
+/// A refused request: the code, a one-line message, and the request's id when it could be
+/// read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolError {
+    pub id: Value,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ProtocolError {
+    fn new(id: Value, code: ErrorCode, message: impl Into<String>) -> Self {
+        ProtocolError {
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The error response object.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "id": self.id,
+            "error": {"code": self.code.as_str(), "message": self.message},
+        })
+    }
+}
+
+/// A request as read from a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonRequest {
+    pub id: Value,
+    pub command: Vec<u8>,
+    pub stdin: Option<Vec<u8>>,
+    pub timeout: Option<Duration>,
+}
+
+const FIELDS: [&str; 6] = [
+    "id",
+    "command",
+    "command_base64",
+    "stdin",
+    "stdin_base64",
+    "timeout_ms",
+];
+
+/// Parses one request line.
+pub fn parse_request(line: &[u8]) -> Result<JsonRequest, ProtocolError> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        let message = if std::str::from_utf8(line).is_err() {
+            "the request is not valid UTF-8 (send bytes that are not UTF-8 as command_base64 or stdin_base64)".to_string()
+        } else if e.is_eof() {
+            format!("the request is not complete JSON: {e}")
+        } else {
+            format!("the request is not valid JSON: {e}")
+        };
+        ProtocolError::new(Value::Null, ErrorCode::ParseError, message)
+    })?;
+    let Value::Object(obj) = value else {
+        return Err(ProtocolError::new(
+            Value::Null,
+            ErrorCode::InvalidRequest,
+            format!("a request must be a JSON object, not {}", kind(&value)),
+        ));
+    };
+    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    let invalid =
+        |message: String| ProtocolError::new(id.clone(), ErrorCode::InvalidRequest, message);
+    if let Some(unknown) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "unknown field {unknown:?} (expected one of: id, command, command_base64, stdin, stdin_base64, timeout_ms)"
+        )));
+    }
+    let command = bytes_field(&obj, "command")
+        .map_err(invalid)?
+        .ok_or_else(|| invalid("missing field \"command\" (a string)".to_string()))?;
+    let stdin = bytes_field(&obj, "stdin").map_err(invalid)?;
+    let timeout = match obj.get("timeout_ms") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(ms) if ms > 0 => Some(Duration::from_millis(ms)),
+            _ => {
+                return Err(invalid(format!(
+                    "\"timeout_ms\" must be a positive integer (milliseconds), not {v}"
+                )));
+            }
+        },
+    };
+    Ok(JsonRequest {
+        id,
+        command,
+        stdin,
+        timeout,
+    })
+}
+
+/// A byte field sent as `name` (a string) or `name_base64`.
+fn bytes_field(obj: &Map<String, Value>, name: &str) -> Result<Option<Vec<u8>>, String> {
+    let b64 = format!("{name}_base64");
+    match (obj.get(name), obj.get(&b64)) {
+        (Some(_), Some(_)) => Err(format!("send either {name:?} or {b64:?}, not both")),
+        (Some(Value::String(s)), None) => Ok(Some(s.as_bytes().to_vec())),
+        (Some(v), None) => Err(format!("{name:?} must be a string, not {}", kind(v))),
+        (None, Some(Value::String(s))) => STANDARD
+            .decode(s)
+            .map(Some)
+            .map_err(|e| format!("{b64:?} is not valid base64: {e}")),
+        (None, Some(v)) => Err(format!("{b64:?} must be a string, not {}", kind(v))),
+        (None, None) => Ok(None),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Puts bytes under `key`: the string when they are UTF-8, else a lossy string and the exact
+/// bytes under `key_base64`.
+pub fn put_bytes(obj: &mut Map<String, Value>, key: &str, bytes: &[u8]) {
+    obj.insert(key.into(), String::from_utf8_lossy(bytes).into());
+    if std::str::from_utf8(bytes).is_err() {
+        obj.insert(format!("{key}_base64"), STANDARD.encode(bytes).into());
+    }
+}
+
+fn path_bytes(p: &std::path::Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes()
+}
+
+/// One applied effect as JSON.
+pub fn effect_json(effect: &AppliedEffect) -> Value {
+    let mut obj = Map::new();
+    obj.insert("op".into(), effect.op().into());
+    match effect {
+        AppliedEffect::CreateDir { path }
+        | AppliedEffect::Touch { path }
+        | AppliedEffect::Trash { path } => put_bytes(&mut obj, "path", path_bytes(path)),
+        AppliedEffect::Write { path, bytes, .. } => {
+            put_bytes(&mut obj, "path", path_bytes(path));
+            obj.insert("bytes".into(), (*bytes).into());
+        }
+        AppliedEffect::Rename { from, to } | AppliedEffect::Copy { from, to } => {
+            put_bytes(&mut obj, "path", path_bytes(from));
+            put_bytes(&mut obj, "to", path_bytes(to));
+        }
+        AppliedEffect::SetMode { path, mode } => {
+            put_bytes(&mut obj, "path", path_bytes(path));
+            obj.insert("mode".into(), format!("{mode:04o}").into());
+        }
+        AppliedEffect::Undo { line, changes } => {
+            obj.insert("line".into(), line.clone().into());
+            obj.insert("changes".into(), (*changes).into());
+        }
+    }
+    Value::Object(obj)
+}
+
+/// The fields of a response, without its id: output, status, cwd, flags, time, effects. The
+/// MCP server's structured content is the same object.
+pub fn outcome_json(stdout: &[u8], stderr: &[u8], report: &Report) -> Map<String, Value> {
+    let mut obj = Map::new();
+    put_bytes(&mut obj, "stdout", stdout);
+    put_bytes(&mut obj, "stderr", stderr);
+    obj.insert("exit_code".into(), report.status.into());
+    put_bytes(&mut obj, "cwd", path_bytes(&report.cwd));
+    obj.insert("truncated".into(), report.truncated.into());
+    obj.insert("timed_out".into(), report.timed_out.into());
+    let ms = (report.duration.as_secs_f64() * 1e6).round() / 1e3;
+    obj.insert("duration_ms".into(), ms.into());
+    obj.insert(
+        "effects".into(),
+        report.effects.iter().map(effect_json).collect(),
+    );
+    obj.insert("rolled_back".into(), report.rolled_back.into());
+    obj.insert("exited".into(), report.exit.is_some().into());
+    obj
+}
+
+/// Reads one line of at most `max` bytes (without its newline). `None` at end of input;
+/// `Some(Err(n))` when the line was longer (its `n` bytes were skipped, not kept).
+fn read_line(input: &mut impl BufRead, max: usize) -> Option<Result<Vec<u8>, usize>> {
+    let mut line = Vec::new();
+    let mut skipped = 0usize;
+    let mut any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => &[],
+        };
+        if buf.is_empty() {
+            // End of input: a last line without its newline is still a request.
+            return any.then_some(if skipped > 0 { Err(skipped) } else { Ok(line) });
+        }
+        any = true;
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if skipped > 0 || line.len() + chunk.len() > max {
+            skipped += line.len() + chunk.len();
+            line = Vec::new();
+        } else {
+            line.extend_from_slice(chunk);
+        }
+        let used = done.unwrap_or(buf.len());
+        input.consume(used);
+        if done.is_some() {
+            return Some(if skipped > 0 { Err(skipped) } else { Ok(line) });
+        }
+    }
+}
+
+/// Runs the JSON-lines protocol until the end of input or `exit`. Returns the exit status:
+/// `exit`'s, else the last command's.
+pub fn run_json_lines(
+    session: &mut Session,
+    mut input: impl BufRead,
+    output: &mut impl Write,
+    mut on_step: impl FnMut(&JsonRequest, &Recorded, i32),
+) -> i32 {
+    let max = session.config().policy.limits.request_bytes;
+    while let Some(line) = read_line(&mut input, max) {
+        let response = match line {
+            Err(n) => ProtocolError::new(
+                Value::Null,
+                ErrorCode::RequestTooLarge,
+                format!(
+                    "the request is {n} bytes; the limit is {} (request_bytes)",
+                    crate::policy::human_bytes(max as u64)
+                ),
+            )
+            .to_json(),
+            Ok(line) if line.trim_ascii().is_empty() => continue,
+            Ok(line) => match parse_request(&line) {
+                Err(e) => e.to_json(),
+                Ok(request) => {
+                    let mut recorded = Recorded::default();
+                    let report = session.execute(
+                        &Request {
+                            stdin: request.stdin.as_deref(),
+                            timeout: request.timeout,
+                            ..Request::new(&request.command)
+                        },
+                        &mut recorded,
+                    );
+                    on_step(&request, &recorded, report.status);
+                    let mut obj = Map::new();
+                    obj.insert("id".into(), request.id.clone());
+                    let Captured { stdout, stderr } = &recorded.captured;
+                    obj.extend(outcome_json(stdout, stderr, &report));
+                    Value::Object(obj)
+                }
+            },
+        };
+        let mut text = response.to_string().into_bytes();
+        text.push(b'\n');
+        if output
+            .write_all(&text)
+            .and_then(|()| output.flush())
+            .is_err()
+        {
+            // The client went away: nobody reads the answers.
+            break;
+        }
+        if let Some(status) = session.exit_status() {
+            return status;
+        }
+    }
+    session.last_status()
+}
