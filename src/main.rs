@@ -1,5 +1,6 @@
-//! The `trumansh` binary: parses the command line and starts a front end, or runs one of the
-//! owner's subcommands (`trash`, `log`) on the host.
+//! The `trumansh` binary: parses the command line and starts a front end (line mode, REPL,
+//! `-c`, a script file, `--json`, or the MCP server `mcp`), or runs one of the owner's
+//! subcommands (`trash`, `log`) on the host.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use trumansh::frontend::{self, OnSyntaxError};
+use trumansh::mcp::ServeError;
 use trumansh::owner::{self, LogOptions, OwnerError, RestoreOptions};
 use trumansh::policy::{self, Policy};
 use trumansh::sandbox::{Sandbox, SandboxConfig, normalize_lexically};
@@ -18,7 +20,8 @@ use trumansh_commands::CommandName;
 /// a trash.
 ///
 /// The owner's subcommands (`trash`, `log`) run on the host and are not visible to the agent.
-/// A script file literally named `trash` or `log` must be given as `./trash`.
+/// `mcp` serves the shell to an MCP host. A script file literally named `trash`, `log` or
+/// `mcp` must be given as `./trash`.
 #[derive(Debug, Parser)]
 #[command(name = "trumansh", version)]
 struct Cli {
@@ -27,7 +30,7 @@ struct Cli {
     root: PathBuf,
     /// The path the agent sees the root at (default: the root's real absolute path; `/` gives
     /// a fully virtual view).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     mount_point: Option<PathBuf>,
     /// Where trash, journal, history and the audit log are kept (default: `.trash/` in the
     /// root, invisible to the agent).
@@ -35,10 +38,10 @@ struct Cli {
     state_dir: Option<PathBuf>,
     /// The owner's policy file (TOML): hidden and read-only paths, denied commands, undo,
     /// atomic lines, limits.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     policy: Option<PathBuf>,
     /// Roll back every line that fails (also `atomic = true` in the policy file).
-    #[arg(long)]
+    #[arg(long, global = true)]
     atomic: bool,
     /// Print a paragraph describing this shell for the agent's system prompt, and exit.
     #[arg(long)]
@@ -53,7 +56,22 @@ struct Cli {
     /// Run this script file (a host path), as `bash FILE`.
     file: Option<PathBuf>,
     #[command(subcommand)]
-    owner: Option<OwnerCommand>,
+    subcommand: Option<Sub>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Sub {
+    #[command(flatten)]
+    Owner(OwnerCommand),
+    /// Serve the shell to an MCP host (Model Context Protocol) on stdin/stdout.
+    ///
+    /// The tools: `bash` (described by the `--describe` text), `undo` (unless the policy
+    /// disables it) and `trash_list` (unless it denies `rm`). One shell session for the
+    /// connection: the cwd and variables persist from call to call; after `exit` the next
+    /// call starts a fresh session. Takes --root, --mount-point, --state-dir, --policy and
+    /// --atomic. Ends at the end of stdin.
+    Mcp,
 }
 
 /// The owner's subcommands.
@@ -115,48 +133,31 @@ struct LogArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(command) = &cli.owner {
-        check_owner_args(&cli);
-        return run_owner(&cli, command);
+    match &cli.subcommand {
+        Some(Sub::Owner(command)) => {
+            check_subcommand_args(&cli, "the owner's subcommands (trash, log)", true);
+            return run_owner(&cli, command);
+        }
+        Some(Sub::Mcp) => {
+            check_subcommand_args(&cli, "the mcp subcommand", false);
+            return run_mcp(&cli);
+        }
+        None => {}
     }
-    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
-    let mut policy = match &cli.policy {
-        Some(path) => match Policy::load(path) {
-            Ok(p) => p,
-            Err(e) => return fail(2, &e),
-        },
-        None => Policy::default(),
+    let policy = match load_policy(&cli) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
-    if cli.atomic {
-        policy.atomic = true;
-    }
-    if let Err(e) = policy.validate(&names) {
-        return match &cli.policy {
-            Some(path) => fail(2, &format!("{}: {e}", path.display())),
-            None => fail(2, &e),
-        };
-    }
     if cli.describe {
-        let mount = match &cli.mount_point {
-            Some(m) if m.is_absolute() => normalize_lexically(m),
-            Some(m) => {
-                return fail(2, &format!("mount point must be absolute: {}", m.display()));
+        return match describe_text(&cli, &policy) {
+            Ok(text) => {
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                ExitCode::SUCCESS
             }
-            None => match std::fs::canonicalize(&cli.root) {
-                Ok(p) => p,
-                Err(e) => {
-                    return fail(2, &format!("cannot open root {}: {e}", cli.root.display()));
-                }
-            },
+            Err(code) => code,
         };
-        let text = policy::describe(&policy, &names, &mount.to_string_lossy());
-        let _ = std::io::stdout().write_all(text.as_bytes());
-        return ExitCode::SUCCESS;
     }
-    let mut config = Config::new(&cli.root);
-    config.sandbox.mount_point.clone_from(&cli.mount_point);
-    config.sandbox.state_dir.clone_from(&cli.state_dir);
-    config.policy = policy;
+    let mut config = session_config(&cli, policy);
     let stdin_tty = std::io::stdin().is_terminal();
     let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty && !cli.json;
     config.stdout_is_tty = std::io::stdout().is_terminal() && !cli.json;
@@ -201,6 +202,81 @@ fn main() -> ExitCode {
     ExitCode::from((status & 0xff) as u8)
 }
 
+/// The command names that exist (before the policy denies any).
+fn command_names() -> Vec<&'static str> {
+    CommandName::ALL.iter().map(|c| c.as_str()).collect()
+}
+
+/// The policy the options give: `--policy`'s file (or the default), `--atomic`, checked
+/// against the commands that exist. An error is reported, and its exit status returned.
+fn load_policy(cli: &Cli) -> Result<Policy, ExitCode> {
+    let mut policy = match &cli.policy {
+        Some(path) => Policy::load(path).map_err(|e| fail(2, &e))?,
+        None => Policy::default(),
+    };
+    if cli.atomic {
+        policy.atomic = true;
+    }
+    if let Err(e) = policy.validate(&command_names()) {
+        return Err(match &cli.policy {
+            Some(path) => fail(2, &format!("{}: {e}", path.display())),
+            None => fail(2, &e),
+        });
+    }
+    Ok(policy)
+}
+
+/// The `--describe` text for the options' mount point (the root's real path by default).
+fn describe_text(cli: &Cli, policy: &Policy) -> Result<String, ExitCode> {
+    let mount = match &cli.mount_point {
+        Some(m) if m.is_absolute() => normalize_lexically(m),
+        Some(m) => {
+            return Err(fail(
+                2,
+                &format!("mount point must be absolute: {}", m.display()),
+            ));
+        }
+        None => std::fs::canonicalize(&cli.root)
+            .map_err(|e| fail(2, &format!("cannot open root {}: {e}", cli.root.display())))?,
+    };
+    Ok(policy::describe(
+        policy,
+        &command_names(),
+        &mount.to_string_lossy(),
+    ))
+}
+
+/// The session settings the options give: root, mount point, state directory, policy.
+fn session_config(cli: &Cli, policy: Policy) -> Config {
+    let mut config = Config::new(&cli.root);
+    config.sandbox.mount_point.clone_from(&cli.mount_point);
+    config.sandbox.state_dir.clone_from(&cli.state_dir);
+    config.policy = policy;
+    config
+}
+
+/// `trumansh mcp`: the MCP server on stdin/stdout until the end of stdin.
+fn run_mcp(cli: &Cli) -> ExitCode {
+    let policy = match load_policy(cli) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let describe = match describe_text(cli, &policy) {
+        Ok(text) => text,
+        Err(code) => return code,
+    };
+    let mut config = session_config(cli, policy);
+    config.error_mode = ErrorMode::Script {
+        name: "bash".into(),
+    };
+    config.stdout_is_tty = false;
+    match trumansh::mcp::serve_stdio(config, describe, report_recovery) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e @ ServeError::Setup(_)) => fail(2, &e.to_string()),
+        Err(e @ ServeError::Server(_)) => fail(1, &format!("mcp: {e}")),
+    }
+}
+
 /// `trumansh: MESSAGE` on stderr, and the exit status.
 fn fail(status: u8, message: &str) -> ExitCode {
     let _ = writeln!(std::io::stderr(), "trumansh: {message}");
@@ -225,26 +301,27 @@ fn report_recovery(session: &Session) {
     }
 }
 
-/// The owner's subcommands take only `--root` and `--state-dir`: anything that starts a
-/// session is a usage error (status 2). (clap's `args_conflicts_with_subcommands` would do
-/// this, but it also stops recognising a subcommand after any option, `--root` included, so
-/// `trumansh --root DIR log` would run a script file named `log`.)
-fn check_owner_args(cli: &Cli) {
-    let session_args = [
+/// A subcommand takes only the options that make sense for it: the owner's take `--root` and
+/// `--state-dir` (`owner`), `mcp` takes those and the session's settings (`--mount-point`,
+/// `--policy`, `--atomic`). Anything else is a usage error (status 2). (clap's
+/// `args_conflicts_with_subcommands` would do this, but it also stops recognising a
+/// subcommand after any option, `--root` included, so `trumansh --root DIR log` would run a
+/// script file named `log`.)
+fn check_subcommand_args(cli: &Cli, what: &str, owner: bool) {
+    let not_taken = [
         ("-c <SCRIPT>", cli.command.is_some()),
         ("[FILE]", cli.file.is_some()),
-        ("--mount-point <PATH>", cli.mount_point.is_some()),
-        ("--policy <FILE>", cli.policy.is_some()),
-        ("--atomic", cli.atomic),
+        ("--json", cli.json),
         ("--describe", cli.describe),
+        ("--mount-point <PATH>", owner && cli.mount_point.is_some()),
+        ("--policy <FILE>", owner && cli.policy.is_some()),
+        ("--atomic", owner && cli.atomic),
     ];
-    if let Some((name, _)) = session_args.iter().find(|(_, given)| *given) {
+    if let Some((name, _)) = not_taken.iter().find(|(_, given)| *given) {
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
-                format!(
-                    "the argument '{name}' cannot be used with the owner's subcommands (trash, log)"
-                ),
+                format!("the argument '{name}' cannot be used with {what}"),
             )
             .exit();
     }
