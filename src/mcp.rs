@@ -19,7 +19,7 @@
 //! arguments, or a `command` longer than the policy's `request_bytes`, gets a tool error
 //! (`isError`, a one-line explanation the model can act on). Neither stops the server. The end
 //! of stdin ends it: a command still running finishes first (its line commits), then the
-//! process exits 0.
+//! process exits 0. docs/MCP.md describes it all for users.
 
 use std::borrow::Cow;
 use std::sync::{Arc, mpsc};
@@ -370,10 +370,13 @@ pub fn outcome_schema() -> Option<JsonObject> {
     let doc: Value = serde_json::from_str(PROTOCOL_SCHEMA).ok()?;
     let defs = doc.get("$defs")?.as_object()?;
     let mut response = defs.get("response")?.as_object()?.clone();
-    response
-        .get_mut("properties")?
-        .as_object_mut()?
-        .remove("id");
+    let props = response.get_mut("properties")?.as_object_mut()?;
+    props.remove("id");
+    // After `exit` the server goes on: the next call gets a new shell.
+    props.get_mut("exited")?.as_object_mut()?.insert(
+        "description".into(),
+        "The line ran exit: the shell ended; the next call starts a new one.".into(),
+    );
     response
         .get_mut("required")?
         .as_array_mut()?
