@@ -335,9 +335,12 @@ async def main_session(run: Run) -> None:
 
 async def restricted_policy(run: Run) -> None:
     root = run.fresh_root("restricted")
+    # Enough to sort for well over the deadline.
+    (root / "big.txt").write_text("".join(f"{i}\n" for i in range(1_000_000, 0, -1)))
     policy = run.work / "policy.toml"
     policy.write_text(
-        'deny_commands = ["rm"]\nundo = false\n\n[limits]\nrequest_bytes = 1000\n'
+        'deny_commands = ["rm"]\nundo = false\n\n'
+        "[limits]\nrequest_bytes = 1000\ndeadline_ms = 20\n"
     )
     expected_describe = run.describe(root, "--policy", str(policy))
     async with stdio_client(run.params(root, "--policy", str(policy))) as (read, write):
@@ -377,6 +380,18 @@ async def restricted_policy(run: Run) -> None:
                 assert text_of(r) == "x" * 900 + "\n", text_of(r)[:80]
 
             await run.step("a command longer than request_bytes is a tool error", too_long)
+
+            async def deadline() -> None:
+                r = await run.bash("sort big.txt | sort -r | sort -n | sort -r | wc -l", session)
+                sc = r.structured_content
+                assert sc["timed_out"] is True and sc["exit_code"] == 124, sc
+                assert r.is_error is True, r
+                assert "time limit of 20 ms" in sc["stderr"], sc["stderr"]
+                assert text_of(r).endswith("[exit code: 124]\n"), text_of(r)
+                r = await run.bash("pwd", session)
+                assert text_of(r) == f"{MOUNT}\n", text_of(r)
+
+            await run.step("the policy's deadline stops a call: 124, timed_out", deadline)
 
 
 async def modern_lifecycle(run: Run) -> None:
