@@ -138,42 +138,53 @@ struct Server {
 }
 
 impl Server {
-    /// Sends a job to the session's thread. It is called before the handler's first await,
-    /// so calls reach the session in the order they arrived.
-    fn submit(&self, job: Job) -> Result<(), ErrorData> {
+    /// Sends a job to the session's thread and waits for its answer, or for the client to
+    /// cancel the call (the job is then skipped if it has not started; a command that runs
+    /// finishes, bounded by the deadline, and its answer is dropped). The job is sent before
+    /// the first await, so calls reach the session in the order they arrived.
+    async fn ask<T>(
+        &self,
+        job: Job,
+        answer: oneshot::Receiver<Result<T, String>>,
+        context: &RequestContext<RoleServer>,
+        result: impl FnOnce(T) -> CallToolResult,
+    ) -> Result<CallToolResult, ErrorData> {
         self.jobs
             .send(job)
-            .map_err(|_| ErrorData::internal_error("the shell's thread is gone", None))
+            .map_err(|_| ErrorData::internal_error("the shell's thread is gone", None))?;
+        match context.ct.run_until_cancelled(answer).await {
+            Some(Ok(Ok(value))) => Ok(result(value)),
+            // The session could not start (after `exit`): the model should hear why.
+            Some(Ok(Err(message))) => Ok(tool_error(message)),
+            Some(Err(_)) => Err(ErrorData::internal_error(
+                "the shell's thread stopped before answering",
+                None,
+            )),
+            None => Err(ErrorData::internal_error("the call was cancelled", None)),
+        }
     }
 
     /// Runs one input in the session: the result of `bash` and `undo`.
-    async fn run_input(&self, input: Vec<u8>) -> Result<CallToolResult, ErrorData> {
+    async fn run_input(
+        &self,
+        input: Vec<u8>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Run { input, reply })?;
-        answered(answer.await, |out| shell_result(&out))
+        let job = Job::Run { input, reply };
+        self.ask(job, answer, context, |out| shell_result(&out))
+            .await
     }
 
     /// The result of `trash_list`.
-    async fn list_trash(&self) -> Result<CallToolResult, ErrorData> {
+    async fn list_trash(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::TrashList { reply })?;
-        answered(answer.await, |entries| trash_result(&entries))
-    }
-}
-
-/// The tool's result for the session thread's answer.
-fn answered<T>(
-    answer: Result<Result<T, String>, oneshot::error::RecvError>,
-    result: impl FnOnce(T) -> CallToolResult,
-) -> Result<CallToolResult, ErrorData> {
-    match answer {
-        Ok(Ok(value)) => Ok(result(value)),
-        // The session could not start (after `exit`): the model should hear why.
-        Ok(Err(message)) => Ok(tool_error(message)),
-        Err(_) => Err(ErrorData::internal_error(
-            "the shell's thread stopped before answering",
-            None,
-        )),
+        let job = Job::TrashList { reply };
+        self.ask(job, answer, context, |entries| trash_result(&entries))
+            .await
     }
 }
 
@@ -243,7 +254,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         if !self.tools.iter().any(|t| t.name == name) {
@@ -257,15 +268,15 @@ impl ServerHandler for Server {
         let args = request.arguments.as_ref().unwrap_or(&empty);
         let result = match name {
             "bash" => match bash_input(args, self.request_bytes) {
-                Ok(input) => self.run_input(input).await?,
+                Ok(input) => self.run_input(input, &context).await?,
                 Err(message) => tool_error(message),
             },
             "undo" => match undo_input(args) {
-                Ok(input) => self.run_input(input).await?,
+                Ok(input) => self.run_input(input, &context).await?,
                 Err(message) => tool_error(message),
             },
             _ => match only_known(args, &[], "the trash_list tool takes no arguments") {
-                Ok(()) => self.list_trash().await?,
+                Ok(()) => self.list_trash(&context).await?,
                 Err(message) => tool_error(message),
             },
         };

@@ -235,6 +235,38 @@ fn garbage_and_malformed_requests_do_not_stop_the_server() {
 }
 
 #[test]
+fn a_cancelled_call_that_has_not_started_does_not_run() {
+    let (_dir, root) = basic_tree();
+    let lines: String = (1..=300_000).rev().map(|i| i.to_string() + "\n").collect();
+    std::fs::write(root.join("big.txt"), lines).unwrap();
+    let mut server = Server::start(&root, &[]);
+    server.initialize();
+    // A slow call, one queued behind it, and the cancellation of the queued one, at once.
+    server.send(&[
+        call(
+            1,
+            "sort big.txt | sort -r | sort -n | sort -r | sort -n | wc -l",
+        ),
+        call(2, "mkdir cancelled"),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 2, "reason": "test"}}),
+        call(3, "ls -d cancelled"),
+    ]);
+    // No answer for the cancelled call: the first two answers are those of 1 and 3.
+    let answers = server.answers(&[1, 3]);
+    assert_eq!(
+        answers[0]["result"]["structuredContent"]["stdout"],
+        "300000\n"
+    );
+    assert_eq!(
+        answers[1]["result"]["structuredContent"]["stderr"],
+        "ls: cannot access 'cancelled': No such file or directory\n"
+    );
+    assert!(!root.join("cancelled").exists());
+    assert_eq!(server.finish().0, 0);
+}
+
+#[test]
 fn the_tools_follow_the_policy_and_the_options() {
     let (dir, root) = basic_tree();
     let policy = dir.path().join("policy.toml");
