@@ -44,5 +44,5 @@ pub mod shell;
 pub mod state;
 pub mod transcript;
 
-pub use outcome::{AppliedEffect, Outcome, Report, Request};
+pub use outcome::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
 pub use session::{Captured, Config, ErrorMode, Session, Sink, Stream};

@@ -223,6 +223,7 @@ pub fn outcome_json(stdout: &[u8], stderr: &[u8], report: &Report) -> Map<String
         "effects".into(),
         report.effects.iter().map(effect_json).collect(),
     );
+    obj.insert("effects_omitted".into(), report.effects_omitted.into());
     obj.insert("rolled_back".into(), report.rolled_back.into());
     obj.insert("exited".into(), report.exit.is_some().into());
     obj
