@@ -357,6 +357,17 @@ fn malformed_requests_get_typed_errors_and_the_session_goes_on() {
         let m = r["error"]["message"].as_str().unwrap();
         assert!(m.contains(message), "{shown}: {m}");
     }
+    // Deep nesting is refused by the parser's recursion limit, not by a stack overflow.
+    let deep = format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    s.send_raw(deep.as_bytes());
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], "parse_error");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("recursion limit")
+    );
     // Blank lines are skipped without an answer.
     s.send_raw(b"\n   \n");
     let r = s.ask(&cmd(11, "pwd; echo $Y"));
