@@ -25,6 +25,7 @@ pub mod frontend;
 pub mod journal;
 pub mod owner;
 pub mod policy;
+pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod shell;
