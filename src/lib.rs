@@ -38,6 +38,7 @@ mod outcome;
 pub mod owner;
 pub mod policy;
 pub mod protocol;
+pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod shell;

@@ -1,15 +1,17 @@
 //! The `trumansh` binary: parses the command line and starts a front end, or runs one of the
-//! owner's subcommands (`trash`, `log`) on the host.
+//! owner's subcommands (`trash`, `log`, `replay`) on the host.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use trumansh::frontend::{self, OnSyntaxError};
 use trumansh::owner::{self, LogOptions, OwnerError, RestoreOptions};
 use trumansh::policy::{self, Policy};
+use trumansh::replay::{self, ReplayOptions};
 use trumansh::sandbox::{Sandbox, SandboxConfig, normalize_lexically};
+use trumansh::transcript::{self, Header, LineNumbers, Recorder};
 use trumansh::{Config, ErrorMode, Session};
 use trumansh_commands::CommandName;
 
@@ -17,8 +19,9 @@ use trumansh_commands::CommandName;
 /// directory, nothing is spawned, nothing outside the directory exists, and rm only moves to
 /// a trash.
 ///
-/// The owner's subcommands (`trash`, `log`) run on the host and are not visible to the agent.
-/// A script file literally named `trash` or `log` must be given as `./trash`.
+/// The owner's subcommands (`trash`, `log`, `replay`) run on the host and are not visible to
+/// the agent. A script file literally named `trash`, `log` or `replay` must be given as
+/// `./trash`.
 #[derive(Debug, Parser)]
 #[command(name = "trumansh", version)]
 struct Cli {
@@ -50,6 +53,11 @@ struct Cli {
     /// Run this script, as `bash -c`.
     #[arg(short = 'c', value_name = "SCRIPT")]
     command: Option<String>,
+    /// Record the session as a transcript in FILE (created or truncated; each command is
+    /// written with its output as soon as it has run). Replay it with `trumansh replay FILE`;
+    /// the format is in docs/TRANSCRIPTS.md. Keep FILE outside the root: the agent would see it.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Run this script file (a host path), as `bash FILE`.
     file: Option<PathBuf>,
     #[command(subcommand)]
@@ -66,6 +74,48 @@ enum OwnerCommand {
     },
     /// Show the audit log: what the agent ran and changed, and what was refused and why.
     Log(LogArgs),
+    /// Replay a transcript on a fresh copy of the root and show what changed in its output.
+    #[command(long_about = REPLAY_ABOUT)]
+    Replay(ReplayArgs),
+}
+
+const REPLAY_ABOUT: &str = "\
+Replay a transcript on a fresh copy of the root and show what changed in its output.
+
+The root (--root, default: the current directory) is copied into a new temporary directory
+(links as links, modes and times kept, the state directory .trash left out) and a session is
+started there with the transcript's settings. Every command of the transcript is run again;
+if the output is the same, the exit status is 0 and nothing is printed on stdout; if it
+changed, a unified diff (--- FILE, +++ replay) is printed and the status is 1. Status 2: the
+transcript cannot be read, or the root cannot be copied.
+
+A transcript (written by `trumansh --record FILE`) looks like what a terminal shows:
+
+  # trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream
+  $ cat > notes.txt <<'EOF'
+  > remember $HOME
+  > EOF
+  $ ls notes.txt nope
+  notes.txt
+  [stderr] ls: cannot access 'nope': No such file or directory
+  [exit 2]
+
+`$ ` starts a command, `> ` continues it while it is incomplete, output follows as written
+(a stdout line starting with $, [ or \\ gets a leading \\), stderr lines are marked
+`[stderr] `, `[no newline]` ends output without a final newline, `[exit N]` gives a non-zero
+status. The full format: docs/TRANSCRIPTS.md.";
+
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// The transcript.
+    #[arg(value_name = "FILE")]
+    transcript: PathBuf,
+    /// The agent's path of the root (default: the transcript's `mount-point`, or /home/user).
+    #[arg(long, value_name = "PATH")]
+    mount_point: Option<PathBuf>,
+    /// The owner's policy file to run the session under (default: the default policy).
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,26 +166,17 @@ struct LogArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(command) = &cli.owner {
-        check_owner_args(&cli);
+        check_owner_args(&cli, command);
+        if let OwnerCommand::Replay(args) = command {
+            return run_replay(&cli, args);
+        }
         return run_owner(&cli, command);
     }
     let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
-    let mut policy = match &cli.policy {
-        Some(path) => match Policy::load(path) {
-            Ok(p) => p,
-            Err(e) => return fail(2, &e),
-        },
-        None => Policy::default(),
+    let policy = match load_policy(cli.policy.as_deref(), cli.atomic) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
-    if cli.atomic {
-        policy.atomic = true;
-    }
-    if let Err(e) = policy.validate(&names) {
-        return match &cli.policy {
-            Some(path) => fail(2, &format!("{}: {e}", path.display())),
-            None => fail(2, &e),
-        };
-    }
     if cli.describe {
         let mount = match &cli.mount_point {
             Some(m) if m.is_absolute() => normalize_lexically(m),
@@ -174,16 +215,53 @@ fn main() -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     report_recovery(&session);
+    let lines = if cli.json {
+        LineNumbers::Each
+    } else {
+        LineNumbers::Stream
+    };
+    let mut recorder = match &cli.record {
+        Some(path) => match Recorder::create(path, &Header::for_session(&session, lines)) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                return fail(
+                    2,
+                    &format!("{}: {}", path.display(), policy::io_message(&e)),
+                );
+            }
+        },
+        None => None,
+    };
     let status = if cli.json {
         let stdin = std::io::stdin();
         let mut stdout = std::io::stdout();
-        trumansh::protocol::run_json_lines(&mut session, stdin.lock(), &mut stdout, |_, _, _| {})
+        trumansh::protocol::run_json_lines(
+            &mut session,
+            stdin.lock(),
+            &mut stdout,
+            |request, recorded, status| {
+                if let Some(r) = recorder.as_mut() {
+                    let input = transcript::request_input(&request.command);
+                    r.step(&input, request.stdin.as_deref(), recorded, status);
+                }
+            },
+        )
     } else if let Some(script) = &cli.command {
-        frontend::run_lines(&mut session, script.as_bytes(), OnSyntaxError::Abort)
+        frontend::run_lines(
+            &mut session,
+            script.as_bytes(),
+            OnSyntaxError::Abort,
+            recorder.as_mut(),
+        )
     } else if let Some(file) = &cli.file {
         // The script is the owner's file on the host, not a path in the sandbox.
         if let Ok(text) = std::fs::read(file) {
-            frontend::run_lines(&mut session, text.as_slice(), OnSyntaxError::Abort)
+            frontend::run_lines(
+                &mut session,
+                text.as_slice(),
+                OnSyntaxError::Abort,
+                recorder.as_mut(),
+            )
         } else {
             let _ = writeln!(
                 std::io::stderr(),
@@ -193,12 +271,83 @@ fn main() -> ExitCode {
             127
         }
     } else if interactive {
-        frontend::run_repl(session)
+        frontend::run_repl(session, recorder)
     } else {
         let stdin = std::io::stdin();
-        frontend::run_lines(&mut session, stdin.lock(), OnSyntaxError::Continue)
+        frontend::run_lines(
+            &mut session,
+            stdin.lock(),
+            OnSyntaxError::Continue,
+            recorder.as_mut(),
+        )
     };
     ExitCode::from((status & 0xff) as u8)
+}
+
+/// The policy file (or the default policy), with `--atomic`, checked against the commands
+/// that exist; or the exit status of a clear error.
+fn load_policy(path: Option<&Path>, atomic: bool) -> Result<Policy, ExitCode> {
+    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    let mut policy = match path {
+        Some(path) => Policy::load(path).map_err(|e| fail(2, &e))?,
+        None => Policy::default(),
+    };
+    if atomic {
+        policy.atomic = true;
+    }
+    if let Err(e) = policy.validate(&names) {
+        return Err(match path {
+            Some(path) => fail(2, &format!("{}: {e}", path.display())),
+            None => fail(2, &e),
+        });
+    }
+    Ok(policy)
+}
+
+/// `trumansh replay FILE`: 0 when the output did not change, 1 (and the diff on stdout) when
+/// it did, 2 when the transcript or the root cannot be read.
+fn run_replay(cli: &Cli, args: &ReplayArgs) -> ExitCode {
+    let name = args.transcript.display().to_string();
+    let bytes = match std::fs::read(&args.transcript) {
+        Ok(b) => b,
+        Err(e) => return fail(2, &format!("replay: {name}: {}", policy::io_message(&e))),
+    };
+    let parsed = match transcript::parse(&bytes) {
+        Ok(t) => t,
+        Err(e) => return fail(2, &format!("replay: {name}: {e}")),
+    };
+    let policy = match load_policy(args.policy.as_deref().or(cli.policy.as_deref()), false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let options = ReplayOptions {
+        mount_point: args.mount_point.clone().or_else(|| cli.mount_point.clone()),
+        policy,
+    };
+    let replayed = match replay::replay_tree(&parsed, &cli.root, &options) {
+        Ok(r) => r,
+        Err(e) => return fail(2, &format!("replay: {e}")),
+    };
+    let steps = format!(
+        "{} step{}",
+        replayed.steps,
+        if replayed.steps == 1 { "" } else { "s" }
+    );
+    match replayed.diff(&name) {
+        None => {
+            let _ = writeln!(std::io::stderr(), "replay: {steps}, no change");
+            ExitCode::SUCCESS
+        }
+        Some(diff) => {
+            let _ = std::io::stdout().write_all(diff.as_bytes());
+            let _ = writeln!(
+                std::io::stderr(),
+                "replay: {steps}, {} changed",
+                replayed.changed
+            );
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `trumansh: MESSAGE` on stderr, and the exit status.
@@ -225,27 +374,33 @@ fn report_recovery(session: &Session) {
     }
 }
 
-/// The owner's subcommands take only `--root` and `--state-dir`: anything that starts a
-/// session is a usage error (status 2). (clap's `args_conflicts_with_subcommands` would do
-/// this, but it also stops recognising a subcommand after any option, `--root` included, so
-/// `trumansh --root DIR log` would run a script file named `log`.)
-fn check_owner_args(cli: &Cli) {
+/// The owner's subcommands take only `--root` and `--state-dir` (`replay`: `--root`,
+/// `--mount-point` and `--policy`): anything else that starts a session is a usage error
+/// (status 2). (clap's `args_conflicts_with_subcommands` would do this, but it also stops
+/// recognising a subcommand after any option, `--root` included, so `trumansh --root DIR log`
+/// would run a script file named `log`.)
+fn check_owner_args(cli: &Cli, command: &OwnerCommand) {
+    let replay = matches!(command, OwnerCommand::Replay(_));
     let session_args = [
         ("-c <SCRIPT>", cli.command.is_some()),
         ("[FILE]", cli.file.is_some()),
-        ("--mount-point <PATH>", cli.mount_point.is_some()),
-        ("--policy <FILE>", cli.policy.is_some()),
+        ("--mount-point <PATH>", cli.mount_point.is_some() && !replay),
+        ("--policy <FILE>", cli.policy.is_some() && !replay),
+        ("--state-dir <DIR>", cli.state_dir.is_some() && replay),
         ("--atomic", cli.atomic),
         ("--describe", cli.describe),
+        ("--record <FILE>", cli.record.is_some()),
     ];
     if let Some((name, _)) = session_args.iter().find(|(_, given)| *given) {
-        Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!(
-                    "the argument '{name}' cannot be used with the owner's subcommands (trash, log)"
-                ),
+        let message = if replay {
+            format!("the argument '{name}' cannot be used with replay")
+        } else {
+            format!(
+                "the argument '{name}' cannot be used with the owner's subcommands (trash, log)"
             )
+        };
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, message)
             .exit();
     }
 }
@@ -301,6 +456,7 @@ fn run_owner(cli: &Cli, command: &OwnerCommand) -> ExitCode {
             });
             ("log", result)
         }
+        OwnerCommand::Replay(_) => return ExitCode::from(2),
     };
     match result {
         Ok(text) => {

@@ -19,7 +19,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use crate::outcome::{AppliedEffect, Report, Request};
-use crate::session::{Captured, Session};
+use crate::session::{Session, Stream};
 use crate::transcript::Recorded;
 
 /// Why a request line was refused.
@@ -300,8 +300,9 @@ pub fn run_json_lines(
                     on_step(&request, &recorded, report.status);
                     let mut obj = Map::new();
                     obj.insert("id".into(), request.id.clone());
-                    let Captured { stdout, stderr } = &recorded.captured;
-                    obj.extend(outcome_json(stdout, stderr, &report));
+                    let stdout = recorded.bytes(Stream::Stdout);
+                    let stderr = recorded.bytes(Stream::Stderr);
+                    obj.extend(outcome_json(&stdout, &stderr, &report));
                     Value::Object(obj)
                 }
             },

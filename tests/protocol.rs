@@ -518,3 +518,59 @@ fn the_schema_describes_the_requests_of_the_docs() {
         assert_invalid("request", &bad);
     }
 }
+
+#[test]
+fn a_json_session_records_a_transcript_that_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::write(tree.join("src/a.txt"), "one\n").unwrap();
+    let work = dir.path().join("work");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&tree)
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let record = dir.path().join("session.transcript");
+    let mut s = Server::start(&work, &["--record", record.to_str().unwrap()]);
+    s.ask(&cmd(1, "cd src && cat a.txt"));
+    s.ask(&json!({"id": 2, "command": "sort > sorted; cat sorted", "stdin": "b\na"}));
+    s.ask(&cmd(3, "cat nope"));
+    s.ask(&cmd(4, "cat > h <<'EOF'\n$x\nEOF"));
+    assert_eq!(s.finish(), 0);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        text,
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=each\n\
+         $ cd src && cat a.txt\none\n\
+         $ sort > sorted; cat sorted\n[stdin] b\n[stdin] a\n[no newline]\na\nb\n\
+         $ cat nope\n[stderr] cat: nope: No such file or directory\n[exit 1]\n\
+         $ cat > h <<'EOF'\n> $x\n> EOF\n"
+    );
+    let replay = |file: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_trumansh"))
+            .arg("replay")
+            .arg(file)
+            .arg("--root")
+            .arg(&tree)
+            .output()
+            .unwrap()
+    };
+    // The stdin is fed again: the replay gives the same output on a fresh copy of the tree.
+    let out = replay(&record);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(out.stdout.is_empty());
+    // A changed stdin changes the output: a diff, exit 1.
+    std::fs::write(&record, text.replace("[stdin] a\n", "[stdin] c\n")).unwrap();
+    let out = replay(&record);
+    assert_eq!(out.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.contains("+c\n"), "{diff}");
+}
