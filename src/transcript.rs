@@ -35,7 +35,8 @@
 //! - `[stdin] LINE` lines give the stdin of the step, for front ends whose requests carry one.
 //! - The output in the order written: stdout as is, except that a line starting with `$`, `[`
 //!   or `\` gets a leading `\`; each stderr line as `[stderr] LINE` (`[stderr]` alone when
-//!   empty). Then `[exit N]` when the status is not 0.
+//!   empty). Then `[exit N]` when the status is not 0 (not after a blank or comment-only step,
+//!   which runs nothing).
 //! - `[no newline]` after a line says that the input, stdin, stdout or stderr it ends did not
 //!   end with a newline.
 //!
@@ -484,7 +485,9 @@ pub fn render_step(
             Stream::Stderr => put_lines(out, bytes, b"[stderr]", b"[stderr]"),
         }
     }
-    if status != 0 {
+    // A blank or comment-only step runs nothing: `$?` stays as it was, and showing it again
+    // would read as if the comment had failed.
+    if status != 0 && !is_comment_only(input) {
         out.extend_from_slice(format!("[exit {status}]\n").as_bytes());
     }
 }
