@@ -426,18 +426,25 @@ impl Transcript {
 
 /// Writes `bytes` as lines, the first with `first` before it and the others with `rest` (a
 /// space between a prefix and a non-empty line), then `[no newline]` if `bytes` does not end
-/// with a newline.
-fn put_lines(out: &mut Vec<u8>, bytes: &[u8], first: &[u8], rest: &[u8]) {
+/// with a newline. Without prefixes (stdout), a line that could be taken for a command or a
+/// marker (starting with `$`, `[` or `\`) gets a `\` before it.
+fn put_lines(out: &mut Vec<u8>, bytes: &[u8], prefixes: Option<(&[u8], &[u8])>) {
     let (body, newline) = match bytes.strip_suffix(b"\n") {
         Some(body) => (body, true),
         None => (bytes, false),
     };
     for (i, line) in body.split(|&b| b == b'\n').enumerate() {
-        out.extend_from_slice(if i == 0 { first } else { rest });
-        if !line.is_empty() {
-            out.push(b' ');
-            out.extend_from_slice(line);
+        match prefixes {
+            Some((first, rest)) => {
+                out.extend_from_slice(if i == 0 { first } else { rest });
+                if !line.is_empty() {
+                    out.push(b' ');
+                }
+            }
+            None if matches!(line.first(), Some(b'$' | b'[' | b'\\')) => out.push(b'\\'),
+            None => {}
         }
+        out.extend_from_slice(line);
         out.push(b'\n');
     }
     if !newline {
@@ -456,33 +463,17 @@ pub fn render_step(
     events: &[(Stream, Vec<u8>)],
     status: i32,
 ) {
-    put_lines(out, input, b"$", b">");
+    put_lines(out, input, Some((b"$", b">")));
     if let Some(stdin) = stdin {
-        put_lines(out, stdin, b"[stdin]", b"[stdin]");
+        put_lines(out, stdin, Some((b"[stdin]", b"[stdin]")));
     }
     for (stream, bytes) in events {
         if bytes.is_empty() {
             continue;
         }
         match stream {
-            Stream::Stdout => {
-                let (body, newline) = match bytes.strip_suffix(b"\n") {
-                    Some(body) => (body, true),
-                    None => (bytes.as_slice(), false),
-                };
-                for line in body.split(|&b| b == b'\n') {
-                    if matches!(line.first(), Some(b'$' | b'[' | b'\\')) {
-                        out.push(b'\\');
-                    }
-                    out.extend_from_slice(line);
-                    out.push(b'\n');
-                }
-                if !newline {
-                    out.extend_from_slice(NO_NEWLINE);
-                    out.push(b'\n');
-                }
-            }
-            Stream::Stderr => put_lines(out, bytes, b"[stderr]", b"[stderr]"),
+            Stream::Stdout => put_lines(out, bytes, None),
+            Stream::Stderr => put_lines(out, bytes, Some((b"[stderr]", b"[stderr]"))),
         }
     }
     // A blank or comment-only step runs nothing: `$?` stays as it was, and showing it again

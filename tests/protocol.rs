@@ -123,6 +123,16 @@ impl Server {
     }
 }
 
+/// Asserts an error response with this code and a message containing `text`.
+fn assert_error(r: &Value, code: &str, text: &str) {
+    assert_eq!(r["error"]["code"], code, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(text),
+        "{message:?} should contain {text:?}"
+    );
+}
+
 fn cmd(id: u64, command: &str) -> Value {
     json!({"id": id, "command": command})
 }
@@ -254,13 +264,7 @@ fn bytes_that_are_not_utf8_travel_as_base64() {
     // Raw bytes that are not UTF-8 in the request line itself: a typed error, then on.
     s.send_raw(b"{\"id\":4,\"command\":\"echo \xff\"}\n");
     let r = s.recv();
-    assert_eq!(r["error"]["code"], "parse_error");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("command_base64")
-    );
+    assert_error(&r, "parse_error", "command_base64");
     let r = s.ask(&cmd(5, "echo ok"));
     assert_eq!(r["stdout"], "ok\n");
     assert_eq!(s.finish(), 0);
@@ -351,23 +355,14 @@ fn malformed_requests_get_typed_errors_and_the_session_goes_on() {
         l.push(b'\n');
         s.send_raw(&l);
         let r = s.recv();
-        let shown = String::from_utf8_lossy(line);
-        assert_eq!(r["error"]["code"], *code, "{shown}: {r}");
-        assert_eq!(r["id"], *id, "{shown}");
-        let m = r["error"]["message"].as_str().unwrap();
-        assert!(m.contains(message), "{shown}: {m}");
+        assert_error(&r, code, message);
+        assert_eq!(r["id"], *id, "{}", String::from_utf8_lossy(line));
     }
     // Deep nesting is refused by the parser's recursion limit, not by a stack overflow.
     let deep = format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000));
     s.send_raw(deep.as_bytes());
     let r = s.recv();
-    assert_eq!(r["error"]["code"], "parse_error");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("recursion limit")
-    );
+    assert_error(&r, "parse_error", "recursion limit");
     // Blank lines are skipped without an answer.
     s.send_raw(b"\n   \n");
     let r = s.ask(&cmd(11, "pwd; echo $Y"));
@@ -435,13 +430,7 @@ fn an_interrupted_stream_ends_cleanly() {
     assert_eq!(s.recv()["exit_code"], 1);
     drop(s.stdin.take());
     let r = s.recv();
-    assert_eq!(r["error"]["code"], "parse_error");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not complete JSON")
-    );
+    assert_error(&r, "parse_error", "not complete JSON");
     assert_eq!(s.finish(), 1);
     // The client stops reading: trumansh does not hang or crash.
     let mut s = Server::start(dir.path(), &[]);
