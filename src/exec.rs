@@ -368,25 +368,6 @@ fn is_session_effect(op: &Op) -> bool {
     )
 }
 
-/// The journal's name for an op.
-fn op_name(op: &Op) -> &'static str {
-    match op {
-        Op::CreateDir { .. } => "create_dir",
-        Op::WriteFile { append: true, .. } => "append",
-        Op::WriteFile { .. } => "write",
-        Op::Touch { .. } => "touch",
-        Op::Trash { .. } => "trash",
-        Op::Rename { .. } => "rename",
-        Op::Copy { .. } => "copy",
-        Op::SetMode { .. } => "set_mode",
-        Op::SetCwd { .. } => "cd",
-        Op::SetVar { .. } => "set_var",
-        Op::UnsetVar { .. } => "unset_var",
-        Op::Exit { .. } => "exit",
-        Op::Undo { .. } => "undo",
-    }
-}
-
 /// Checks and applies one filesystem effect through the sandbox: its inverse is journaled and
 /// it is audited first (write-ahead), then it is applied.
 pub(crate) fn apply_fs_effect(
@@ -394,17 +375,16 @@ pub(crate) fn apply_fs_effect(
     journal: &Journal,
     op: &Op,
 ) -> Result<(), FsError> {
-    if is_session_effect(op) {
+    // Session effects (cd, variables, exit, undo) are the session's to apply.
+    let Some(effect) = AppliedEffect::of(op) else {
         return Ok(());
-    }
+    };
     sandbox.guard().check()?;
-    let name = op_name(op);
+    let name = effect.op();
     let pending = journal.before(sandbox, op, name)?;
-    audit_effect(sandbox, name, op);
+    audit_effect(sandbox, &effect);
     let result = apply_planned(sandbox, op, &pending.plan);
-    if result.is_ok()
-        && let Some(effect) = AppliedEffect::of(op)
-    {
+    if result.is_ok() {
         journal.applied(effect);
     }
     if let Err(e) = &result {
@@ -417,25 +397,20 @@ pub(crate) fn apply_fs_effect(
     result
 }
 
-fn audit_effect(sandbox: &Sandbox, name: &str, op: &Op) {
+fn audit_effect(sandbox: &Sandbox, effect: &AppliedEffect) {
     let path_of = |p: &std::path::Path| text(p.as_os_str().as_bytes());
-    let mut f = fields([("op", name.into())]);
-    match op {
-        Op::CreateDir { path, .. }
-        | Op::WriteFile { path, .. }
-        | Op::Touch { path, .. }
-        | Op::Trash { path }
-        | Op::SetMode { path, .. } => {
-            f.insert("path".into(), path_of(path));
-        }
-        Op::Rename { from, to } | Op::Copy { from, to, .. } => {
-            f.insert("path".into(), path_of(from));
+    let mut f = fields([("op", effect.op().into())]);
+    if let Some(path) = effect.path() {
+        f.insert("path".into(), path_of(path));
+    }
+    match effect {
+        AppliedEffect::Rename { to, .. } | AppliedEffect::Copy { to, .. } => {
             f.insert("to".into(), path_of(to));
         }
+        AppliedEffect::Write { bytes, .. } => {
+            f.insert("bytes".into(), (*bytes).into());
+        }
         _ => {}
-    }
-    if let Op::WriteFile { data, .. } = op {
-        f.insert("bytes".into(), data.len().into());
     }
     sandbox.audit().event("effect", f);
 }

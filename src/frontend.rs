@@ -5,6 +5,9 @@
 //! has arrived, flushing its output before reading on — so an agent can converse with
 //! trumansh over a pipe. An unfinished command (open quote, here-document, trailing `|`) waits
 //! for more lines, as bash does.
+//!
+//! Both can record the session as a transcript ([`Recorder`]): each complete input is written
+//! with its output as soon as it has run.
 
 use std::cell::RefCell;
 use std::io::{BufRead, Write};
@@ -23,7 +26,7 @@ use trumansh_commands::{CommandName, FileKind, FsView};
 
 use crate::session::{Session, Sink, Stream};
 use crate::shell::{self, ParseError};
-use crate::transcript::Chunks;
+use crate::transcript::{Chunks, Recorded, Recorder, Tee};
 
 /// Writes to the process's stdout/stderr as output is produced.
 pub struct StdSink;
@@ -53,11 +56,34 @@ pub enum OnSyntaxError {
     Continue,
 }
 
-/// Runs line mode over a reader until EOF or `exit`. Returns the exit status.
+/// Runs one complete input, writing its output to `sink` and, when recording, also to the
+/// transcript. Returns `$?`.
+fn run_recorded(
+    session: &mut Session,
+    input: &[u8],
+    first_line: usize,
+    sink: &mut dyn Sink,
+    recorder: Option<&mut Recorder>,
+) -> i32 {
+    let Some(recorder) = recorder else {
+        let status = session.run_input(input, first_line, sink);
+        flush();
+        return status;
+    };
+    let mut output = Recorded::default();
+    let status = session.run_input(input, first_line, &mut Tee::new(sink, &mut output));
+    flush();
+    recorder.step(input, None, &output, status);
+    status
+}
+
+/// Runs line mode over a reader until EOF or `exit`, recording the session if asked. Returns
+/// the exit status.
 pub fn run_lines(
     session: &mut Session,
     input: impl BufRead,
     on_syntax_error: OnSyntaxError,
+    mut recorder: Option<&mut Recorder>,
 ) -> i32 {
     let mut sink = StdSink;
     for chunk in Chunks::new(input) {
@@ -65,8 +91,13 @@ pub fn run_lines(
             shell::parse(&chunk.text, chunk.first_line),
             Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
         );
-        session.run_input(&chunk.text, chunk.first_line, &mut sink);
-        flush();
+        run_recorded(
+            session,
+            &chunk.text,
+            chunk.first_line,
+            &mut sink,
+            recorder.as_deref_mut(),
+        );
         if let Some(status) = session.exit_status() {
             return status;
         }
@@ -239,8 +270,8 @@ fn unescape_history(line: &str) -> String {
     out
 }
 
-/// The interactive REPL. Returns the exit status.
-pub fn run_repl(session: Session) -> i32 {
+/// The interactive REPL, recording the session if asked. Returns the exit status.
+pub fn run_repl(session: Session, mut recorder: Option<Recorder>) -> i32 {
     let session = Rc::new(RefCell::new(session));
     let mut editor: Editor<ShellHelper, DefaultHistory> = match Editor::new() {
         Ok(e) => e,
@@ -301,9 +332,14 @@ pub fn run_repl(session: Session) -> i32 {
             append_history(&session.borrow(), &entry);
         }
         let mut s = session.borrow_mut();
-        s.run_input(input.as_bytes(), line_no, &mut sink);
+        run_recorded(
+            &mut s,
+            input.as_bytes(),
+            line_no,
+            &mut sink,
+            recorder.as_mut(),
+        );
         line_no += input.matches('\n').count();
-        flush();
         if let Some(status) = s.exit_status() {
             let _ = writeln!(std::io::stderr(), "exit");
             return status;

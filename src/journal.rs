@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use trumansh_commands::{FsError, FsView, Op};
 
 use crate::audit::{fields, text};
-use crate::outcome::AppliedEffect;
+use crate::outcome::{AppliedEffect, MAX_EFFECTS};
 use crate::sandbox::{Loc, Sandbox, Times, unique_name};
 use crate::state;
 
@@ -180,8 +180,10 @@ struct Active {
 struct Inner {
     line: String,
     active: Option<Active>,
-    /// What the current line applied, for its report (kept even when recording is off).
+    /// What the current line applied, for its report (kept even when recording is off): the
+    /// first [`MAX_EFFECTS`], and how many more.
     applied: Vec<AppliedEffect>,
+    applied_more: usize,
 }
 
 /// The session's journal.
@@ -217,6 +219,7 @@ impl Journal {
                 line: String::new(),
                 active: None,
                 applied: Vec::new(),
+                applied_more: 0,
             }),
             lock,
         };
@@ -233,13 +236,18 @@ impl Journal {
             };
             inner.active = None;
             inner.applied.clear();
+            inner.applied_more = 0;
         }
     }
 
     /// Notes a change the current line applied (for the line's report).
     pub fn applied(&self, effect: AppliedEffect) {
         if let Ok(mut inner) = self.inner.lock() {
-            inner.applied.push(effect);
+            if inner.applied.len() < MAX_EFFECTS {
+                inner.applied.push(effect);
+            } else {
+                inner.applied_more += 1;
+            }
         }
     }
 
@@ -257,11 +265,14 @@ impl Journal {
         }
     }
 
-    /// The changes the current line applied, in order.
-    pub fn take_applied(&self) -> Vec<AppliedEffect> {
+    /// The changes the current line applied, in order, and how many more were not kept.
+    pub fn take_applied(&self) -> (Vec<AppliedEffect>, usize) {
         self.inner
             .lock()
-            .map(|mut i| std::mem::take(&mut i.applied))
+            .map(|mut i| {
+                let more = std::mem::take(&mut i.applied_more);
+                (std::mem::take(&mut i.applied), more)
+            })
             .unwrap_or_default()
     }
 

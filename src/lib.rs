@@ -39,11 +39,12 @@ mod outcome;
 pub mod owner;
 pub mod policy;
 pub mod protocol;
+pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod shell;
 pub mod state;
 pub mod transcript;
 
-pub use outcome::{AppliedEffect, Outcome, Report, Request};
+pub use outcome::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
 pub use session::{Captured, Config, ErrorMode, Session, Sink, Stream};

@@ -1,9 +1,9 @@
 //! The `trumansh` binary: parses the command line and starts a front end (line mode, REPL,
 //! `-c`, a script file, `--json`, or the MCP server `mcp`), or runs one of the owner's
-//! subcommands (`trash`, `log`) on the host.
+//! subcommands (`trash`, `log`, `replay`) on the host.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -11,7 +11,9 @@ use trumansh::frontend::{self, OnSyntaxError};
 use trumansh::mcp::ServeError;
 use trumansh::owner::{self, LogOptions, OwnerError, RestoreOptions};
 use trumansh::policy::{self, Policy};
+use trumansh::replay::{self, ReplayOptions};
 use trumansh::sandbox::{Sandbox, SandboxConfig, normalize_lexically};
+use trumansh::transcript::{self, Header, LineNumbers, Recorder};
 use trumansh::{Config, ErrorMode, Session};
 use trumansh_commands::CommandName;
 
@@ -19,9 +21,9 @@ use trumansh_commands::CommandName;
 /// directory, nothing is spawned, nothing outside the directory exists, and rm only moves to
 /// a trash.
 ///
-/// The owner's subcommands (`trash`, `log`) run on the host and are not visible to the agent.
-/// `mcp` serves the shell to an MCP host. A script file literally named `trash`, `log` or
-/// `mcp` must be given as `./trash`.
+/// The owner's subcommands (`trash`, `log`, `replay`) run on the host and are not visible to
+/// the agent. `mcp` serves the shell to an MCP host. A script file literally named `trash`,
+/// `log`, `replay` or `mcp` must be given as `./trash`.
 #[derive(Debug, Parser)]
 #[command(name = "trumansh", version)]
 struct Cli {
@@ -30,7 +32,7 @@ struct Cli {
     root: PathBuf,
     /// The path the agent sees the root at (default: the root's real absolute path; `/` gives
     /// a fully virtual view).
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     mount_point: Option<PathBuf>,
     /// Where trash, journal, history and the audit log are kept (default: `.trash/` in the
     /// root, invisible to the agent).
@@ -38,10 +40,10 @@ struct Cli {
     state_dir: Option<PathBuf>,
     /// The owner's policy file (TOML): hidden and read-only paths, denied commands, undo,
     /// atomic lines, limits.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
     /// Roll back every line that fails (also `atomic = true` in the policy file).
-    #[arg(long, global = true)]
+    #[arg(long)]
     atomic: bool,
     /// Print a paragraph describing this shell for the agent's system prompt, and exit.
     #[arg(long)]
@@ -53,6 +55,11 @@ struct Cli {
     /// Run this script, as `bash -c`.
     #[arg(short = 'c', value_name = "SCRIPT")]
     command: Option<String>,
+    /// Record the session as a transcript in FILE (created or truncated; each command is
+    /// written with its output as soon as it has run). Replay it with `trumansh replay FILE`;
+    /// the format is in docs/TRANSCRIPTS.md. Keep FILE outside the root: the agent would see it.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Run this script file (a host path), as `bash FILE`.
     file: Option<PathBuf>,
     #[command(subcommand)]
@@ -69,9 +76,25 @@ enum Sub {
     /// The tools: `bash` (described by the `--describe` text), `undo` (unless the policy
     /// disables it) and `trash_list` (unless it denies `rm`). One shell session for the
     /// connection: the cwd and variables persist from call to call; after `exit` the next
-    /// call starts a fresh session. Takes --root, --mount-point, --state-dir, --policy and
-    /// --atomic. Ends at the end of stdin.
-    Mcp,
+    /// call starts a fresh session. Ends at the end of stdin. docs/MCP.md has the details.
+    Mcp(McpArgs),
+}
+
+/// The session's settings `trumansh mcp` takes after `mcp` (also before it, as for the line
+/// mode; `--root` and `--state-dir` go anywhere).
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// The path the agent sees the root at (default: the root's real absolute path; `/` gives
+    /// a fully virtual view).
+    #[arg(long, value_name = "PATH")]
+    mount_point: Option<PathBuf>,
+    /// The owner's policy file (TOML): hidden and read-only paths, denied commands, undo,
+    /// atomic lines, limits.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// Roll back every line that fails (also `atomic = true` in the policy file).
+    #[arg(long)]
+    atomic: bool,
 }
 
 /// The owner's subcommands.
@@ -84,6 +107,48 @@ enum OwnerCommand {
     },
     /// Show the audit log: what the agent ran and changed, and what was refused and why.
     Log(LogArgs),
+    /// Replay a transcript on a fresh copy of the root and show what changed in its output.
+    #[command(long_about = REPLAY_ABOUT)]
+    Replay(ReplayArgs),
+}
+
+const REPLAY_ABOUT: &str = "\
+Replay a transcript on a fresh copy of the root and show what changed in its output.
+
+The root (--root, default: the current directory) is copied into a new temporary directory
+(links as links, modes and times kept, the state directory .trash left out) and a session is
+started there with the transcript's settings. Every command of the transcript is run again;
+if the output is the same, the exit status is 0 and nothing is printed on stdout; if it
+changed, a unified diff (--- FILE, +++ replay) is printed and the status is 1. Status 2: the
+transcript cannot be read, or the root cannot be copied.
+
+A transcript (written by `trumansh --record FILE`) looks like what a terminal shows:
+
+  # trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream
+  $ cat > notes.txt <<'EOF'
+  > remember $HOME
+  > EOF
+  $ ls notes.txt nope
+  notes.txt
+  [stderr] ls: cannot access 'nope': No such file or directory
+  [exit 2]
+
+`$ ` starts a command, `> ` continues it while it is incomplete, output follows as written
+(a stdout line starting with $, [ or \\ gets a leading \\), stderr lines are marked
+`[stderr] `, `[no newline]` ends output without a final newline, `[exit N]` gives a non-zero
+status. The full format: docs/TRANSCRIPTS.md.";
+
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// The transcript.
+    #[arg(value_name = "FILE")]
+    transcript: PathBuf,
+    /// The agent's path of the root (default: the transcript's `mount-point`, or /home/user).
+    #[arg(long, value_name = "PATH")]
+    mount_point: Option<PathBuf>,
+    /// The owner's policy file to run the session under (default: the default policy).
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,21 +200,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.subcommand {
         Some(Sub::Owner(command)) => {
-            check_subcommand_args(&cli, "the owner's subcommands (trash, log)", true);
+            check_owner_args(&cli, command);
+            if let OwnerCommand::Replay(args) = command {
+                return run_replay(&cli, args);
+            }
             return run_owner(&cli, command);
         }
-        Some(Sub::Mcp) => {
-            check_subcommand_args(&cli, "the mcp subcommand", false);
-            return run_mcp(&cli);
+        Some(Sub::Mcp(args)) => {
+            check_mcp_args(&cli);
+            return run_mcp(&cli, args);
         }
         None => {}
     }
-    let policy = match load_policy(&cli) {
+    let policy = match load_policy(cli.policy.as_deref(), cli.atomic) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let mount_point = cli.mount_point.as_deref();
     if cli.describe {
-        return match describe_text(&cli, &policy) {
+        return match describe_text(&cli.root, mount_point, &policy) {
             Ok(text) => {
                 let _ = std::io::stdout().write_all(text.as_bytes());
                 ExitCode::SUCCESS
@@ -157,7 +226,7 @@ fn main() -> ExitCode {
             Err(code) => code,
         };
     }
-    let mut config = session_config(&cli, policy);
+    let mut config = session_config(&cli, mount_point, policy);
     let stdin_tty = std::io::stdin().is_terminal();
     let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty && !cli.json;
     config.stdout_is_tty = std::io::stdout().is_terminal() && !cli.json;
@@ -175,16 +244,53 @@ fn main() -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     report_recovery(&session);
+    let lines = if cli.json {
+        LineNumbers::Each
+    } else {
+        LineNumbers::Stream
+    };
+    let mut recorder = match &cli.record {
+        Some(path) => match Recorder::create(path, &Header::for_session(&session, lines)) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                return fail(
+                    2,
+                    &format!("{}: {}", path.display(), policy::io_message(&e)),
+                );
+            }
+        },
+        None => None,
+    };
     let status = if cli.json {
         let stdin = std::io::stdin();
         let mut stdout = std::io::stdout();
-        trumansh::protocol::run_json_lines(&mut session, stdin.lock(), &mut stdout, |_, _, _| {})
+        trumansh::protocol::run_json_lines(
+            &mut session,
+            stdin.lock(),
+            &mut stdout,
+            |request, recorded, status| {
+                if let Some(r) = recorder.as_mut() {
+                    let input = transcript::request_input(&request.command);
+                    r.step(&input, request.stdin.as_deref(), recorded, status);
+                }
+            },
+        )
     } else if let Some(script) = &cli.command {
-        frontend::run_lines(&mut session, script.as_bytes(), OnSyntaxError::Abort)
+        frontend::run_lines(
+            &mut session,
+            script.as_bytes(),
+            OnSyntaxError::Abort,
+            recorder.as_mut(),
+        )
     } else if let Some(file) = &cli.file {
         // The script is the owner's file on the host, not a path in the sandbox.
         if let Ok(text) = std::fs::read(file) {
-            frontend::run_lines(&mut session, text.as_slice(), OnSyntaxError::Abort)
+            frontend::run_lines(
+                &mut session,
+                text.as_slice(),
+                OnSyntaxError::Abort,
+                recorder.as_mut(),
+            )
         } else {
             let _ = writeln!(
                 std::io::stderr(),
@@ -194,31 +300,32 @@ fn main() -> ExitCode {
             127
         }
     } else if interactive {
-        frontend::run_repl(session)
+        frontend::run_repl(session, recorder)
     } else {
         let stdin = std::io::stdin();
-        frontend::run_lines(&mut session, stdin.lock(), OnSyntaxError::Continue)
+        frontend::run_lines(
+            &mut session,
+            stdin.lock(),
+            OnSyntaxError::Continue,
+            recorder.as_mut(),
+        )
     };
     ExitCode::from((status & 0xff) as u8)
 }
 
-/// The command names that exist (before the policy denies any).
-fn command_names() -> Vec<&'static str> {
-    CommandName::ALL.iter().map(|c| c.as_str()).collect()
-}
-
-/// The policy the options give: `--policy`'s file (or the default), `--atomic`, checked
-/// against the commands that exist. An error is reported, and its exit status returned.
-fn load_policy(cli: &Cli) -> Result<Policy, ExitCode> {
-    let mut policy = match &cli.policy {
+/// The policy file (or the default policy), with `--atomic`, checked against the commands
+/// that exist; or the exit status of a clear error.
+fn load_policy(path: Option<&Path>, atomic: bool) -> Result<Policy, ExitCode> {
+    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    let mut policy = match path {
         Some(path) => Policy::load(path).map_err(|e| fail(2, &e))?,
         None => Policy::default(),
     };
-    if cli.atomic {
+    if atomic {
         policy.atomic = true;
     }
-    if let Err(e) = policy.validate(&command_names()) {
-        return Err(match &cli.policy {
+    if let Err(e) = policy.validate(&names) {
+        return Err(match path {
             Some(path) => fail(2, &format!("{}: {e}", path.display())),
             None => fail(2, &e),
         });
@@ -226,9 +333,13 @@ fn load_policy(cli: &Cli) -> Result<Policy, ExitCode> {
     Ok(policy)
 }
 
-/// The `--describe` text for the options' mount point (the root's real path by default).
-fn describe_text(cli: &Cli, policy: &Policy) -> Result<String, ExitCode> {
-    let mount = match &cli.mount_point {
+/// The `--describe` text for a mount point (by default the root's real path).
+fn describe_text(
+    root: &Path,
+    mount_point: Option<&Path>,
+    policy: &Policy,
+) -> Result<String, ExitCode> {
+    let mount = match mount_point {
         Some(m) if m.is_absolute() => normalize_lexically(m),
         Some(m) => {
             return Err(fail(
@@ -236,36 +347,37 @@ fn describe_text(cli: &Cli, policy: &Policy) -> Result<String, ExitCode> {
                 &format!("mount point must be absolute: {}", m.display()),
             ));
         }
-        None => std::fs::canonicalize(&cli.root)
-            .map_err(|e| fail(2, &format!("cannot open root {}: {e}", cli.root.display())))?,
+        None => std::fs::canonicalize(root)
+            .map_err(|e| fail(2, &format!("cannot open root {}: {e}", root.display())))?,
     };
-    Ok(policy::describe(
-        policy,
-        &command_names(),
-        &mount.to_string_lossy(),
-    ))
+    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    Ok(policy::describe(policy, &names, &mount.to_string_lossy()))
 }
 
-/// The session settings the options give: root, mount point, state directory, policy.
-fn session_config(cli: &Cli, policy: Policy) -> Config {
+/// A session's settings: the root and state directory of the options, this mount point and
+/// policy (the line mode's and the MCP server's).
+fn session_config(cli: &Cli, mount_point: Option<&Path>, policy: Policy) -> Config {
     let mut config = Config::new(&cli.root);
-    config.sandbox.mount_point.clone_from(&cli.mount_point);
+    config.sandbox.mount_point = mount_point.map(Path::to_path_buf);
     config.sandbox.state_dir.clone_from(&cli.state_dir);
     config.policy = policy;
     config
 }
 
-/// `trumansh mcp`: the MCP server on stdin/stdout until the end of stdin.
-fn run_mcp(cli: &Cli) -> ExitCode {
-    let policy = match load_policy(cli) {
+/// `trumansh mcp`: the MCP server on stdin/stdout until the end of stdin. Its options may
+/// come after `mcp` or before it.
+fn run_mcp(cli: &Cli, args: &McpArgs) -> ExitCode {
+    let policy_path = args.policy.as_deref().or(cli.policy.as_deref());
+    let policy = match load_policy(policy_path, args.atomic || cli.atomic) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let describe = match describe_text(cli, &policy) {
+    let mount_point = args.mount_point.as_deref().or(cli.mount_point.as_deref());
+    let describe = match describe_text(&cli.root, mount_point, &policy) {
         Ok(text) => text,
         Err(code) => return code,
     };
-    let mut config = session_config(cli, policy);
+    let mut config = session_config(cli, mount_point, policy);
     config.error_mode = ErrorMode::Script {
         name: "bash".into(),
     };
@@ -274,6 +386,72 @@ fn run_mcp(cli: &Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e @ ServeError::Setup(_)) => fail(2, &e.to_string()),
         Err(e @ ServeError::Server(_)) => fail(1, &format!("mcp: {e}")),
+    }
+}
+
+/// `mcp` takes the session's settings, not a script, `--json`, `--describe` or `--record`
+/// (status 2).
+fn check_mcp_args(cli: &Cli) {
+    let not_taken = [
+        ("-c <SCRIPT>", cli.command.is_some()),
+        ("[FILE]", cli.file.is_some()),
+        ("--json", cli.json),
+        ("--describe", cli.describe),
+        ("--record <FILE>", cli.record.is_some()),
+    ];
+    if let Some((name, _)) = not_taken.iter().find(|(_, given)| *given) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("the argument '{name}' cannot be used with mcp"),
+            )
+            .exit();
+    }
+}
+
+/// `trumansh replay FILE`: 0 when the output did not change, 1 (and the diff on stdout) when
+/// it did, 2 when the transcript or the root cannot be read.
+fn run_replay(cli: &Cli, args: &ReplayArgs) -> ExitCode {
+    let name = args.transcript.display().to_string();
+    let bytes = match std::fs::read(&args.transcript) {
+        Ok(b) => b,
+        Err(e) => return fail(2, &format!("replay: {name}: {}", policy::io_message(&e))),
+    };
+    let parsed = match transcript::parse(&bytes) {
+        Ok(t) => t,
+        Err(e) => return fail(2, &format!("replay: {name}: {e}")),
+    };
+    let policy = match load_policy(args.policy.as_deref().or(cli.policy.as_deref()), false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let options = ReplayOptions {
+        mount_point: args.mount_point.clone().or_else(|| cli.mount_point.clone()),
+        policy,
+    };
+    let replayed = match replay::replay_tree(&parsed, &cli.root, &options) {
+        Ok(r) => r,
+        Err(e) => return fail(2, &format!("replay: {e}")),
+    };
+    let steps = format!(
+        "{} step{}",
+        replayed.steps,
+        if replayed.steps == 1 { "" } else { "s" }
+    );
+    match replayed.diff(&name) {
+        None => {
+            let _ = writeln!(std::io::stderr(), "replay: {steps}, no change");
+            ExitCode::SUCCESS
+        }
+        Some(diff) => {
+            let _ = std::io::stdout().write_all(diff.as_bytes());
+            let _ = writeln!(
+                std::io::stderr(),
+                "replay: {steps}, {} changed",
+                replayed.changed
+            );
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -301,28 +479,33 @@ fn report_recovery(session: &Session) {
     }
 }
 
-/// A subcommand takes only the options that make sense for it: the owner's take `--root` and
-/// `--state-dir` (`owner`), `mcp` takes those and the session's settings (`--mount-point`,
-/// `--policy`, `--atomic`). Anything else is a usage error (status 2). (clap's
-/// `args_conflicts_with_subcommands` would do this, but it also stops recognising a
-/// subcommand after any option, `--root` included, so `trumansh --root DIR log` would run a
-/// script file named `log`.)
-fn check_subcommand_args(cli: &Cli, what: &str, owner: bool) {
-    let not_taken = [
+/// The owner's subcommands take only `--root` and `--state-dir` (`replay`: `--root`,
+/// `--mount-point` and `--policy`): anything else that starts a session is a usage error
+/// (status 2). (clap's `args_conflicts_with_subcommands` would do this, but it also stops
+/// recognising a subcommand after any option, `--root` included, so `trumansh --root DIR log`
+/// would run a script file named `log`.)
+fn check_owner_args(cli: &Cli, command: &OwnerCommand) {
+    let replay = matches!(command, OwnerCommand::Replay(_));
+    let session_args = [
         ("-c <SCRIPT>", cli.command.is_some()),
         ("[FILE]", cli.file.is_some()),
-        ("--json", cli.json),
+        ("--mount-point <PATH>", cli.mount_point.is_some() && !replay),
+        ("--policy <FILE>", cli.policy.is_some() && !replay),
+        ("--state-dir <DIR>", cli.state_dir.is_some() && replay),
+        ("--atomic", cli.atomic),
         ("--describe", cli.describe),
-        ("--mount-point <PATH>", owner && cli.mount_point.is_some()),
-        ("--policy <FILE>", owner && cli.policy.is_some()),
-        ("--atomic", owner && cli.atomic),
+        ("--record <FILE>", cli.record.is_some()),
     ];
-    if let Some((name, _)) = not_taken.iter().find(|(_, given)| *given) {
-        Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!("the argument '{name}' cannot be used with {what}"),
+    if let Some((name, _)) = session_args.iter().find(|(_, given)| *given) {
+        let message = if replay {
+            format!("the argument '{name}' cannot be used with replay")
+        } else {
+            format!(
+                "the argument '{name}' cannot be used with the owner's subcommands (trash, log)"
             )
+        };
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, message)
             .exit();
     }
 }
@@ -378,6 +561,7 @@ fn run_owner(cli: &Cli, command: &OwnerCommand) -> ExitCode {
             });
             ("log", result)
         }
+        OwnerCommand::Replay(_) => return ExitCode::from(2),
     };
     match result {
         Ok(text) => {

@@ -649,6 +649,7 @@ mod tests {
             "timed_out",
             "duration_ms",
             "effects",
+            "effects_omitted",
             "rolled_back",
             "exited",
         ] {

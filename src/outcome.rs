@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use trumansh_commands::Op;
 
+/// How many applied effects a report lists; the rest are counted in `effects_omitted`.
+pub const MAX_EFFECTS: usize = 1000;
+
 /// One input to run, with what a front end may attach to it.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
@@ -137,8 +140,11 @@ pub struct Report {
     pub timed_out: bool,
     /// Wall-clock time the line took.
     pub duration: Duration,
-    /// The changes applied, in order (failed ones are not listed).
+    /// The changes applied, in order (failed ones are not listed); the first
+    /// [`MAX_EFFECTS`].
     pub effects: Vec<AppliedEffect>,
+    /// How many more changes were applied than `effects` lists.
+    pub effects_omitted: usize,
     /// How many of them an atomic rollback undid (0: the line's changes stand).
     pub rolled_back: usize,
 }

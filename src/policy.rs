@@ -248,7 +248,7 @@ impl Policy {
 }
 
 /// An I/O error's text without Rust's ` (os error N)` suffix: `No such file or directory`.
-fn io_message(e: &std::io::Error) -> String {
+pub fn io_message(e: &std::io::Error) -> String {
     let text = e.to_string();
     match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),

@@ -19,7 +19,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use crate::outcome::{AppliedEffect, Report, Request};
-use crate::session::{Captured, Session};
+use crate::session::{Session, Stream};
 use crate::transcript::Recorded;
 
 /// Why a request line was refused.
@@ -223,6 +223,7 @@ pub fn outcome_json(stdout: &[u8], stderr: &[u8], report: &Report) -> Map<String
         "effects".into(),
         report.effects.iter().map(effect_json).collect(),
     );
+    obj.insert("effects_omitted".into(), report.effects_omitted.into());
     obj.insert("rolled_back".into(), report.rolled_back.into());
     obj.insert("exited".into(), report.exit.is_some().into());
     obj
@@ -299,8 +300,9 @@ pub fn run_json_lines(
                     on_step(&request, &recorded, report.status);
                     let mut obj = Map::new();
                     obj.insert("id".into(), request.id.clone());
-                    let Captured { stdout, stderr } = &recorded.captured;
-                    obj.extend(outcome_json(stdout, stderr, &report));
+                    let stdout = recorded.bytes(Stream::Stdout);
+                    let stderr = recorded.bytes(Stream::Stderr);
+                    obj.extend(outcome_json(&stdout, &stderr, &report));
                     Value::Object(obj)
                 }
             },
@@ -320,4 +322,79 @@ pub fn run_json_lines(
         }
     }
     session.last_status()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines(input: &[u8], capacity: usize, max: usize) -> Vec<Result<Vec<u8>, usize>> {
+        let mut reader = std::io::BufReader::with_capacity(capacity, input);
+        std::iter::from_fn(|| read_line(&mut reader, max)).collect()
+    }
+
+    #[test]
+    fn lines_are_split_and_bounded_whatever_the_buffer_size() {
+        for capacity in [1, 2, 3, 7, 64, 8192] {
+            assert_eq!(
+                lines(b"ab\n\ncd", capacity, 10),
+                vec![Ok(b"ab".to_vec()), Ok(Vec::new()), Ok(b"cd".to_vec())]
+            );
+            assert_eq!(
+                lines(b"0123456789\n01234567890\nok\n0123456789012", capacity, 10),
+                vec![
+                    Ok(b"0123456789".to_vec()),
+                    Err(11),
+                    Ok(b"ok".to_vec()),
+                    Err(13)
+                ]
+            );
+            assert!(lines(b"", capacity, 10).is_empty());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_line_parses_or_gets_an_error(line in proptest::collection::vec(any::<u8>(), 0..200)) {
+            match parse_request(&line) {
+                // Random bytes are almost never a request; when they are, they name a command.
+                Ok(_) => prop_assert!(line.windows(7).any(|w| w == b"command")),
+                Err(e) => {
+                    let v = e.to_json();
+                    prop_assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+                }
+            }
+        }
+
+        #[test]
+        fn any_json_value_parses_or_gets_an_error(
+            id in any::<i64>(),
+            command in proptest::collection::vec(any::<u8>(), 0..40),
+            stdin in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
+            timeout in proptest::option::of(any::<u64>()),
+        ) {
+            let mut obj = Map::new();
+            obj.insert("id".into(), id.into());
+            put_bytes(&mut obj, "command", &command);
+            if std::str::from_utf8(&command).is_err() {
+                obj.remove("command");
+            }
+            if let Some(s) = &stdin {
+                obj.insert("stdin_base64".into(), STANDARD.encode(s).into());
+            }
+            if let Some(t) = timeout {
+                obj.insert("timeout_ms".into(), t.into());
+            }
+            let line = Value::Object(obj).to_string();
+            match parse_request(line.as_bytes()) {
+                Ok(r) => {
+                    prop_assert_eq!(r.command, command);
+                    prop_assert_eq!(r.stdin, stdin);
+                    prop_assert_eq!(r.id, Value::from(id));
+                }
+                Err(e) => prop_assert_eq!(e.code, ErrorCode::InvalidRequest),
+            }
+        }
+    }
 }

@@ -325,6 +325,7 @@ impl Session {
         self.timed_out = false;
         let status = self.parse_and_run(request.input, request.first_line, sink);
         self.line_stdin = None;
+        let (effects, effects_omitted) = self.journal.take_applied();
         Report {
             status,
             exit: self.exit,
@@ -332,7 +333,8 @@ impl Session {
             truncated: self.truncated,
             timed_out: self.timed_out,
             duration: started.elapsed(),
-            effects: self.journal.take_applied(),
+            effects,
+            effects_omitted,
             rolled_back: self.rolled_back,
         }
     }

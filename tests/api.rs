@@ -168,3 +168,14 @@ fn truncation_and_rollback_are_reported() {
     assert!(!out.truncated);
     assert_eq!(out.stdout, b"");
 }
+
+#[test]
+fn a_report_lists_the_first_thousand_effects_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    let out = s.run("mkdir a && cd a && touch f{1..1500}");
+    assert_eq!(out.status, 0);
+    assert_eq!(out.effects.len(), trumansh::MAX_EFFECTS);
+    assert_eq!(out.effects_omitted, 501);
+    assert_eq!(s.run("true").effects_omitted, 0);
+}

@@ -680,3 +680,302 @@ fn the_readmes_policy_example_loads() {
     assert!(out.contains("Some paths are hidden"), "{out}");
     assert!(out.contains("stops after 10 s"), "{out}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Transcripts: --record and `trumansh replay`.
+
+fn basic_fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/trees/basic")
+}
+
+/// `trumansh replay FILE --root fixtures/trees/basic ARGS...`: stdout, stderr, status.
+fn replay(transcript: &Path, args: &[&str]) -> (String, String, i32) {
+    let tree = basic_fixture();
+    let mut all = vec![
+        "replay",
+        transcript.to_str().unwrap(),
+        "--root",
+        tree.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    bare(&all)
+}
+
+#[test]
+fn a_recorded_line_mode_session_replays_without_change() {
+    let (dir, root) = basic_tree();
+    let file = dir.path().join("session.transcript");
+    let file_s = file.to_str().unwrap();
+    let (out, _, status) = run(
+        &root,
+        &["--record", file_s],
+        "cd src\nls\ncat ../../../etc/passwd\ncat > notes.txt <<'EOF'\nremember $HOME\nEOF\n# a comment\n\nrm notes.txt; ls notes.txt\n",
+    );
+    assert_eq!((out.as_str(), status), ("lib.rs\nmain.rs\n", 2));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text,
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream\n\
+         $ cd src\n\
+         $ ls\n\
+         lib.rs\n\
+         main.rs\n\
+         $ cat ../../../etc/passwd\n\
+         [stderr] cat: ../../../etc/passwd: No such file or directory\n\
+         [exit 1]\n\
+         $ cat > notes.txt <<'EOF'\n\
+         > remember $HOME\n\
+         > EOF\n\
+         $ # a comment\n\
+         $\n\
+         $ rm notes.txt; ls notes.txt\n\
+         [stderr] ls: cannot access 'notes.txt': No such file or directory\n\
+         [exit 2]\n"
+    );
+    // On a fresh copy of the same tree: nothing changed, nothing on stdout.
+    let (out, err, status) = replay(&file, &[]);
+    assert_eq!(
+        (out.as_str(), err.as_str(), status),
+        ("", "replay: 7 steps, no change\n", 0)
+    );
+    // The session's own tree is not touched by a replay.
+    assert!(!root.join("src/notes.txt").exists());
+
+    // An edited expectation: status 1 and a unified diff naming the line.
+    std::fs::write(&file, text.replace("main.rs\n", "main.rx\n")).unwrap();
+    let (out, err, status) = replay(&file, &[]);
+    assert_eq!(status, 1, "{err}");
+    assert_eq!(err, "replay: 7 steps, 1 changed\n");
+    assert_eq!(
+        out,
+        format!(
+            "--- {file_s}\n+++ replay\n@@ -2,7 +2,7 @@\n $ cd src\n $ ls\n lib.rs\n-main.rx\n+main.rs\n \
+             $ cat ../../../etc/passwd\n [stderr] cat: ../../../etc/passwd: No such file or directory\n \
+             [exit 1]\n"
+        )
+    );
+    // A status that changed shows too.
+    std::fs::write(&file, text.replace("[exit 1]\n", "")).unwrap();
+    let (out, _, status) = replay(&file, &[]);
+    assert_eq!(status, 1);
+    assert!(out.contains("\n+[exit 1]\n"), "{out}");
+}
+
+#[test]
+fn dash_c_and_script_files_record_their_sessions() {
+    let (dir, root) = basic_tree();
+    let file = dir.path().join("c.transcript");
+    let file_s = file.to_str().unwrap();
+    let (out, _, status) = run(
+        &root,
+        &[
+            "--record",
+            file_s,
+            "-c",
+            "echo hi\ncd nope\necho ;;\necho never",
+        ],
+        "",
+    );
+    assert_eq!((out.as_str(), status), ("hi\n", 2));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream\n\
+         $ echo hi\n\
+         hi\n\
+         $ cd nope\n\
+         [stderr] bash: line 2: cd: nope: No such file or directory\n\
+         [exit 1]\n\
+         $ echo ;;\n\
+         [stderr] bash: line 3: syntax error near unexpected token `;;'\n\
+         [stderr] bash: line 3: `echo ;;'\n\
+         [exit 2]\n"
+    );
+    assert_eq!(replay(&file, &[]).2, 0);
+
+    // A script file: its name is in the header (percent-encoded) and in the errors.
+    let script = dir.path().join("my script.sh");
+    std::fs::write(&script, "echo one\ncd nope").unwrap();
+    let (_, err, status) = run(&root, &["--record", file_s, script.to_str().unwrap()], "");
+    assert_eq!(status, 1);
+    let name = script.to_str().unwrap();
+    assert_eq!(
+        err,
+        format!("{name}: line 2: cd: nope: No such file or directory\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        format!(
+            "# trumansh transcript v1 mount-point=/home/user errors=script:{} lines=stream\n\
+             $ echo one\n\
+             one\n\
+             $ cd nope\n\
+             [no newline]\n\
+             [stderr] {name}: line 2: cd: nope: No such file or directory\n\
+             [exit 1]\n",
+            name.replace(' ', "%20")
+        )
+    );
+    let (out, err, status) = replay(&file, &[]);
+    assert_eq!(
+        (out.as_str(), err.as_str(), status),
+        ("", "replay: 2 steps, no change\n", 0)
+    );
+}
+
+#[test]
+fn markers_escapes_bad_bytes_and_heredocs_round_trip() {
+    let (dir, root) = basic_tree();
+    let file = dir.path().join("t.transcript");
+    let session = "cat <<'EOF'\n$HOME\n[stderr] fake\n\\back\n[exit 3]\n> not a continuation\n\nEOF\n\
+                   echo -e 'bad \\xff\\xfe bytes\\n$'\n\
+                   echo -n 'no newline'; ls nope\n\
+                   cat <<EOF >&2\n[x]\nEOF\n\
+                   echo '> after'\n";
+    run(&root, &["--record", file.to_str().unwrap()], session);
+    let bytes = std::fs::read(&file).unwrap();
+    let expected: &[u8] =
+        b"# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream\n\
+        $ cat <<'EOF'\n\
+        > $HOME\n\
+        > [stderr] fake\n\
+        > \\back\n\
+        > [exit 3]\n\
+        > > not a continuation\n\
+        >\n\
+        > EOF\n\
+        \\$HOME\n\
+        \\[stderr] fake\n\
+        \\\\back\n\
+        \\[exit 3]\n\
+        > not a continuation\n\
+        \n\
+        $ echo -e 'bad \\xff\\xfe bytes\\n$'\n\
+        bad \xff\xfe bytes\n\
+        \\$\n\
+        $ echo -n 'no newline'; ls nope\n\
+        no newline\n\
+        [no newline]\n\
+        [stderr] ls: cannot access 'nope': No such file or directory\n\
+        [exit 2]\n\
+        $ cat <<EOF >&2\n\
+        > [x]\n\
+        > EOF\n\
+        [stderr] [x]\n\
+        $ echo '> after'\n\
+        > after\n";
+    assert_eq!(
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(expected)
+    );
+    assert_eq!(bytes, expected);
+    let parsed = trumansh::transcript::parse(&bytes).unwrap();
+    assert_eq!(parsed.render(), bytes);
+    assert_eq!(parsed.script(), session.as_bytes());
+    let (out, err, status) = replay(&file, &[]);
+    assert_eq!(
+        (out.as_str(), err.as_str(), status),
+        ("", "replay: 5 steps, no change\n", 0)
+    );
+    // A changed bad byte is shown escaped in the diff.
+    let changed: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == 0xfe { 0xfd } else { b })
+        .collect();
+    std::fs::write(&file, changed).unwrap();
+    let (out, _, status) = replay(&file, &[]);
+    assert_eq!(status, 1);
+    assert!(
+        out.contains("\n-bad \\xFF\\xFD bytes\n+bad \\xFF\\xFE bytes\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn replay_usage_errors_have_status_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.transcript");
+    let (out, err, status) = replay(&missing, &[]);
+    assert_eq!((out.as_str(), status), ("", 2));
+    assert_eq!(
+        err,
+        format!(
+            "trumansh: replay: {}: No such file or directory\n",
+            missing.display()
+        )
+    );
+    let bad = dir.path().join("bad.transcript");
+    std::fs::write(&bad, "$ echo hi\nhi\n[exit 1]\nmore\n").unwrap();
+    let (_, err, status) = replay(&bad, &[]);
+    assert_eq!(status, 2);
+    assert_eq!(
+        err,
+        format!(
+            "trumansh: replay: {}: line 4: unexpected line after `[exit N]`: `more`\n",
+            bad.display()
+        )
+    );
+    std::fs::write(&bad, "# trumansh transcript v2\n").unwrap();
+    let (_, err, status) = replay(&bad, &[]);
+    assert_eq!(status, 2);
+    assert!(
+        err.contains("line 1: unsupported transcript version"),
+        "{err}"
+    );
+    // A root that cannot be copied.
+    std::fs::write(&bad, "$ true\n").unwrap();
+    let (_, err, status) = bare(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--root",
+        dir.path().join("no-tree").to_str().unwrap(),
+    ]);
+    assert_eq!(status, 2);
+    assert!(err.contains("no-tree: No such file or directory"), "{err}");
+    // Options that start a session do not go with replay.
+    let (_, err, status) = bare(&["replay", bad.to_str().unwrap(), "--state-dir", "/tmp"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("cannot be used with replay"), "{err}");
+    let (_, err, status) = bare(&["--record", "x", "log"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("'--record <FILE>' cannot be used"), "{err}");
+    // A record file that cannot be written stops before the session starts.
+    let (_, err, status) = run(dir.path(), &["--record", "/dev/full", "-c", "echo hi"], "");
+    assert_eq!(
+        (err.as_str(), status),
+        ("trumansh: /dev/full: No space left on device\n", 2)
+    );
+}
+
+#[test]
+fn replay_help_explains_the_format() {
+    let (out, _, status) = bare(&["replay", "--help"]);
+    assert_eq!(status, 0);
+    assert!(out.contains("docs/TRANSCRIPTS.md"), "{out}");
+    assert!(out.contains("[stderr]"), "{out}");
+    let (out, _, _) = bare(&["--help"]);
+    assert!(out.contains("--record <FILE>"), "{out}");
+}
+
+#[test]
+fn replay_takes_the_mount_point_and_policy_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.transcript");
+    // No header: mounted at /home/user.
+    std::fs::write(
+        &file,
+        "$ pwd\n/home/user\n$ cat hello.txt\nhello world\nsecond line\n",
+    )
+    .unwrap();
+    assert_eq!(replay(&file, &[]).2, 0);
+    let (out, _, status) = replay(&file, &["--mount-point", "/work"]);
+    assert_eq!(status, 1);
+    assert!(out.contains("-/home/user\n+/work\n"), "{out}");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, "hidden = [\"hello.txt\"]\n").unwrap();
+    let (out, _, status) = replay(&file, &["--policy", policy.to_str().unwrap()]);
+    assert_eq!(status, 1);
+    assert!(
+        out.contains("+[stderr] cat: hello.txt: No such file or directory\n+[exit 1]\n"),
+        "{out}"
+    );
+}

@@ -316,7 +316,5 @@ fn a_root_that_cannot_be_opened_is_a_setup_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("cannot be used with the mcp subcommand")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with mcp"));
 }

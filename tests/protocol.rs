@@ -123,6 +123,16 @@ impl Server {
     }
 }
 
+/// Asserts an error response with this code and a message containing `text`.
+fn assert_error(r: &Value, code: &str, text: &str) {
+    assert_eq!(r["error"]["code"], code, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(text),
+        "{message:?} should contain {text:?}"
+    );
+}
+
 fn cmd(id: u64, command: &str) -> Value {
     json!({"id": id, "command": command})
 }
@@ -254,13 +264,7 @@ fn bytes_that_are_not_utf8_travel_as_base64() {
     // Raw bytes that are not UTF-8 in the request line itself: a typed error, then on.
     s.send_raw(b"{\"id\":4,\"command\":\"echo \xff\"}\n");
     let r = s.recv();
-    assert_eq!(r["error"]["code"], "parse_error");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("command_base64")
-    );
+    assert_error(&r, "parse_error", "command_base64");
     let r = s.ask(&cmd(5, "echo ok"));
     assert_eq!(r["stdout"], "ok\n");
     assert_eq!(s.finish(), 0);
@@ -351,12 +355,14 @@ fn malformed_requests_get_typed_errors_and_the_session_goes_on() {
         l.push(b'\n');
         s.send_raw(&l);
         let r = s.recv();
-        let shown = String::from_utf8_lossy(line);
-        assert_eq!(r["error"]["code"], *code, "{shown}: {r}");
-        assert_eq!(r["id"], *id, "{shown}");
-        let m = r["error"]["message"].as_str().unwrap();
-        assert!(m.contains(message), "{shown}: {m}");
+        assert_error(&r, code, message);
+        assert_eq!(r["id"], *id, "{}", String::from_utf8_lossy(line));
     }
+    // Deep nesting is refused by the parser's recursion limit, not by a stack overflow.
+    let deep = format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    s.send_raw(deep.as_bytes());
+    let r = s.recv();
+    assert_error(&r, "parse_error", "recursion limit");
     // Blank lines are skipped without an answer.
     s.send_raw(b"\n   \n");
     let r = s.ask(&cmd(11, "pwd; echo $Y"));
@@ -424,13 +430,7 @@ fn an_interrupted_stream_ends_cleanly() {
     assert_eq!(s.recv()["exit_code"], 1);
     drop(s.stdin.take());
     let r = s.recv();
-    assert_eq!(r["error"]["code"], "parse_error");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not complete JSON")
-    );
+    assert_error(&r, "parse_error", "not complete JSON");
     assert_eq!(s.finish(), 1);
     // The client stops reading: trumansh does not hang or crash.
     let mut s = Server::start(dir.path(), &[]);
@@ -506,4 +506,60 @@ fn the_schema_describes_the_requests_of_the_docs() {
     ] {
         assert_invalid("request", &bad);
     }
+}
+
+#[test]
+fn a_json_session_records_a_transcript_that_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::write(tree.join("src/a.txt"), "one\n").unwrap();
+    let work = dir.path().join("work");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&tree)
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let record = dir.path().join("session.transcript");
+    let mut s = Server::start(&work, &["--record", record.to_str().unwrap()]);
+    s.ask(&cmd(1, "cd src && cat a.txt"));
+    s.ask(&json!({"id": 2, "command": "sort > sorted; cat sorted", "stdin": "b\na"}));
+    s.ask(&cmd(3, "cat nope"));
+    s.ask(&cmd(4, "cat > h <<'EOF'\n$x\nEOF"));
+    assert_eq!(s.finish(), 0);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        text,
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=each\n\
+         $ cd src && cat a.txt\none\n\
+         $ sort > sorted; cat sorted\n[stdin] b\n[stdin] a\n[no newline]\na\nb\n\
+         $ cat nope\n[stderr] cat: nope: No such file or directory\n[exit 1]\n\
+         $ cat > h <<'EOF'\n> $x\n> EOF\n"
+    );
+    let replay = |file: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_trumansh"))
+            .arg("replay")
+            .arg(file)
+            .arg("--root")
+            .arg(&tree)
+            .output()
+            .unwrap()
+    };
+    // The stdin is fed again: the replay gives the same output on a fresh copy of the tree.
+    let out = replay(&record);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(out.stdout.is_empty());
+    // A changed stdin changes the output: a diff, exit 1.
+    std::fs::write(&record, text.replace("[stdin] a\n", "[stdin] c\n")).unwrap();
+    let out = replay(&record);
+    assert_eq!(out.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.contains("+c\n"), "{diff}");
 }

@@ -1,6 +1,7 @@
 //! The interactive REPL, driven through a real pseudo-terminal (util-linux `script` gives the
 //! binary a tty): prompt, tab completion of paths and command names, the continuation prompt,
-//! Ctrl-C, Ctrl-D, interactive error form, and history kept in the state directory.
+//! Ctrl-C, Ctrl-D, interactive error form, history kept in the state directory, and the
+//! session recorded with `--record`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
@@ -42,7 +43,12 @@ fn repl_prompts_completes_continues_and_keeps_history() {
     let root = dir.path().join("root");
     std::fs::create_dir_all(root.join("src")).unwrap();
     let bin = env!("CARGO_BIN_EXE_trumansh");
-    let cmd = format!("{bin} --root {} --mount-point /home/user", root.display());
+    let record = dir.path().join("repl.transcript");
+    let cmd = format!(
+        "{bin} --root {} --mount-point /home/user --record {}",
+        root.display(),
+        record.display()
+    );
     let mut child = Command::new("script")
         .args(["-qfec", &cmd, "/dev/null"])
         .stdin(Stdio::piped())
@@ -87,5 +93,42 @@ fn repl_prompts_completes_continues_and_keeps_history() {
     assert_eq!(
         history,
         "cd src/\npwd\necho \"a\\nb\"\ncd nope\necho after-ctrl-c\n"
+    );
+    // --record: the REPL's transcript (the line dropped by Ctrl-C is not in it), which
+    // replays without change on a tree like the one the session started from.
+    let transcript = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        transcript,
+        "# trumansh transcript v1 mount-point=/home/user errors=interactive lines=stream stdout=terminal\n\
+         $ cd src/\n\
+         $ pwd\n\
+         /home/user/src\n\
+         $ echo \"a\n\
+         > b\"\n\
+         a\n\
+         b\n\
+         $ cd nope\n\
+         [stderr] bash: cd: nope: No such file or directory\n\
+         [exit 1]\n\
+         $ echo after-ctrl-c\n\
+         after-ctrl-c\n"
+    );
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir_all(fresh.join("src")).unwrap();
+    let out = Command::new(bin)
+        .args([
+            "replay",
+            record.to_str().unwrap(),
+            "--root",
+            fresh.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            String::from_utf8_lossy(&out.stdout).as_ref(),
+            out.status.code()
+        ),
+        ("", Some(0))
     );
 }

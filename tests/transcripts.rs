@@ -1,19 +1,32 @@
-//! Transcript tests: every `fixtures/transcripts/<tree>/*.sh` is replayed in-process on a
-//! fresh copy of `fixtures/trees/<tree>`, rendered (commands, stdout, `[stderr]`, `[exit N]`,
-//! then the resulting tree) and snapshotted with insta.
+//! Transcript tests: every `fixtures/transcripts/<tree>/*.transcript` (the format of
+//! `docs/TRANSCRIPTS.md`, as `trumansh --record` writes it) is replayed in-process on a fresh
+//! copy of `fixtures/trees/<tree>` by the same function as `trumansh replay`
+//! ([`trumansh::replay::replay_tree`]); the test fails with a unified diff when any output
+//! changed. The tree the replay leaves is snapshotted with insta.
 //!
-//! `bash_agrees` replays the same files in real bash (the oracle) on another copy of the tree,
-//! with `LC_ALL=C` and the same fixed environment, and compares each command's stdout, stderr
-//! and status, then the final tree. A command whose behaviour differs on purpose is preceded
-//! by a `# bash-differs: <reason>` comment line; `# bash-differs-tree: <reason>` anywhere
-//! skips the final tree comparison. Both lists are the per-file record of deliberate
-//! differences.
+//! To accept new output, rewrite the transcripts from what the replay gives now and review
+//! the change with `git diff`:
+//!
+//! ```sh
+//! TRUMANSH_BLESS=1 cargo test --test transcripts
+//! ```
+//!
+//! A new transcript can start as just its commands (`$ cmd` lines, `> ` continuations) and be
+//! filled in the same way.
+//!
+//! `bash_agrees` runs the same script (the steps' inputs, concatenated) in real bash (the
+//! oracle) on another copy of the tree, with `LC_ALL=C` and the same fixed environment, and
+//! compares each command's stdout, stderr and status, then the final tree. A command whose
+//! behaviour differs on purpose is preceded by a `# bash-differs: <reason>` comment step;
+//! `# bash-differs-tree: <reason>` anywhere skips the final tree comparison. Both lists are
+//! the per-file record of deliberate differences.
 //!
 //! A file whose output depends on the filesystem it runs on (the order `readdir` returns, as
 //! `find` and `grep -r` print it; directory sizes, as `ls -l` shows them) holds a
-//! `# fs-dependent: <reason>` line: it is not snapshotted, since the next machine's
-//! filesystem may order or size things differently, but it is still replayed and compared
-//! with real bash on the same filesystem, which is the check that matters.
+//! `# fs-dependent: <reason>` comment step: it is replayed but its output is not compared
+//! (nor its tree snapshotted), since the next machine's filesystem may order or size things
+//! differently; it is still compared with real bash on the same filesystem, which is the check
+//! that matters.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
@@ -21,8 +34,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use trumansh::transcript::{self, Chunks, is_comment_only};
-use trumansh::{Config, Session};
+use trumansh::Stream;
+use trumansh::replay::{self, ReplayOptions, Replayed};
+use trumansh::transcript::{self, Transcript};
 
 /// Where the agent sees the sandbox in transcripts (and bash's temp path is renamed to).
 const MOUNT: &str = "/home/user";
@@ -31,27 +45,8 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Copies a tree (links as links).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    let mut entries: Vec<_> = fs::read_dir(from).unwrap().map(|e| e.unwrap()).collect();
-    entries.sort_by_key(fs::DirEntry::file_name);
-    for e in entries {
-        let src = e.path();
-        let dst = to.join(e.file_name());
-        let ft = e.file_type().unwrap();
-        if ft.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&src).unwrap(), &dst).unwrap();
-        } else if ft.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
-fn tree_of(script: &Path) -> PathBuf {
-    let tree = script.parent().unwrap().file_name().unwrap();
+fn tree_of(file: &Path) -> PathBuf {
+    let tree = file.parent().unwrap().file_name().unwrap();
     fixtures().join("trees").join(tree)
 }
 
@@ -96,34 +91,70 @@ fn render_tree(root: &Path) -> String {
 }
 
 /// Whether a transcript declares that its output depends on the filesystem.
-fn fs_dependent(script: &[u8]) -> bool {
-    script
-        .split(|&b| b == b'\n')
-        .any(|l| l.starts_with(b"# fs-dependent:"))
+fn fs_dependent(t: &Transcript) -> bool {
+    t.steps
+        .iter()
+        .any(|s| s.is_comment_only() && s.input.starts_with(b"# fs-dependent:"))
 }
 
-fn session_on(root: &Path) -> Session {
-    let mut config = Config::new(root);
-    config.sandbox.mount_point = Some(PathBuf::from(MOUNT));
-    Session::new(config).unwrap()
+fn load(path: &Path) -> (Vec<u8>, Transcript) {
+    let bytes = fs::read(path).unwrap();
+    let parsed = transcript::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = parsed.settings();
+    assert_eq!(
+        header.mount_point,
+        Path::new(MOUNT),
+        "{}: the transcripts are mounted at {MOUNT}",
+        path.display()
+    );
+    (bytes, parsed)
+}
+
+fn replay_fixture(path: &Path, parsed: &Transcript) -> Replayed {
+    replay::replay_tree(parsed, &tree_of(path), &ReplayOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn name_of(path: &Path) -> String {
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 #[test]
 fn transcripts() {
-    insta::glob!("../fixtures/transcripts", "**/*.sh", |path| {
-        let script = fs::read(path).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        copy_tree(&tree_of(path), &root);
-        let mut session = session_on(&root);
-        let (mut rendered, _) = transcript::replay(&mut session, &script);
-        if fs_dependent(&script) {
-            return;
+    let bless = std::env::var_os("TRUMANSH_BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    insta::glob!("../fixtures/transcripts", "**/*.transcript", |path| {
+        let (bytes, parsed) = load(path);
+        let replayed = replay_fixture(path, &parsed);
+        let name = name_of(path);
+        if bless {
+            if replayed.actual != bytes {
+                fs::write(path, &replayed.actual).unwrap();
+            }
+        } else if fs_dependent(&parsed) {
+            // Replayed (above), not compared.
+        } else if let Some(diff) = replayed.diff(&name) {
+            failures.push(diff);
+        } else if replayed.expected != bytes {
+            failures.push(format!(
+                "{name}: not in the canonical form (TRUMANSH_BLESS=1 rewrites it):\n{}",
+                transcript::diff(&bytes, &replayed.expected, &name).unwrap_or_default()
+            ));
         }
-        rendered.extend_from_slice(b"--- tree ---\n");
-        rendered.extend_from_slice(render_tree(&root).as_bytes());
-        insta::assert_snapshot!(String::from_utf8_lossy(&rendered));
+        if !fs_dependent(&parsed) {
+            insta::assert_snapshot!(render_tree(&replayed.root));
+        }
     });
+    assert!(
+        failures.is_empty(),
+        "{} transcript(s) changed (TRUMANSH_BLESS=1 cargo test --test transcripts accepts the \
+         new output):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// One command's result.
@@ -149,17 +180,17 @@ fn split_marks(bytes: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-/// Runs the script in real bash with a marker after each command, and splits its output
-/// per command.
-fn run_in_bash(script: &[u8], root: &Path) -> Vec<Step> {
+/// Runs the transcript's script in real bash with a marker after each command, and splits
+/// its output per command.
+fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
     let mut marked = Vec::new();
     let mut commands = 0usize;
-    for chunk in Chunks::new(script) {
-        marked.extend_from_slice(&chunk.text);
+    for step in &parsed.steps {
+        marked.extend_from_slice(&step.input);
         if !marked.ends_with(b"\n") {
             marked.push(b'\n');
         }
-        if !is_comment_only(&chunk.text) {
+        if !step.is_comment_only() {
             marked.extend_from_slice(
                 format!(
                     "__s=$?; printf '{MARK}%d{MARK}' \"$__s\"; printf '{MARK}{MARK}' >&2; (exit $__s)\n"
@@ -235,45 +266,45 @@ fn unshift_lines(text: &str, k: usize) -> String {
 #[test]
 fn bash_agrees() {
     let mut failures = Vec::new();
-    insta::glob!("../fixtures/transcripts", "**/*.sh", |path| {
-        let script = fs::read(path).unwrap();
-        let name = path.strip_prefix(fixtures()).unwrap().display().to_string();
+    insta::glob!("../fixtures/transcripts", "**/*.transcript", |path| {
+        let (_, parsed) = load(path);
+        let name = name_of(path);
         let bash_dir = tempfile::tempdir().unwrap();
         let bash_root = bash_dir.path().join("root");
-        copy_tree(&tree_of(path), &bash_root);
-        let bash_steps = run_in_bash(&script, &bash_root);
+        replay::copy_tree(&tree_of(path), &bash_root).unwrap();
+        let bash_steps = run_in_bash(&parsed, &bash_root);
 
-        let ours_dir = tempfile::tempdir().unwrap();
-        let ours_root = ours_dir.path().join("root");
-        copy_tree(&tree_of(path), &ours_root);
-        let mut session = session_on(&ours_root);
-        let (_, steps) = transcript::replay(&mut session, &script);
+        // What trumansh does now, read back from the replay's rendering.
+        let replayed = replay_fixture(path, &parsed);
+        let ours = transcript::parse(&replayed.actual)
+            .unwrap_or_else(|e| panic!("{name}: the replay does not parse back: {e}"));
 
         let mut differs_next = false;
         let mut k = 0;
         let mut skip_tree = false;
-        for chunk in Chunks::new(script.as_slice()) {
-            if is_comment_only(&chunk.text) {
-                let text = String::from_utf8_lossy(&chunk.text);
+        for (i, step) in parsed.steps.iter().enumerate() {
+            if step.is_comment_only() {
+                let text = String::from_utf8_lossy(&step.input);
                 differs_next |= text.contains("# bash-differs:");
                 skip_tree |= text.contains("# bash-differs-tree:");
                 continue;
             }
-            let Some((_, captured, status)) = steps.get(k) else {
+            // The steps after `exit` are not run (nor compared: bash does not run them).
+            let Some(now) = ours.steps.get(i).filter(|_| i < replayed.ran) else {
                 break;
             };
-            let ours = Step {
-                stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
-                status: *status,
+            let mine = Step {
+                stdout: String::from_utf8_lossy(&now.bytes(Stream::Stdout)).into_owned(),
+                stderr: String::from_utf8_lossy(&now.bytes(Stream::Stderr)).into_owned(),
+                status: now.status,
             };
             if !differs_next {
                 match bash_steps.get(k) {
-                    Some(theirs) if *theirs == ours => {}
+                    Some(theirs) if *theirs == mine => {}
                     theirs => failures.push(format!(
-                        "{name}:{}: `{}`\n  bash:     {theirs:?}\n  trumansh: {ours:?}",
-                        chunk.first_line,
-                        String::from_utf8_lossy(&chunk.text).trim_end(),
+                        "{name}:{}: `{}`\n  bash:     {theirs:?}\n  trumansh: {mine:?}",
+                        step.first_line,
+                        String::from_utf8_lossy(&step.input).trim_end(),
                     )),
                 }
             }
@@ -281,7 +312,7 @@ fn bash_agrees() {
             k += 1;
         }
         if !skip_tree {
-            let (a, b) = (render_tree(&bash_root), render_tree(&ours_root));
+            let (a, b) = (render_tree(&bash_root), render_tree(&replayed.root));
             if a != b {
                 failures.push(format!(
                     "{name}: final trees differ\n--- bash\n{a}--- trumansh\n{b}"

@@ -36,6 +36,7 @@ OUTCOME_FIELDS = {
     "timed_out",
     "duration_ms",
     "effects",
+    "effects_omitted",
     "rolled_back",
     "exited",
 }
