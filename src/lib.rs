@@ -34,6 +34,7 @@ pub mod audit;
 mod exec;
 pub mod frontend;
 pub mod journal;
+pub mod mcp;
 mod outcome;
 pub mod owner;
 pub mod policy;

@@ -1,5 +1,6 @@
-//! The `trumansh` binary: parses the command line and starts a front end, or runs one of the
-//! owner's subcommands (`trash`, `log`, `replay`) on the host.
+//! The `trumansh` binary: parses the command line and starts a front end (line mode, REPL,
+//! `-c`, a script file, `--json`, or the MCP server `mcp`), or runs one of the owner's
+//! subcommands (`trash`, `log`, `replay`) on the host.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use trumansh::frontend::{self, OnSyntaxError};
+use trumansh::mcp::ServeError;
 use trumansh::owner::{self, LogOptions, OwnerError, RestoreOptions};
 use trumansh::policy::{self, Policy};
 use trumansh::replay::{self, ReplayOptions};
@@ -20,8 +22,8 @@ use trumansh_commands::CommandName;
 /// a trash.
 ///
 /// The owner's subcommands (`trash`, `log`, `replay`) run on the host and are not visible to
-/// the agent. A script file literally named `trash`, `log` or `replay` must be given as
-/// `./trash`.
+/// the agent. `mcp` serves the shell to an MCP host. A script file literally named `trash`,
+/// `log`, `replay` or `mcp` must be given as `./trash`.
 #[derive(Debug, Parser)]
 #[command(name = "trumansh", version)]
 struct Cli {
@@ -61,7 +63,38 @@ struct Cli {
     /// Run this script file (a host path), as `bash FILE`.
     file: Option<PathBuf>,
     #[command(subcommand)]
-    owner: Option<OwnerCommand>,
+    subcommand: Option<Sub>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Sub {
+    #[command(flatten)]
+    Owner(OwnerCommand),
+    /// Serve the shell to an MCP host (Model Context Protocol) on stdin/stdout.
+    ///
+    /// The tools: `bash` (described by the `--describe` text), `undo` (unless the policy
+    /// disables it) and `trash_list` (unless it denies `rm`). One shell session for the
+    /// connection: the cwd and variables persist from call to call; after `exit` the next
+    /// call starts a fresh session. Ends at the end of stdin. docs/MCP.md has the details.
+    Mcp(McpArgs),
+}
+
+/// The session's settings `trumansh mcp` takes after `mcp` (also before it, as for the line
+/// mode; `--root` and `--state-dir` go anywhere).
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// The path the agent sees the root at (default: the root's real absolute path; `/` gives
+    /// a fully virtual view).
+    #[arg(long, value_name = "PATH")]
+    mount_point: Option<PathBuf>,
+    /// The owner's policy file (TOML): hidden and read-only paths, denied commands, undo,
+    /// atomic lines, limits.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// Roll back every line that fails (also `atomic = true` in the policy file).
+    #[arg(long)]
+    atomic: bool,
 }
 
 /// The owner's subcommands.
@@ -165,39 +198,35 @@ struct LogArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(command) = &cli.owner {
-        check_owner_args(&cli, command);
-        if let OwnerCommand::Replay(args) = command {
-            return run_replay(&cli, args);
+    match &cli.subcommand {
+        Some(Sub::Owner(command)) => {
+            check_owner_args(&cli, command);
+            if let OwnerCommand::Replay(args) = command {
+                return run_replay(&cli, args);
+            }
+            return run_owner(&cli, command);
         }
-        return run_owner(&cli, command);
+        Some(Sub::Mcp(args)) => {
+            check_mcp_args(&cli);
+            return run_mcp(&cli, args);
+        }
+        None => {}
     }
-    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
     let policy = match load_policy(cli.policy.as_deref(), cli.atomic) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let mount_point = cli.mount_point.as_deref();
     if cli.describe {
-        let mount = match &cli.mount_point {
-            Some(m) if m.is_absolute() => normalize_lexically(m),
-            Some(m) => {
-                return fail(2, &format!("mount point must be absolute: {}", m.display()));
+        return match describe_text(&cli.root, mount_point, &policy) {
+            Ok(text) => {
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                ExitCode::SUCCESS
             }
-            None => match std::fs::canonicalize(&cli.root) {
-                Ok(p) => p,
-                Err(e) => {
-                    return fail(2, &format!("cannot open root {}: {e}", cli.root.display()));
-                }
-            },
+            Err(code) => code,
         };
-        let text = policy::describe(&policy, &names, &mount.to_string_lossy());
-        let _ = std::io::stdout().write_all(text.as_bytes());
-        return ExitCode::SUCCESS;
     }
-    let mut config = Config::new(&cli.root);
-    config.sandbox.mount_point.clone_from(&cli.mount_point);
-    config.sandbox.state_dir.clone_from(&cli.state_dir);
-    config.policy = policy;
+    let mut config = session_config(&cli, mount_point, policy);
     let stdin_tty = std::io::stdin().is_terminal();
     let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty && !cli.json;
     config.stdout_is_tty = std::io::stdout().is_terminal() && !cli.json;
@@ -302,6 +331,82 @@ fn load_policy(path: Option<&Path>, atomic: bool) -> Result<Policy, ExitCode> {
         });
     }
     Ok(policy)
+}
+
+/// The `--describe` text for a mount point (by default the root's real path).
+fn describe_text(
+    root: &Path,
+    mount_point: Option<&Path>,
+    policy: &Policy,
+) -> Result<String, ExitCode> {
+    let mount = match mount_point {
+        Some(m) if m.is_absolute() => normalize_lexically(m),
+        Some(m) => {
+            return Err(fail(
+                2,
+                &format!("mount point must be absolute: {}", m.display()),
+            ));
+        }
+        None => std::fs::canonicalize(root)
+            .map_err(|e| fail(2, &format!("cannot open root {}: {e}", root.display())))?,
+    };
+    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    Ok(policy::describe(policy, &names, &mount.to_string_lossy()))
+}
+
+/// A session's settings: the root and state directory of the options, this mount point and
+/// policy (the line mode's and the MCP server's).
+fn session_config(cli: &Cli, mount_point: Option<&Path>, policy: Policy) -> Config {
+    let mut config = Config::new(&cli.root);
+    config.sandbox.mount_point = mount_point.map(Path::to_path_buf);
+    config.sandbox.state_dir.clone_from(&cli.state_dir);
+    config.policy = policy;
+    config
+}
+
+/// `trumansh mcp`: the MCP server on stdin/stdout until the end of stdin. Its options may
+/// come after `mcp` or before it.
+fn run_mcp(cli: &Cli, args: &McpArgs) -> ExitCode {
+    let policy_path = args.policy.as_deref().or(cli.policy.as_deref());
+    let policy = match load_policy(policy_path, args.atomic || cli.atomic) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mount_point = args.mount_point.as_deref().or(cli.mount_point.as_deref());
+    let describe = match describe_text(&cli.root, mount_point, &policy) {
+        Ok(text) => text,
+        Err(code) => return code,
+    };
+    let mut config = session_config(cli, mount_point, policy);
+    config.error_mode = ErrorMode::Script {
+        name: "bash".into(),
+    };
+    config.stdout_is_tty = false;
+    match trumansh::mcp::serve_stdio(config, describe, report_recovery) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e @ ServeError::Setup(_)) => fail(2, &e.to_string()),
+        Err(e @ ServeError::Server(_)) => fail(1, &format!("mcp: {e}")),
+    }
+}
+
+/// `mcp` takes the session's settings, not a script, `--json`, `--describe` or `--record`
+/// (status 2).
+fn check_mcp_args(cli: &Cli) {
+    let not_taken = [
+        ("-c <SCRIPT>", cli.command.is_some()),
+        ("[FILE]", cli.file.is_some()),
+        ("--json", cli.json),
+        ("--describe", cli.describe),
+        ("--record <FILE>", cli.record.is_some()),
+    ];
+    if let Some((name, _)) = not_taken.iter().find(|(_, given)| *given) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("the argument '{name}' cannot be used with mcp"),
+            )
+            .exit();
+    }
 }
 
 /// `trumansh replay FILE`: 0 when the output did not change, 1 (and the diff on stdout) when

@@ -194,21 +194,28 @@ pub fn utc_time(secs: u64) -> String {
     format!("{} {}", &full[..10], &full[11..19])
 }
 
+/// One entry as `trash list --json` prints it (and the MCP server's `trash_list` returns it):
+/// `id`, `time` (RFC 3339, UTC), `unix_time`, `size`, `kind`, `path` (the agent's), `rel`
+/// (relative to the root).
+pub fn trash_entry_json(e: &TrashEntry) -> Value {
+    Value::Object(fields([
+        ("id", e.id.clone().into()),
+        ("time", rfc3339(e.info.time, 0).into()),
+        ("unix_time", e.info.time.into()),
+        ("size", e.size.into()),
+        ("kind", e.kind.as_str().into()),
+        ("path", e.info.path.clone().into()),
+        ("rel", e.info.rel.clone().into()),
+    ]))
+}
+
 /// The rows of `trash list`: an aligned table with a header, or one JSON object per line.
 /// Nothing at all for an empty trash.
 pub fn format_trash_list(entries: &[TrashEntry], json: bool) -> String {
     let mut out = String::new();
     if json {
         for e in entries {
-            let v = Value::Object(fields([
-                ("id", e.id.clone().into()),
-                ("time", rfc3339(e.info.time, 0).into()),
-                ("unix_time", e.info.time.into()),
-                ("size", e.size.into()),
-                ("kind", e.kind.as_str().into()),
-                ("path", e.info.path.clone().into()),
-                ("rel", e.info.rel.clone().into()),
-            ]));
+            let v = trash_entry_json(e);
             out.push_str(&escape_json_for_terminal(&v.to_string()));
             out.push('\n');
         }
