@@ -58,7 +58,7 @@ struct Cli {
     /// Record the session as a transcript in FILE (created or truncated; each command is
     /// written with its output as soon as it has run). Replay it with `trumansh replay FILE`;
     /// the format is in docs/TRANSCRIPTS.md. Keep FILE outside the root: the agent would see it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     record: Option<PathBuf>,
     /// Run this script file (a host path), as `bash FILE`.
     file: Option<PathBuf>,
@@ -382,14 +382,14 @@ fn run_mcp(cli: &Cli, args: &McpArgs) -> ExitCode {
         name: "bash".into(),
     };
     config.stdout_is_tty = false;
-    match trumansh::mcp::serve_stdio(config, describe, report_recovery) {
+    match trumansh::mcp::serve_stdio(config, describe, report_recovery, cli.record.clone()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e @ ServeError::Setup(_)) => fail(2, &e.to_string()),
         Err(e @ ServeError::Server(_)) => fail(1, &format!("mcp: {e}")),
     }
 }
 
-/// `mcp` takes the session's settings, not a script, `--json`, `--describe` or `--record`
+/// `mcp` takes the session's settings and `--record`, not a script, `--json` or `--describe`
 /// (status 2).
 fn check_mcp_args(cli: &Cli) {
     let not_taken = [
@@ -397,7 +397,6 @@ fn check_mcp_args(cli: &Cli) {
         ("[FILE]", cli.file.is_some()),
         ("--json", cli.json),
         ("--describe", cli.describe),
-        ("--record <FILE>", cli.record.is_some()),
     ];
     if let Some((name, _)) = not_taken.iter().find(|(_, given)| *given) {
         Cli::command()

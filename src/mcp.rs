@@ -35,11 +35,15 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::outcome::Outcome;
+use std::path::PathBuf;
+
+use crate::outcome::{Outcome, Request};
 use crate::owner::{self, TrashEntry};
-use crate::policy::human_bytes;
-use crate::protocol::outcome_json;
+use crate::policy::{human_bytes, io_message};
+use crate::protocol::{kind, outcome_json};
+use crate::session::Stream;
 use crate::session::{Config, Session};
+use crate::transcript::{Header, LineNumbers, Recorded, Recorder, request_input};
 
 /// The `--json` protocol's schema: the `bash` and `undo` tools' output schema is its response
 /// object, less the id.
@@ -89,6 +93,8 @@ struct Shell {
     config: Config,
     session: Option<Session>,
     on_start: fn(&Session),
+    /// `--record`: each `bash` and `undo` call as a step (`lines=each`).
+    recorder: Option<Recorder>,
 }
 
 impl Shell {
@@ -105,6 +111,21 @@ impl Shell {
         Ok(self.session.insert(s))
     }
 
+    /// Runs one input (as `bash -c`), recording it when `--record` asks.
+    fn run(&mut self, input: &[u8]) -> Result<Outcome, String> {
+        let session = self.session()?;
+        let mut recorded = Recorded::default();
+        let report = session.execute(&Request::new(input), &mut recorded);
+        if let Some(r) = self.recorder.as_mut() {
+            r.step(&request_input(input), None, &recorded, report.status);
+        }
+        Ok(Outcome {
+            stdout: recorded.bytes(Stream::Stdout),
+            stderr: recorded.bytes(Stream::Stderr),
+            report,
+        })
+    }
+
     /// Runs jobs until every sender is gone. A job whose caller stopped waiting (the client
     /// cancelled it or went away) is skipped.
     fn serve(mut self, jobs: &mpsc::Receiver<Job>) {
@@ -112,7 +133,7 @@ impl Shell {
             match job {
                 Job::Run { input, reply } => {
                     if !reply.is_closed() {
-                        let out = self.session().map(|s| s.run(&input));
+                        let out = self.run(&input);
                         let _ = reply.send(out);
                     }
                 }
@@ -294,17 +315,6 @@ fn only_known(args: &JsonObject, known: &[&str], what: &str) -> Result<(), Strin
     match args.keys().find(|k| !known.contains(&k.as_str())) {
         Some(k) => Err(format!("unknown argument {k:?}: {what}")),
         None => Ok(()),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -529,11 +539,13 @@ pub fn tools(config: &Config, describe: &str) -> Vec<Tool> {
 
 /// Serves MCP on stdin/stdout until the end of stdin. `describe` is the `--describe` text
 /// (the `bash` tool's description and the server's instructions); `on_start` sees each new
-/// session (the first, and each after `exit`), e.g. to report crash recovery on stderr.
+/// session (the first, and each after `exit`), e.g. to report crash recovery on stderr;
+/// `record` is `--record`'s transcript file.
 pub fn serve_stdio(
     config: Config,
     describe: String,
     on_start: fn(&Session),
+    record: Option<PathBuf>,
 ) -> Result<(), ServeError> {
     let request_bytes = config.policy.limits.request_bytes;
     let tools = tools(&config, &describe);
@@ -547,8 +559,16 @@ pub fn serve_stdio(
                 config,
                 session: None,
                 on_start,
+                recorder: None,
             };
-            let started = shell.session().map(|_| ());
+            let mut started = shell.session().map(|_| ());
+            if let (Ok(()), Some(path), Some(session)) = (&started, &record, &shell.session) {
+                let header = Header::for_session(session, LineNumbers::Each);
+                match Recorder::create(path, &header) {
+                    Ok(r) => shell.recorder = Some(r),
+                    Err(e) => started = Err(format!("{}: {}", path.display(), io_message(&e))),
+                }
+            }
             let ok = started.is_ok();
             let _ = ready_tx.send(started);
             if ok {

@@ -154,7 +154,8 @@ fn bytes_field(obj: &Map<String, Value>, name: &str) -> Result<Option<Vec<u8>>, 
     }
 }
 
-fn kind(v: &Value) -> &'static str {
+/// How a message names the type of a JSON value.
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -318,3 +318,49 @@ fn a_root_that_cannot_be_opened_is_a_setup_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with mcp"));
 }
+
+#[test]
+fn record_writes_each_call_as_a_step_that_replays() {
+    let (dir, root) = basic_tree();
+    let tree = dir.path().join("tree");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&root)
+        .arg(&tree)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let record = dir.path().join("mcp.transcript");
+    let mut s = Server::start(&root, &["--record", record.to_str().unwrap()]);
+    s.initialize();
+    s.send(&[
+        call(1, "mkdir d && cd d && pwd"),
+        call(2, "cat ../hello.txt nope"),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "undo", "arguments": {}}}),
+    ]);
+    s.answers(&[1, 2, 3]);
+    let (status, err) = s.finish();
+    assert_eq!(status, 0, "{err}");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        text,
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=each\n\
+         $ mkdir d && cd d && pwd\n/home/user/d\n\
+         $ cat ../hello.txt nope\nhello\n[stderr] cat: nope: No such file or directory\n[exit 1]\n\
+         $ undo 1\nundone: mkdir d && cd d && pwd (1 change)\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .arg("replay")
+        .arg(&record)
+        .arg("--root")
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
