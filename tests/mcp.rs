@@ -4,7 +4,9 @@
 //! official Python client drives it in `tests/mcp/client_test.py`.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -23,28 +25,14 @@ struct Server {
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_trumansh"));
+        command
             .arg("mcp")
             .arg("--root")
             .arg(root)
             .args(["--mount-point", "/home/user"])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
+            .args(extra);
+        let (child, stdin, lines) = common::spawn_piped(command);
         Server {
             child,
             stdin,

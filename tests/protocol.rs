@@ -4,11 +4,13 @@
 //! requests, an interrupted stream, and concurrent sessions in separate processes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command};
 use std::sync::mpsc;
 use std::time::Duration;
+
+mod common;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -52,26 +54,13 @@ struct Server {
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_trumansh"));
+        command
             .arg("--root")
             .arg(root)
             .args(["--mount-point", "/home/user", "--json"])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                if tx.send(line.unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
+            .args(extra);
+        let (child, stdin, lines) = common::spawn_piped(command);
         Server {
             child,
             stdin,

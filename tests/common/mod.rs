@@ -63,3 +63,34 @@ pub fn snapshot(dir: &Path, skip: Option<&Path>) -> BTreeMap<PathBuf, Node> {
     walk(dir, skip, &mut out);
     out
 }
+
+/// Starts `command` on pipes, with a thread passing its stdout on line by line: the child,
+/// its stdin, and the lines (the channel closes at the end of stdout).
+pub fn spawn_piped(
+    mut command: std::process::Command,
+) -> (
+    std::process::Child,
+    Option<std::process::ChildStdin>,
+    std::sync::mpsc::Receiver<String>,
+) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, lines)
+}
