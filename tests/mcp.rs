@@ -8,20 +8,15 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// A `trumansh mcp` process with a reader thread on its stdout.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
+/// A `trumansh mcp` process (`common::Piped`) with this protocol's methods.
+use common::Piped as Server;
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Server {
@@ -32,12 +27,7 @@ impl Server {
             .arg(root)
             .args(["--mount-point", "/home/user"])
             .args(extra);
-        let (child, stdin, lines) = common::spawn_piped(command);
-        Server {
-            child,
-            stdin,
-            lines,
-        }
+        common::spawn_piped(command)
     }
 
     fn send(&mut self, lines: &[Value]) {

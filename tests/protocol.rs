@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -45,12 +45,8 @@ fn assert_invalid(def: &str, value: &Value) {
     );
 }
 
-/// A `trumansh --json` process with a reader thread on its stdout.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
+/// A `trumansh --json` process (`common::Piped`) with this protocol's methods.
+use common::Piped as Server;
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Server {
@@ -60,12 +56,7 @@ impl Server {
             .arg(root)
             .args(["--mount-point", "/home/user", "--json"])
             .args(extra);
-        let (child, stdin, lines) = common::spawn_piped(command);
-        Server {
-            child,
-            stdin,
-            lines,
-        }
+        common::spawn_piped(command)
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {

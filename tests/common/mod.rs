@@ -64,15 +64,16 @@ pub fn snapshot(dir: &Path, skip: Option<&Path>) -> BTreeMap<PathBuf, Node> {
     out
 }
 
-/// Starts `command` on pipes, with a thread passing its stdout on line by line: the child,
-/// its stdin, and the lines (the channel closes at the end of stdout).
-pub fn spawn_piped(
-    mut command: std::process::Command,
-) -> (
-    std::process::Child,
-    Option<std::process::ChildStdin>,
-    std::sync::mpsc::Receiver<String>,
-) {
+/// A trumansh process on pipes, with a thread passing its stdout on line by line (the
+/// channel closes at the end of stdout). Each test file adds its own protocol's methods.
+pub struct Piped {
+    pub child: std::process::Child,
+    pub stdin: Option<std::process::ChildStdin>,
+    pub lines: std::sync::mpsc::Receiver<String>,
+}
+
+/// Starts `command` on pipes.
+pub fn spawn_piped(mut command: std::process::Command) -> Piped {
     use std::io::BufRead;
     use std::process::Stdio;
     let mut child = command
@@ -92,5 +93,9 @@ pub fn spawn_piped(
             }
         }
     });
-    (child, stdin, lines)
+    Piped {
+        child,
+        stdin,
+        lines,
+    }
 }
