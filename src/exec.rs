@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::time::SystemTime;
 
 use trumansh_commands::{
-    CommandName, Ctx, Effect, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
+    CommandName, Ctx, Directive, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
 };
 
 use crate::audit::{fields, text};
@@ -160,7 +160,9 @@ pub(crate) struct Emitter<'a> {
     /// The status of the first effect that failed.
     pub failed: Cell<Option<i32>>,
     /// Effects on the session itself, for the session to apply (or drop, in a subshell).
-    pub session_effects: RefCell<Vec<Effect>>,
+    /// The command's directives to the shell, for the caller to apply (or drop, in a
+    /// pipeline stage) once the command is done.
+    pub directives: RefCell<Vec<Directive>>,
     /// The next stage stopped reading (or the line's deadline or stdout cap was reached).
     pub closed: Cell<bool>,
     /// A write to a redirected file failed (reported once).
@@ -187,7 +189,7 @@ impl<'a> Emitter<'a> {
             next: None,
             streams,
             failed: Cell::new(None),
-            session_effects: RefCell::new(Vec::new()),
+            directives: RefCell::new(Vec::new()),
             closed: Cell::new(false),
             write_failed: Cell::new(false),
             command: Cell::new(None),
@@ -270,28 +272,23 @@ impl<'a> Emitter<'a> {
             Step::Out(bytes) => self.write(&self.out, &bytes),
             Step::Err(bytes) => self.write(&self.err, &bytes),
             Step::ShellErr(bytes) => self.shell_err(&bytes),
-            Step::Effect(effect) => {
-                if is_session_effect(&effect.op) {
-                    self.session_effects.borrow_mut().push(effect);
-                    return;
-                }
-                match apply_fs_effect(self.sandbox, self.journal, &effect.op) {
-                    Ok(()) => {
-                        if let Some(ok) = &effect.on_ok {
-                            self.write(&self.out, ok);
-                        }
-                    }
-                    Err(fail) => {
-                        if let Some(ctx_msg) = &effect.on_err {
-                            let msg = format!("{ctx_msg}: {}\n", fail.strerror());
-                            self.write(&self.err, msg.as_bytes());
-                        }
-                        if self.failed.get().is_none() {
-                            self.failed.set(Some(effect.fail_status));
-                        }
+            Step::Directive(d) => self.directives.borrow_mut().push(d),
+            Step::Effect(effect) => match apply_fs_effect(self.sandbox, self.journal, &effect.op) {
+                Ok(()) => {
+                    if let Some(ok) = &effect.on_ok {
+                        self.write(&self.out, ok);
                     }
                 }
-            }
+                Err(fail) => {
+                    if let Some(ctx_msg) = &effect.on_err {
+                        let msg = format!("{ctx_msg}: {}\n", fail.strerror());
+                        self.write(&self.err, msg.as_bytes());
+                    }
+                    if self.failed.get().is_none() {
+                        self.failed.set(Some(effect.fail_status));
+                    }
+                }
+            },
         }
     }
 
@@ -356,18 +353,6 @@ pub(crate) fn run_command(
     emitter.status(status)
 }
 
-/// Effects on the session rather than the filesystem.
-fn is_session_effect(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::SetCwd { .. }
-            | Op::SetVar { .. }
-            | Op::UnsetVar { .. }
-            | Op::Exit { .. }
-            | Op::Undo { .. }
-    )
-}
-
 /// Checks and applies one filesystem effect through the sandbox: its inverse is journaled and
 /// it is audited first (write-ahead), then it is applied.
 pub(crate) fn apply_fs_effect(
@@ -375,10 +360,7 @@ pub(crate) fn apply_fs_effect(
     journal: &Journal,
     op: &Op,
 ) -> Result<(), FsError> {
-    // Session effects (cd, variables, exit, undo) are the session's to apply.
-    let Some(effect) = AppliedEffect::of(op) else {
-        return Ok(());
-    };
+    let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
     let pending = journal.before(sandbox, op, name)?;
@@ -418,11 +400,6 @@ fn audit_effect(sandbox: &Sandbox, effect: &AppliedEffect) {
 /// Applies an effect whose inverse is recorded.
 fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError> {
     match op {
-        Op::SetCwd { .. }
-        | Op::SetVar { .. }
-        | Op::UnsetVar { .. }
-        | Op::Exit { .. }
-        | Op::Undo { .. } => Ok(()),
         Op::CreateDir {
             path,
             mode,

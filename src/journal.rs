@@ -501,11 +501,6 @@ impl Drop for Journal {
 fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
     let mut plan = Plan::default();
     match op {
-        Op::SetCwd { .. }
-        | Op::SetVar { .. }
-        | Op::UnsetVar { .. }
-        | Op::Exit { .. }
-        | Op::Undo { .. } => {}
         Op::CreateDir { path, .. } => {
             if let Some(loc) = sandbox.loc_of(path)
                 && sandbox.before(&loc).is_none()
@@ -646,10 +641,8 @@ fn op_path(op: &Op) -> String {
         | Op::WriteFile { path, .. }
         | Op::Touch { path, .. }
         | Op::Trash { path }
-        | Op::SetMode { path, .. }
-        | Op::SetCwd { path } => path.as_path(),
+        | Op::SetMode { path, .. } => path.as_path(),
         Op::Rename { from, .. } | Op::Copy { from, .. } => from.as_path(),
-        _ => Path::new(""),
     };
     match text(p.as_os_str().as_bytes()) {
         serde_json::Value::String(s) => s,

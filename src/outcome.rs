@@ -65,9 +65,9 @@ pub enum AppliedEffect {
 }
 
 impl AppliedEffect {
-    /// The effect of a filesystem operation, or `None` for a session operation.
-    pub(crate) fn of(op: &Op) -> Option<AppliedEffect> {
-        Some(match op {
+    /// The effect of a filesystem operation.
+    pub(crate) fn of(op: &Op) -> AppliedEffect {
+        match op {
             Op::CreateDir { path, .. } => AppliedEffect::CreateDir { path: path.clone() },
             Op::WriteFile { path, data, append } => AppliedEffect::Write {
                 path: path.clone(),
@@ -88,12 +88,7 @@ impl AppliedEffect {
                 path: path.clone(),
                 mode: *mode,
             },
-            Op::SetCwd { .. }
-            | Op::SetVar { .. }
-            | Op::UnsetVar { .. }
-            | Op::Exit { .. }
-            | Op::Undo { .. } => return None,
-        })
+        }
     }
 
     /// Its name, as the audit log and the JSON protocol write it.

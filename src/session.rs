@@ -14,7 +14,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use trumansh_commands::{CommandName, FsView, Identity, Op, Stdin, Vars, resolve_against};
+use trumansh_commands::{
+    CommandName, Directive, FsView, Identity, Op, Stdin, Vars, resolve_against,
+};
 
 use crate::audit::{fields, text};
 use crate::exec::{
@@ -614,20 +616,17 @@ impl Session {
                     let env = self.env();
                     let vars = vars.as_ref().unwrap_or(&self.vars);
                     let status = run_command(&env, command, &args, vars, &stdin, &emitter);
-                    let deferred = emitter.session_effects.take();
+                    let deferred = emitter.directives.take();
                     (status, deferred, emitter.out.clone(), emitter.err.clone())
                 };
                 // Effects on the session itself, now that the command is done with it.
                 let mut messages = Vec::new();
                 let mut status = status;
-                for effect in deferred {
-                    if let Some(said) = self.apply_session_effect(&effect.op) {
+                for directive in deferred {
+                    if let Some(said) = self.apply_directive(&directive) {
                         status = said.status;
                         messages.extend(said.out.into_iter().map(|m| (false, m)));
                         messages.extend(said.err.into_iter().map(|m| (true, m)));
-                    }
-                    if let Some(ok) = effect.on_ok {
-                        messages.push((false, ok));
                     }
                 }
                 if !messages.is_empty() {
@@ -1030,17 +1029,17 @@ impl Session {
         }
     }
 
-    /// Applies an effect on the session itself (`cd`, variables, `exit`).
-    fn apply_session_effect(&mut self, op: &Op) -> Option<Said> {
-        match op {
-            Op::SetCwd { path } => {
+    /// Applies a directive to the shell itself (`cd`, variables, `exit`, `undo`).
+    fn apply_directive(&mut self, directive: &Directive) -> Option<Said> {
+        match directive {
+            Directive::SetCwd { path } => {
                 let old = std::mem::replace(&mut self.cwd, normalize_lexically(path));
                 self.vars
                     .set("OLDPWD", old.to_string_lossy().into_owned(), false);
                 self.vars
                     .set("PWD", self.cwd.to_string_lossy().into_owned(), false);
             }
-            Op::SetVar {
+            Directive::SetVar {
                 name,
                 value,
                 export,
@@ -1048,10 +1047,9 @@ impl Session {
                 Some(v) => self.vars.set(name, v.clone(), *export),
                 None => self.vars.export(name),
             },
-            Op::UnsetVar { name } => self.vars.unset(name),
-            Op::Exit { status } => self.exit = Some(*status),
-            Op::Undo { count } => return Some(self.run_undo(*count)),
-            _ => {}
+            Directive::UnsetVar { name } => self.vars.unset(name),
+            Directive::Exit { status } => self.exit = Some(*status),
+            Directive::Undo { count } => return Some(self.run_undo(*count)),
         }
         None
     }
@@ -1092,7 +1090,7 @@ impl Session {
     }
 }
 
-/// What a session effect has to say (`undo`'s report) and the status it gives.
+/// What a directive has to say (`undo`'s report) and the status it gives.
 #[derive(Default)]
 struct Said {
     out: Vec<Vec<u8>>,

@@ -1,5 +1,5 @@
 //! `cd [-L|[-P [-e]]] [dir]`, bash's builtin: changes the session's logical cwd through
-//! [`Op::SetCwd`] (the executor updates `PWD` and `OLDPWD`); the process cwd is never used.
+//! [`Directive::SetCwd`] (the executor updates `PWD` and `OLDPWD`); the process cwd is never used.
 //!
 //! `-L` (the default) normalises `cwd/dir` lexically as bash's `sh_canonpath` does, then
 //! checks it is a directory; when that fails bash retries the path physically, and so does
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::args::{builtin_help_of, parse_builtin};
 use crate::paths::normalize_logical;
-use crate::{Ctx, Effect, FsError, Op, Outcome, ansic_if_needed};
+use crate::{Ctx, Directive, FsError, Outcome, ansic_if_needed};
 
 pub const USAGE: &str = "cd [-L|[-P [-e]] [-@]] [dir]";
 const TOO_MANY: &str = "cd: too many arguments\n";
@@ -108,13 +108,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let shown = ansic_if_needed(&dir);
     match target(ctx, &joined, a.physical) {
         Ok(path) => {
-            let mut effect = Effect::new(Op::SetCwd { path: path.clone() }, format!("cd: {shown}"));
+            // `cd -` (and, later, a CDPATH hit) prints the new directory; in a pipeline
+            // stage bash prints it too, though the change stays in the subshell.
             if print {
                 let mut line = path.as_os_str().as_bytes().to_vec();
                 line.push(b'\n');
-                effect = effect.on_ok(line);
+                o.out(line);
             }
-            o.effect(effect);
+            o.directive(Directive::SetCwd { path: path.clone() });
             o
         }
         Err(e) => {
@@ -128,9 +129,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 mod tests {
     use std::path::PathBuf;
 
-    use crate::Op;
+    use crate::Directive;
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
+    use crate::testutil::{World, directives, text};
 
     fn world() -> World {
         World::new(
@@ -142,12 +143,12 @@ mod tests {
         )
     }
 
-    fn cwd_of(w: &World, args: &[&str]) -> Vec<Op> {
-        ops(&w.run(super::run, args))
+    fn cwd_of(w: &World, args: &[&str]) -> Vec<Directive> {
+        directives(&w.run(super::run, args))
     }
 
-    fn set(p: &str) -> Vec<Op> {
-        vec![Op::SetCwd {
+    fn set(p: &str) -> Vec<Directive> {
+        vec![Directive::SetCwd {
             path: PathBuf::from(p),
         }]
     }
@@ -174,10 +175,8 @@ mod tests {
         assert_eq!(cwd_of(&w, &[]), set("/s/d"));
         assert_eq!(cwd_of(&w, &["--"]), set("/s/d"));
         let o = w.run(super::run, &["-"]);
-        assert_eq!(
-            o.effects().next().and_then(|e| e.on_ok.clone()),
-            Some(b"/s/d/sub\n".to_vec())
-        );
+        assert_eq!(text(&o).0, "/s/d/sub\n");
+        assert_eq!(directives(&o), set("/s/d/sub"));
         let w = world();
         assert_eq!(
             text(&w.run(super::run, &[])),

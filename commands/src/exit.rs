@@ -1,4 +1,4 @@
-//! `exit [n]`, bash's builtin: ends the session (through [`Op::Exit`]) once the line is done.
+//! `exit [n]`, bash's builtin: ends the session (through [`Directive::Exit`]) once the line is done.
 //!
 //! Parsed by hand, as bash does: a leading `--` is skipped and anything else, `-1` included,
 //! is the status operand (so no clap here beyond the help text).
@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 
 use crate::args::builtin_help_of;
-use crate::{Ctx, Effect, Op, Outcome};
+use crate::{Ctx, Directive, Outcome};
 
 pub const USAGE: &str = "exit [n]";
 const NUMERIC: &str = "numeric argument required";
@@ -34,12 +34,7 @@ fn legal_number(s: &str) -> Option<i64> {
 
 fn exit_with(status: i32) -> Outcome {
     let mut o = Outcome::status(status);
-    o.effect(Effect {
-        op: Op::Exit { status },
-        on_ok: None,
-        on_err: None,
-        fail_status: status,
-    });
+    o.directive(Directive::Exit { status });
     o
 }
 
@@ -83,34 +78,37 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::Op;
+    use crate::Directive;
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
+    use crate::testutil::{World, directives, text};
 
-    fn exit(args: &[&str], last: &str) -> (Vec<Op>, String, i32) {
+    fn exit(args: &[&str], last: &str) -> (Vec<Directive>, String, i32) {
         let w = World::new(MemFs::rooted("/s")).var("?", last, false);
         let o = w.run(super::run, args);
         let (_, err, status) = text(&o);
-        (ops(&o), err, status)
+        (directives(&o), err, status)
     }
 
     #[test]
     fn statuses_as_bash() {
         // `bash -c 'exit ...'; echo $?` with bash 5.2.
-        assert_eq!(exit(&[], "0").0, [Op::Exit { status: 0 }]);
-        assert_eq!(exit(&[], "1").0, [Op::Exit { status: 1 }]);
-        assert_eq!(exit(&["-1"], "0").0, [Op::Exit { status: 255 }]);
-        assert_eq!(exit(&["256"], "0").0, [Op::Exit { status: 0 }]);
-        assert_eq!(exit(&[" 3 "], "0").0, [Op::Exit { status: 3 }]);
-        assert_eq!(exit(&["+3"], "0").0, [Op::Exit { status: 3 }]);
-        assert_eq!(exit(&["--", "-3"], "0").0, [Op::Exit { status: 253 }]);
+        assert_eq!(exit(&[], "0").0, [Directive::Exit { status: 0 }]);
+        assert_eq!(exit(&[], "1").0, [Directive::Exit { status: 1 }]);
+        assert_eq!(exit(&["-1"], "0").0, [Directive::Exit { status: 255 }]);
+        assert_eq!(exit(&["256"], "0").0, [Directive::Exit { status: 0 }]);
+        assert_eq!(exit(&[" 3 "], "0").0, [Directive::Exit { status: 3 }]);
+        assert_eq!(exit(&["+3"], "0").0, [Directive::Exit { status: 3 }]);
+        assert_eq!(
+            exit(&["--", "-3"], "0").0,
+            [Directive::Exit { status: 253 }]
+        );
         assert_eq!(
             exit(&["9223372036854775807"], "0").0,
-            [Op::Exit { status: 255 }]
+            [Directive::Exit { status: 255 }]
         );
         assert_eq!(
             exit(&["-9223372036854775808"], "0").0,
-            [Op::Exit { status: 0 }]
+            [Directive::Exit { status: 0 }]
         );
     }
 
@@ -119,14 +117,14 @@ mod tests {
         assert_eq!(
             exit(&["x", "y"], "0"),
             (
-                vec![Op::Exit { status: 2 }],
+                vec![Directive::Exit { status: 2 }],
                 "exit: x: numeric argument required\n".into(),
                 2
             )
         );
         for bad in ["0x10", "3x", "-x", "", "9223372036854775808"] {
             let (ops, err, status) = exit(&[bad], "0");
-            assert_eq!(ops, [Op::Exit { status: 2 }]);
+            assert_eq!(ops, [Directive::Exit { status: 2 }]);
             assert_eq!(err, format!("exit: {bad}: numeric argument required\n"));
             assert_eq!(status, 2);
         }

@@ -1,11 +1,11 @@
 //! `export [-fn] [name[=value] ...]` / `export -p`, bash's builtin: marks variables for export
-//! through [`Op::SetVar`], or lists the exported ones as `declare -x` lines.
+//! through [`Directive::SetVar`], or lists the exported ones as `declare -x` lines.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
 
 use crate::args::{builtin_help_of, parse_builtin};
-use crate::{Ctx, Effect, Op, Outcome};
+use crate::{Ctx, Directive, Outcome};
 
 pub const USAGE: &str = "export [-fn] [name[=value] ...] or export -p";
 
@@ -132,26 +132,23 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 v.to_string()
             }
         });
-        o.effect(Effect::new(
-            Op::SetVar {
-                name: name.to_string(),
-                value,
-                export: !a.unexport,
-            },
-            format!("export: {name}"),
-        ));
+        o.directive(Directive::SetVar {
+            name: name.to_string(),
+            value,
+            export: !a.unexport,
+        });
     }
     o.with_status(status)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::Op;
+    use crate::Directive;
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
+    use crate::testutil::{World, directives, text};
 
-    fn set(name: &str, value: Option<&str>, export: bool) -> Op {
-        Op::SetVar {
+    fn set(name: &str, value: Option<&str>, export: bool) -> Directive {
+        Directive::SetVar {
             name: name.into(),
             value: value.map(Into::into),
             export,
@@ -163,7 +160,7 @@ mod tests {
         let w = World::new(MemFs::rooted("/s")).var("a", "x", false);
         let o = w.run(super::run, &["b=1", "1x=2", "c", "a+=y"]);
         assert_eq!(
-            ops(&o),
+            directives(&o),
             [
                 set("b", Some("1"), true),
                 set("c", None, true),
@@ -174,7 +171,7 @@ mod tests {
         assert_eq!(text(&o).1, "export: `1x=2': not a valid identifier\n");
         assert_eq!(o.status, 1);
         assert_eq!(
-            ops(&w.run(super::run, &["-n", "a"])),
+            directives(&w.run(super::run, &["-n", "a"])),
             [set("a", None, false)]
         );
         assert_eq!(

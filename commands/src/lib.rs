@@ -69,7 +69,7 @@ pub use args::parse_args;
 pub use ctx::{Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against};
 pub use fnmatch::fnmatch;
 pub use fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
-pub use outcome::{Effect, Op, Outcome, Step};
+pub use outcome::{Directive, Effect, Op, Outcome, Step};
 pub use quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
 
 /// Every command trumansh knows. Anything else is `command not found` (127).

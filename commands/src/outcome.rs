@@ -1,7 +1,8 @@
 //! What a handler returns: its output, its status, and the changes it asks for.
 //!
 //! A handler never changes anything itself. It returns an [`Outcome`]: an ordered list of
-//! [`Step`]s (stdout bytes, stderr bytes, effects) and a status. The executor replays the steps
+//! [`Step`]s (stdout bytes, stderr bytes, filesystem [`Effect`]s, shell [`Directive`]s) and a
+//! status. The executor replays the steps
 //! in order, so `rm -v a missing b 2>&1` interleaves exactly as GNU's does, and it applies each
 //! [`Effect`] only after checking it against the sandbox and policy. When applying an effect
 //! fails (the parent vanished, quota, read-only), the executor prints the effect's
@@ -29,8 +30,11 @@ pub enum Step {
     /// directory\n`. The executor prefixes each line the way bash does in the current mode
     /// (`bash: `, `bash: line 3: `, `script.sh: line 3: `).
     ShellErr(Vec<u8>),
-    /// A change to apply.
+    /// A change to the filesystem, for the executor to check, apply and journal.
     Effect(Effect),
+    /// A change to the shell itself (cwd, variables, exit, undo), for the interpreter to
+    /// apply once the command is done — never from a pipeline stage, which is a subshell.
+    Directive(Directive),
 }
 
 /// A change a handler asks the executor to make.
@@ -64,10 +68,11 @@ impl Effect {
     }
 }
 
-/// The changes the executor knows how to check, apply and journal. Paths are virtual absolute
-/// paths, as given to [`crate::FsView`].
+/// What a builtin asks of the shell itself. The interpreter applies directives after the
+/// command has run, in its own state; a pipeline stage (a subshell in bash) drops them.
+/// Nothing here touches the filesystem, so nothing here is journaled.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Op {
+pub enum Directive {
     /// Changes the session's logical cwd (and `PWD`/`OLDPWD`, as bash's `cd` does).
     SetCwd { path: PathBuf },
     /// Sets a shell variable; `value: None` only changes the export flag (`export X`).
@@ -80,8 +85,15 @@ pub enum Op {
     UnsetVar { name: String },
     /// Ends the session with this status once the current line is done.
     Exit { status: i32 },
-    /// `undo`: reverts the last `count` command lines that changed files.
+    /// `undo`: reverts the last `count` command lines that changed files (the interpreter
+    /// asks the journal, and prints what was reverted).
     Undo { count: usize },
+}
+
+/// The filesystem changes the executor knows how to check, apply and journal. Paths are
+/// virtual absolute paths, as given to [`crate::FsView`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
     /// `mkdir`: creates one directory. `exist_ok`: an existing directory is not an error
     /// (`mkdir -p`). `mode`: permission bits to set after creation (`mkdir -m`).
     CreateDir {
@@ -171,6 +183,11 @@ impl Outcome {
         self.steps.push(Step::Effect(effect));
         self
     }
+    /// Appends a directive to the shell.
+    pub fn directive(&mut self, directive: Directive) -> &mut Self {
+        self.steps.push(Step::Directive(directive));
+        self
+    }
     /// Sets the status.
     #[must_use]
     pub fn with_status(mut self, status: i32) -> Self {
@@ -183,7 +200,7 @@ impl Outcome {
             .iter()
             .map(|s| match s {
                 Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => b.len(),
-                Step::Effect(_) => 0,
+                Step::Effect(_) | Step::Directive(_) => 0,
             })
             .sum()
     }
@@ -215,6 +232,13 @@ impl Outcome {
     pub fn effects(&self) -> impl Iterator<Item = &Effect> {
         self.steps.iter().filter_map(|s| match s {
             Step::Effect(e) => Some(e),
+            _ => None,
+        })
+    }
+    /// The directives to the shell, in order.
+    pub fn directives(&self) -> impl Iterator<Item = &Directive> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Directive(d) => Some(d),
             _ => None,
         })
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::memfs::MemFs;
-use crate::{Ctx, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
+use crate::{Ctx, Directive, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
 
 /// The time every test runs at: 2024-01-02 03:04:05 UTC.
 pub const NOW: Duration = Duration::from_secs(1_704_164_645);
@@ -97,6 +97,11 @@ pub fn ops(o: &Outcome) -> Vec<Op> {
     o.effects().map(|e: &Effect| e.op.clone()).collect()
 }
 
+/// The directives of an outcome, in order.
+pub fn directives(o: &Outcome) -> Vec<Directive> {
+    o.directives().cloned().collect()
+}
+
 /// stdout and stderr interleaved as the executor would print them if every effect succeeded
 /// (each effect's `on_ok` in its place).
 pub fn transcript(o: &Outcome) -> String {
@@ -109,6 +114,7 @@ pub fn transcript(o: &Outcome) -> String {
             Step::Effect(e) => {
                 String::from_utf8_lossy(e.on_ok.as_deref().unwrap_or_default()).into_owned()
             }
+            Step::Directive(_) => String::new(),
         })
         .collect()
 }

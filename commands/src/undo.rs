@@ -1,10 +1,10 @@
 //! `undo [n]`, trumansh's own builtin: reverts the last `n` command lines that changed files
-//! (through [`Op::Undo`]; the session's journal does the work).
+//! (through [`Directive::Undo`]; the session's journal does the work).
 
 use std::ffi::OsString;
 
 use crate::args::{builtin_help_of, parse_builtin};
-use crate::{Ctx, Effect, Op, Outcome};
+use crate::{Ctx, Directive, Outcome};
 
 pub const USAGE: &str = "undo [n]";
 
@@ -49,32 +49,27 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
         }
     };
     let mut o = Outcome::ok();
-    o.effect(Effect {
-        op: Op::Undo { count },
-        on_ok: None,
-        on_err: None,
-        fail_status: 1,
-    });
+    o.directive(Directive::Undo { count });
     o
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::Op;
+    use crate::Directive;
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
+    use crate::testutil::{World, directives, text};
 
     #[test]
     fn counts_and_errors() {
         let w = World::new(MemFs::new());
         let o = w.run(super::run, &[]);
-        assert_eq!(ops(&o), vec![Op::Undo { count: 1 }]);
+        assert_eq!(directives(&o), vec![Directive::Undo { count: 1 }]);
         let o = w.run(super::run, &["3"]);
-        assert_eq!(ops(&o), vec![Op::Undo { count: 3 }]);
+        assert_eq!(directives(&o), vec![Directive::Undo { count: 3 }]);
         for bad in ["0", "x", "-1"] {
             let o = w.run(super::run, &[bad]);
             assert_eq!(o.status, 2, "{bad}");
-            assert!(ops(&o).is_empty());
+            assert!(directives(&o).is_empty());
         }
         let o = w.run(super::run, &["1", "2"]);
         assert_eq!(o.status, 2);

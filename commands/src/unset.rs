@@ -1,11 +1,11 @@
 //! `unset [-f] [-v] [-n] [name ...]`, bash's builtin: removes variables through
-//! [`Op::UnsetVar`]. trumansh has no functions, so `-f` removes nothing.
+//! [`Directive::UnsetVar`]. trumansh has no functions, so `-f` removes nothing.
 
 use std::ffi::OsString;
 
 use crate::args::{builtin_help_of, parse_builtin};
 use crate::export::{is_identifier, not_identifier};
-use crate::{Ctx, Effect, Op, Outcome};
+use crate::{Ctx, Directive, Outcome};
 
 pub const USAGE: &str = "unset [-f] [-v] [-n] [name ...]";
 
@@ -52,31 +52,28 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
             }
             continue;
         }
-        o.effect(Effect::new(
-            Op::UnsetVar {
-                name: name.to_string(),
-            },
-            format!("unset: {name}"),
-        ));
+        o.directive(Directive::UnsetVar {
+            name: name.to_string(),
+        });
     }
     o.with_status(status)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::Op;
+    use crate::Directive;
     use crate::memfs::MemFs;
-    use crate::testutil::{World, ops, text};
+    use crate::testutil::{World, directives, text};
 
-    fn unset(name: &str) -> Op {
-        Op::UnsetVar { name: name.into() }
+    fn unset(name: &str) -> Directive {
+        Directive::UnsetVar { name: name.into() }
     }
 
     #[test]
     fn as_bash_5_2() {
         let w = World::new(MemFs::rooted("/s"));
         assert_eq!(
-            ops(&w.run(super::run, &["a", "b"])),
+            directives(&w.run(super::run, &["a", "b"])),
             [unset("a"), unset("b")]
         );
         // `unset 1x` and `unset -f 1x`: silent, status 0; `unset -v 1x y`: reported, status 1.
@@ -97,7 +94,7 @@ mod tests {
                 1
             )
         );
-        assert_eq!(ops(&o), [unset("y")]);
+        assert_eq!(directives(&o), [unset("y")]);
         assert_eq!(
             text(&w.run(super::run, &["-x"])),
             (
