@@ -1,6 +1,7 @@
-//! Transcript tests: every `fixtures/transcripts/<tree>/*.transcript` (the format of
+//! Transcript tests: every `fixtures/transcripts/**/*.transcript` (the format of
 //! `docs/TRANSCRIPTS.md`, as `trumansh --record` writes it) is replayed in-process on a fresh
-//! copy of `fixtures/trees/<tree>` by the same function as `trumansh replay`
+//! copy of `fixtures/trees/<tree>` (its header's `tree=`, `basic` when absent) by the same
+//! function as `trumansh replay`
 //! ([`trumansh::replay::replay_tree`]); the test fails with a unified diff when any output
 //! changed. The tree the replay leaves is snapshotted with insta.
 //!
@@ -41,13 +42,20 @@ use trumansh::transcript::{self, Transcript};
 /// Where the agent sees the sandbox in transcripts (and bash's temp path is renamed to).
 const MOUNT: &str = "/home/user";
 
+/// The tree of a transcript whose header has no `tree=`.
+const DEFAULT_TREE: &str = "basic";
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-fn tree_of(file: &Path) -> PathBuf {
-    let tree = file.parent().unwrap().file_name().unwrap();
-    fixtures().join("trees").join(tree)
+/// The tree a transcript replays on: `fixtures/trees/NAME` for its header's `tree=NAME`,
+/// `basic` when it names none.
+fn tree_of(parsed: &Transcript) -> PathBuf {
+    let tree = parsed.settings().tree;
+    fixtures()
+        .join("trees")
+        .join(tree.as_deref().unwrap_or(DEFAULT_TREE))
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
@@ -111,7 +119,7 @@ fn load(path: &Path) -> (Vec<u8>, Transcript) {
 }
 
 fn replay_fixture(path: &Path, parsed: &Transcript) -> Replayed {
-    replay::replay_tree(parsed, &tree_of(path), &ReplayOptions::default())
+    replay::replay_tree(parsed, &tree_of(parsed), &ReplayOptions::default())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -271,7 +279,7 @@ fn bash_agrees() {
         let name = name_of(path);
         let bash_dir = tempfile::tempdir().unwrap();
         let bash_root = bash_dir.path().join("root");
-        replay::copy_tree(&tree_of(path), &bash_root).unwrap();
+        replay::copy_tree(&tree_of(&parsed), &bash_root).unwrap();
         let bash_steps = run_in_bash(&parsed, &bash_root);
 
         // What trumansh does now, read back from the replay's rendering.
