@@ -335,3 +335,63 @@ fn bash_agrees() {
         failures.join("\n")
     );
 }
+
+/// The names of the commands the replay of a transcript ran, read from the audit log the
+/// replay's session wrote (`.trash/audit.jsonl`, one `command` event per command run, with
+/// its argv): a command counts when a step runs it, not when a step mentions it (`which cat`,
+/// a here-document line, a quoted word).
+fn commands_run(replayed: &Replayed) -> Vec<String> {
+    let log = fs::read_to_string(replayed.root.join(".trash/audit.jsonl")).unwrap();
+    log.lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["event"] == "command")
+        .filter_map(|event| Some(event["argv"][0].as_str()?.to_string()))
+        .collect()
+}
+
+/// The comment conventions of `bash_agrees` and `transcripts`, each of which must say why.
+const REASONED: &[&str] = &["# bash-differs:", "# bash-differs-tree:", "# fs-dependent:"];
+
+/// What is wrong with a comment step's line: a convention without its reason, or a
+/// `# bash-differs` that `bash_agrees` would not recognise (no `:`).
+fn bad_convention(line: &str) -> Option<&'static str> {
+    if let Some(marker) = REASONED.iter().find(|m| line.contains(**m)) {
+        let reason = &line[line.find(marker).unwrap_or(0) + marker.len()..];
+        return reason.trim().is_empty().then_some("gives no reason");
+    }
+    line.contains("# bash-differs")
+        .then_some("is not `# bash-differs: REASON` nor `# bash-differs-tree: REASON`")
+}
+
+/// Every command of `CommandName::ALL` is run by at least one transcript step (so each is
+/// compared with real bash by `bash_agrees`), and every deliberate difference says why.
+#[test]
+fn covers_every_command() {
+    let mut ran = std::collections::BTreeSet::new();
+    let mut failures = Vec::new();
+    insta::glob!("../../fixtures/transcripts", "**/*.transcript", |path| {
+        let (_, parsed) = load(path);
+        let name = name_of(path);
+        for step in parsed.steps.iter().filter(|s| s.is_comment_only()) {
+            let text = String::from_utf8_lossy(&step.input);
+            for (i, line) in text.lines().enumerate() {
+                if let Some(why) = bad_convention(line) {
+                    failures.push(format!("{name}:{}: `{line}` {why}", step.first_line + i));
+                }
+            }
+        }
+        ran.extend(commands_run(&replay_fixture(path, &parsed)));
+    });
+    let missing: Vec<&str> = trumansh_commands::CommandName::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| !ran.contains(*c))
+        .collect();
+    if !missing.is_empty() {
+        failures.push(format!(
+            "no transcript step runs {} (add fixtures/transcripts/commands/<family>/<command>.transcript)",
+            missing.join(", ")
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
