@@ -4,7 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use crate::common;
 
 use trumansh::transcript::Chunks;
 use trumansh::{Captured, Config, Session};
@@ -39,16 +41,13 @@ const INPUTS: &[&str] = &[
 
 fn bash(input: &str) -> (Vec<u8>, Vec<u8>, i32) {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new("bash")
+    let mut command = Command::new("bash");
+    command
         .current_dir(dir.path())
         .env_clear()
         .env("LC_ALL", "C")
-        .env("PATH", trumansh::session::PATH)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("real bash runs");
+        .env("PATH", trumansh::session::PATH);
+    let mut child = common::spawn_with_pipes(&mut command);
     child
         .stdin
         .take()

@@ -2,10 +2,11 @@
 //! sent), `-c`, a script file, exit statuses, and the REPL-free defaults.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+
+use crate::common;
 use std::time::Duration;
 
 fn trumansh(root: &Path) -> Command {
@@ -18,13 +19,7 @@ fn trumansh(root: &Path) -> Command {
 }
 
 fn run(root: &Path, args: &[&str], stdin: &str) -> (String, String, i32) {
-    let mut child = trumansh(root)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_with_pipes(trumansh(root).args(args));
     // With `-c` or a FILE, trumansh does not read its stdin and may be gone before it is
     // written: a broken pipe here is expected.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
@@ -39,22 +34,13 @@ fn run(root: &Path, args: &[&str], stdin: &str) -> (String, String, i32) {
 #[test]
 fn line_mode_answers_each_command_before_the_next_arrives() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = trumansh(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let common::Piped {
+        mut child,
+        stdin,
+        lines: rx,
+        ..
+    } = common::spawn_piped::<()>(trumansh(dir.path()));
+    let mut stdin = stdin.unwrap();
     let ask = |stdin: &mut std::process::ChildStdin, cmd: &str| {
         stdin.write_all(cmd.as_bytes()).unwrap();
         stdin.flush().unwrap();

@@ -1,6 +1,6 @@
 //! Helpers shared by several modules: tree snapshots (the containment tests) and a piped child
 //! process (the `--json` and mcp tests).
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -65,6 +65,35 @@ pub fn snapshot(dir: &Path, skip: Option<&Path>) -> BTreeMap<PathBuf, Node> {
     out
 }
 
+/// A temp dir with the sandbox root and an outside directory beside it, both empty: the
+/// start of the containment tests' trees.
+pub struct Tree {
+    _tmp: tempfile::TempDir,
+    /// The temp dir (canonical).
+    pub base: PathBuf,
+    /// `<base>/outside`
+    pub outside: PathBuf,
+    /// `<base>/root`
+    pub root: PathBuf,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let outside = base.join("outside");
+        let root = base.join("root");
+        fs::create_dir(&outside).unwrap();
+        fs::create_dir(&root).unwrap();
+        Tree {
+            _tmp: tmp,
+            base,
+            outside,
+            root,
+        }
+    }
+}
+
 /// A trumansh process on pipes, with a thread passing its stdout on line by line (the
 /// channel closes at the end of stdout). Each test module adds its own protocol's methods to
 /// `Piped<ItsMarker>` (a marker type of its own, so that the modules' methods do not clash).
@@ -75,16 +104,21 @@ pub struct Piped<P> {
     protocol: std::marker::PhantomData<P>,
 }
 
-/// Starts `command` on pipes.
-pub fn spawn_piped<P>(mut command: std::process::Command) -> Piped<P> {
-    use std::io::BufRead;
+/// Spawns `command` with its stdin, stdout and stderr on pipes.
+pub fn spawn_with_pipes(command: &mut std::process::Command) -> std::process::Child {
     use std::process::Stdio;
-    let mut child = command
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", command.get_program()))
+}
+
+/// Starts `command` on pipes.
+pub fn spawn_piped<P>(mut command: std::process::Command) -> Piped<P> {
+    use std::io::BufRead;
+    let mut child = spawn_with_pipes(&mut command);
     let stdin = child.stdin.take();
     let stdout = child.stdout.take().unwrap();
     let (tx, lines) = std::sync::mpsc::channel();

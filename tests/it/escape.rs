@@ -951,6 +951,13 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Runs `line` in `s` and asserts its whole answer, as [`show`] prints it.
+#[track_caller]
+fn assert_answers(s: &mut Session, line: &str, want: impl AsRef<str>) {
+    let r = s.run(line);
+    assert_eq!(show(&r), want.as_ref());
+}
+
 fn show(r: &Outcome) -> String {
     format!(
         "status {}\n--- stdout\n{}--- stderr\n{}",
@@ -1178,18 +1185,18 @@ fn session_cd_dotdot_at_mount_fails_like_missing() {
     let fx = fixture();
     let before = snapshot(&fx);
     let mut s = session(&fx, Mount::Real);
-    let r = s.run("cd ..");
-    assert_eq!(
-        show(&r),
-        "status 1\n--- stdout\n--- stderr\nbash: line 1: cd: ..: No such file or directory\n"
+    assert_answers(
+        &mut s,
+        "cd ..",
+        "status 1\n--- stdout\n--- stderr\nbash: line 1: cd: ..: No such file or directory\n",
     );
-    let r = s.run("cd dir && cd ../.. ; pwd");
-    assert_eq!(
-        show(&r),
+    assert_answers(
+        &mut s,
+        "cd dir && cd ../.. ; pwd",
         format!(
             "status 0\n--- stdout\n{}/dir\n--- stderr\nbash: line 1: cd: ../..: No such file or directory\n",
             fx.root.display()
-        )
+        ),
     );
     let r = s.run("cd -P ../.. ; pwd");
     assert_eq!(
@@ -1387,8 +1394,11 @@ fn session_rm_link_removes_the_link_only() {
     let fx = fixture();
     let before = snapshot(&fx);
     let mut s = session(&fx, Mount::Real);
-    let r = s.run("rm link_file_rel && rm -rf link_dir_rel");
-    assert_eq!(show(&r), "status 0\n--- stdout\n--- stderr\n");
+    assert_answers(
+        &mut s,
+        "rm link_file_rel && rm -rf link_dir_rel",
+        "status 0\n--- stdout\n--- stderr\n",
+    );
     assert!(fs::symlink_metadata(fx.root.join("link_file_rel")).is_err());
     assert!(fs::symlink_metadata(fx.root.join("link_dir_rel")).is_err());
     let mut targets = Vec::new();
@@ -1545,16 +1555,22 @@ fn session_mount_slash() {
     let fx = fixture();
     let before = snapshot(&fx);
     let mut s = session(&fx, Mount::Slash);
-    let r = s.run("cd /; cd ..; pwd");
-    assert_eq!(show(&r), "status 0\n--- stdout\n/\n--- stderr\n");
+    assert_answers(
+        &mut s,
+        "cd /; cd ..; pwd",
+        "status 0\n--- stdout\n/\n--- stderr\n",
+    );
     let r = s.run("cd /../../..; pwd; cd dir; cd ../../..; pwd");
     assert_eq!(String::from_utf8_lossy(&r.stdout), "/\n/\n", "{}", show(&r));
     let r = s.run("cat ../../../file.txt");
     assert_eq!(r.stdout, b"inside\n", "{}", show(&r));
     assert_eq!(before, snapshot(&fx));
     // `/..` is `/`: creating there creates inside the root, never next to it.
-    let r = s.run("echo x > /../secret.txt; mkdir -p /../secretdir/d; touch /../../new");
-    assert_eq!(show(&r), "status 0\n--- stdout\n--- stderr\n");
+    assert_answers(
+        &mut s,
+        "echo x > /../secret.txt; mkdir -p /../secretdir/d; touch /../../new",
+        "status 0\n--- stdout\n--- stderr\n",
+    );
     assert_eq!(fs::read(fx.root.join("secret.txt")).unwrap(), b"x\n");
     assert!(fx.root.join("secretdir/d").is_dir());
     assert!(fx.root.join("new").is_file());
@@ -1587,25 +1603,25 @@ fn session_mount_home_user() {
     let fx = fixture();
     let before = snapshot(&fx);
     let mut s = session(&fx, Mount::HomeUser);
-    let r = s.run("pwd; cd ..");
-    assert_eq!(
-        show(&r),
-        "status 1\n--- stdout\n/home/user\n--- stderr\nbash: line 1: cd: ..: No such file or directory\n"
+    assert_answers(
+        &mut s,
+        "pwd; cd ..",
+        "status 1\n--- stdout\n/home/user\n--- stderr\nbash: line 1: cd: ..: No such file or directory\n",
     );
-    let r = s.run("cd /home; pwd");
-    assert_eq!(
-        show(&r),
-        "status 0\n--- stdout\n/home/user\n--- stderr\nbash: line 1: cd: /home: No such file or directory\n"
+    assert_answers(
+        &mut s,
+        "cd /home; pwd",
+        "status 0\n--- stdout\n/home/user\n--- stderr\nbash: line 1: cd: /home: No such file or directory\n",
     );
-    let r = s.run("cd dir; cd ../..; pwd");
-    assert_eq!(
-        show(&r),
-        "status 0\n--- stdout\n/home/user/dir\n--- stderr\nbash: line 1: cd: ../..: No such file or directory\n"
+    assert_answers(
+        &mut s,
+        "cd dir; cd ../..; pwd",
+        "status 0\n--- stdout\n/home/user/dir\n--- stderr\nbash: line 1: cd: ../..: No such file or directory\n",
     );
-    let r = s.run("cd; pwd; echo ~");
-    assert_eq!(
-        show(&r),
-        "status 0\n--- stdout\n/home/user\n/home/user\n--- stderr\n"
+    assert_answers(
+        &mut s,
+        "cd; pwd; echo ~",
+        "status 0\n--- stdout\n/home/user\n/home/user\n--- stderr\n",
     );
     assert_eq!(before, snapshot(&fx));
     let mut rep = Report::default();
@@ -1614,13 +1630,13 @@ fn session_mount_home_user() {
     }
     rep.finish();
     // Tilde expands to the mount point, and `..` above it is missing.
-    let r = s.run("cat ~/../secret.txt; cd ~/..; ls ~/..");
-    assert_eq!(
-        show(&r),
+    assert_answers(
+        &mut s,
+        "cat ~/../secret.txt; cd ~/..; ls ~/..",
         "status 2\n--- stdout\n--- stderr\n\
          cat: /home/user/../secret.txt: No such file or directory\n\
          bash: line 1: cd: /home/user/..: No such file or directory\n\
-         ls: cannot access '/home/user/..': No such file or directory\n"
+         ls: cannot access '/home/user/..': No such file or directory\n",
     );
     assert_eq!(before, snapshot(&fx));
 }

@@ -40,7 +40,7 @@ use trumansh::{Config, Session};
 use trumansh_commands::FsView;
 
 use crate::common;
-use common::Node;
+use common::{Node, Tree};
 
 const SECRET: &[u8] = b"TOP SECRET\n";
 const DEEP: &[u8] = b"OUTSIDE-DEEP\n";
@@ -110,18 +110,9 @@ struct GenPath {
     comps: Vec<&'static str>,
 }
 
-struct Tree {
-    _tmp: tempfile::TempDir,
-    base: PathBuf,
-    outside: PathBuf,
-    root: PathBuf,
-}
-
 fn build() -> Tree {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let outside = base.join("outside");
-    let root = base.join("root");
+    let tree = Tree::new();
+    let (outside, root) = (&tree.outside, &tree.root);
     fs::create_dir_all(outside.join("deep")).unwrap();
     fs::write(outside.join("secret.txt"), SECRET).unwrap();
     fs::write(outside.join("deep/LEAKNAME.txt"), DEEP).unwrap();
@@ -130,7 +121,7 @@ fn build() -> Tree {
     fs::write(root.join("dir/f.txt"), b"f-inside\n").unwrap();
     symlink(".", root.join("dot")).unwrap();
     symlink("..", root.join("up")).unwrap();
-    symlink(&outside, root.join("abs_out")).unwrap();
+    symlink(outside, root.join("abs_out")).unwrap();
     symlink("../outside", root.join("rel_out")).unwrap();
     symlink(outside.join("secret.txt"), root.join("abs_secret")).unwrap();
     symlink("dir/sub", root.join("sublink")).unwrap();
@@ -139,12 +130,7 @@ fn build() -> Tree {
     symlink("../outside/secret.txt", root.join("c3")).unwrap();
     symlink("cin2", root.join("cin1")).unwrap();
     symlink("dir", root.join("cin2")).unwrap();
-    Tree {
-        _tmp: tmp,
-        base,
-        outside,
-        root,
-    }
+    tree
 }
 
 /// Everything in the temp dir except what is below the root: the outside tree, and the names

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use trumansh::{Config, Outcome, Session};
 
 use crate::common;
-use common::Node;
+use common::{Node, Tree};
 
 const SECRET: &[u8] = b"TOP SECRET\n";
 const VICTIM: &[u8] = b"OUTSIDE-VICTIM\n";
@@ -60,33 +60,16 @@ fn rounds() -> usize {
 // Fixture and snapshots
 // ---------------------------------------------------------------------------------------------
 
-struct Tree {
-    _tmp: tempfile::TempDir,
-    /// The temp dir (canonical).
-    base: PathBuf,
-    /// `<base>/outside`
-    outside: PathBuf,
-    /// `<base>/root`
-    root: PathBuf,
-}
-
 fn build() -> Tree {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let outside = base.join("outside");
-    let root = base.join("root");
+    let tree = Tree::new();
+    let (outside, root) = (&tree.outside, &tree.root);
     fs::create_dir_all(outside.join("victim")).unwrap();
     fs::write(outside.join("secret.txt"), SECRET).unwrap();
     fs::write(outside.join("victim/x.txt"), VICTIM).unwrap();
     fs::write(outside.join("victim").join(VICTIM_NAME), VICTIM).unwrap();
     fs::create_dir_all(root.join("realdir")).unwrap();
     fs::write(root.join("realdir/x.txt"), INSIDE).unwrap();
-    Tree {
-        _tmp: tmp,
-        base,
-        outside,
-        root,
-    }
+    tree
 }
 
 /// Every object under `dir` (itself included), by path.

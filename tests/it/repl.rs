@@ -5,8 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+use crate::common;
 
 /// Drops ANSI escape sequences and carriage returns from the terminal's output.
 fn plain(bytes: &[u8]) -> String {
@@ -49,13 +51,8 @@ fn repl_prompts_completes_continues_and_keeps_history() {
         root.display(),
         record.display()
     );
-    let mut child = Command::new("script")
-        .args(["-qfec", &cmd, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        common::spawn_with_pipes(Command::new("script").args(["-qfec", &cmd, "/dev/null"]));
     let mut stdin = child.stdin.take().unwrap();
     // Each key sequence is sent once the previous one has been handled.
     for keys in [

@@ -33,7 +33,9 @@
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use crate::common;
 
 use trumansh::Stream;
 use trumansh::replay::{self, ReplayOptions, Replayed};
@@ -209,7 +211,8 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
         }
     }
     let root_str = root.to_string_lossy().into_owned();
-    let mut child = Command::new("bash")
+    let mut command = Command::new("bash");
+    command
         .current_dir(root)
         .env_clear()
         .env("HOME", root)
@@ -218,12 +221,8 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
         .env("LC_ALL", "C")
         .env("USER", "user")
         .env("LOGNAME", "user")
-        .env("SHELL", "/bin/bash")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("real bash runs");
+        .env("SHELL", "/bin/bash");
+    let mut child = common::spawn_with_pipes(&mut command);
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
