@@ -49,6 +49,23 @@ use trumansh_commands::{FileKind, FsError, FsView};
 const SECRET: &[u8] = b"TOP SECRET\n";
 const LONG255: usize = 255;
 
+/// The links in the fixture that lead out to a file (directly, relatively, through a chain, or
+/// through `dir/..`).
+const FILE_LINKS_OUT: &[&str] = &["link_file_abs", "link_file_rel", "chain1", "deep_out"];
+
+/// Every link in the fixture that leads out: to a file, to a directory, to the sibling, or to
+/// the root by its host path.
+const LINKS_OUT: &[&str] = &[
+    "link_file_abs",
+    "link_file_rel",
+    "chain1",
+    "deep_out",
+    "link_dir_rel",
+    "link_dir_abs",
+    "link_sibling",
+    "rootlink_abs",
+];
+
 struct Fixture {
     _tmp: tempfile::TempDir,
     /// The temp dir itself (canonical).
@@ -382,16 +399,7 @@ fn fsview_writes_through_links_out_are_refused_like_missing_dirs() {
     let reference = write(&v(&m, "dangling_dir"), false);
     assert_eq!(reference, Err(FsError::NotFound));
     assert_eq!(write(&v(&m, "dangling_dir"), true), reference);
-    for link in [
-        "link_file_abs",
-        "link_file_rel",
-        "deep_out",
-        "chain1",
-        "link_dir_rel",
-        "link_dir_abs",
-        "link_sibling",
-        "rootlink_abs",
-    ] {
+    for &link in LINKS_OUT {
         let p = v(&m, link);
         assert_eq!(write(&p, false), reference, "write to {link}");
         assert_eq!(write(&p, true), reference, "append to {link}");
@@ -452,7 +460,7 @@ fn fsview_writes_through_links_out_are_refused_like_missing_dirs() {
         );
     }
     // Touch through a file link out: as a dangling link whose directory is missing.
-    for link in ["link_file_abs", "link_file_rel", "chain1", "deep_out"] {
+    for &link in FILE_LINKS_OUT {
         let now = SystemTime::now();
         assert_eq!(
             sb.touch(&v(&m, link), None, None, true, now),
@@ -1275,16 +1283,7 @@ fn session_sibling_prefix_with_other_mounts() {
 #[test]
 fn session_symlinks_out_read_like_dangling() {
     let mut rep = Report::default();
-    for link in [
-        "link_file_abs",
-        "link_file_rel",
-        "chain1",
-        "deep_out",
-        "link_dir_rel",
-        "link_dir_abs",
-        "link_sibling",
-        "rootlink_abs",
-    ] {
+    for &link in LINKS_OUT {
         for t in [
             "cat {}",
             "ls {}",
@@ -1335,7 +1334,7 @@ fn session_link_to_root_lists_like_the_root() {
 fn session_writes_through_links_out() {
     let mut rep = Report::default();
     // Writes never follow a final link out: as a dangling link whose directory is missing.
-    for link in ["link_file_abs", "link_file_rel", "chain1", "deep_out"] {
+    for &link in FILE_LINKS_OUT {
         for t in [
             "echo x > {}",
             "echo x >> {}",
