@@ -112,7 +112,7 @@ pub fn spawn_with_pipes(command: &mut std::process::Command) -> std::process::Ch
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", command.get_program()))
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", command.get_program().display()))
 }
 
 /// Starts `command` on pipes.
