@@ -26,7 +26,11 @@
 //! ```
 //!
 //! - The optional first line is the [`Header`]: `# trumansh transcript v1` and space-separated
-//!   `key=value` settings (`mount-point`, `errors`, `lines`, `stdout`), values percent-encoded.
+//!   `key=value` settings (`mount-point`, `errors`, `lines`, `stdout`, `tree`), values
+//!   percent-encoded. `tree=NAME` names the fixture tree the transcript is meant to replay on
+//!   (`fixtures/trees/NAME` in this repository); a session never writes it, `trumansh replay`
+//!   ignores it (the tree is its `--root`), and the transcript tests replay on `basic` when it
+//!   is absent.
 //! - Each step is one complete input as [`Chunks`] yields it (blank and comment-only inputs
 //!   included, so line numbers can be reconstructed): its first line as `$ LINE` (`$` alone
 //!   for an empty line), each further line as `> LINE` (`>` alone when empty). A `> ` line
@@ -201,6 +205,10 @@ pub struct Header {
     /// Whether the session's stdout was a terminal (`stdout=terminal`; `ls` prints columns).
     /// Written only when true.
     pub stdout_is_tty: bool,
+    /// The fixture tree to replay on (`tree=NAME`, one directory name): read by the transcript
+    /// tests, which default to `basic`; not used by a replay, which is given its tree. Written
+    /// only when set; a recording session never sets it.
+    pub tree: Option<String>,
 }
 
 impl Default for Header {
@@ -214,6 +222,7 @@ impl Default for Header {
             },
             lines: LineNumbers::Stream,
             stdout_is_tty: false,
+            tree: None,
         }
     }
 }
@@ -226,6 +235,7 @@ impl Header {
             errors: session.config().error_mode.clone(),
             lines,
             stdout_is_tty: session.config().stdout_is_tty,
+            tree: None,
         }
     }
 
@@ -256,6 +266,10 @@ impl Header {
         });
         if self.stdout_is_tty {
             out.extend_from_slice(b" stdout=terminal");
+        }
+        if let Some(tree) = &self.tree {
+            out.extend_from_slice(b" tree=");
+            percent_encode(&mut out, tree.as_bytes());
         }
         out.push(b'\n');
         out
@@ -328,6 +342,15 @@ impl Header {
                             return Err(format!("stdout must be `terminal` or `pipe`: `{shown}`"));
                         }
                     };
+                }
+                b"tree" => {
+                    let name = String::from_utf8(value)
+                        .ok()
+                        .filter(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('/'));
+                    let Some(name) = name else {
+                        return Err(format!("tree must be one directory name: `{shown}`"));
+                    };
+                    header.tree = Some(name);
                 }
                 _ => return Err(format!("unknown header setting: `{shown}`")),
             }
@@ -985,6 +1008,7 @@ mod tests {
                 },
                 lines: LineNumbers::Each,
                 stdout_is_tty: true,
+                tree: None,
             },
             Header {
                 errors: ErrorMode::Interactive,
@@ -1008,6 +1032,30 @@ mod tests {
             Header::parse(b"# trumansh transcript v1"),
             Ok(Header::default())
         );
+    }
+
+    #[test]
+    fn the_tree_setting_is_one_name_written_last_and_only_when_set() {
+        let header = Header {
+            tree: Some("my tree".into()),
+            ..Header::default()
+        };
+        let line = header.render();
+        assert_eq!(
+            line,
+            b"# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream \
+              tree=my%20tree\n"
+        );
+        assert_eq!(Header::parse(&line[..line.len() - 1]), Ok(header));
+        assert_eq!(Header::default().tree, None);
+        for bad in ["tree=", "tree=a/b", "tree=..", "tree=.", "tree=%FF"] {
+            let line = format!("{MAGIC} {bad}");
+            let err = Header::parse(line.as_bytes()).unwrap_err();
+            assert!(
+                err.contains("tree must be one directory name"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,139 @@
+//! Helpers shared by several modules: tree snapshots (the containment tests) and a piped child
+//! process (the `--json` and mcp tests).
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What a snapshot records about one object (times and inodes included: a `touch` through a
+/// link out, or a file created and removed in an outside directory, would show).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    File {
+        mode: u32,
+        ino: u64,
+        mtime: (i64, i64),
+        bytes: Vec<u8>,
+    },
+    Dir {
+        mode: u32,
+        mtime: (i64, i64),
+    },
+    Link {
+        target: PathBuf,
+    },
+}
+
+/// Every object under `dir` (itself included), by path. A directory equal to `skip` is
+/// listed without its contents, mode or times (the sandbox root, when the outside is
+/// snapshotted from above it).
+pub fn snapshot(dir: &Path, skip: Option<&Path>) -> BTreeMap<PathBuf, Node> {
+    fn walk(path: &Path, skip: Option<&Path>, out: &mut BTreeMap<PathBuf, Node>) {
+        let m = fs::symlink_metadata(path).unwrap();
+        let mtime = (m.mtime(), m.mtime_nsec());
+        let node = if m.file_type().is_symlink() {
+            Node::Link {
+                target: fs::read_link(path).unwrap(),
+            }
+        } else if m.is_dir() && skip == Some(path) {
+            Node::Dir {
+                mode: 0,
+                mtime: (0, 0),
+            }
+        } else if m.is_dir() {
+            for entry in fs::read_dir(path).unwrap() {
+                walk(&entry.unwrap().path(), skip, out);
+            }
+            Node::Dir {
+                mode: m.mode() & 0o7777,
+                mtime,
+            }
+        } else {
+            Node::File {
+                mode: m.mode() & 0o7777,
+                ino: m.ino(),
+                mtime,
+                bytes: fs::read(path).unwrap(),
+            }
+        };
+        out.insert(path.to_path_buf(), node);
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, skip, &mut out);
+    out
+}
+
+/// A temp dir with the sandbox root and an outside directory beside it, both empty: the
+/// start of the containment tests' trees.
+pub struct Tree {
+    _tmp: tempfile::TempDir,
+    /// The temp dir (canonical).
+    pub base: PathBuf,
+    /// `<base>/outside`
+    pub outside: PathBuf,
+    /// `<base>/root`
+    pub root: PathBuf,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let outside = base.join("outside");
+        let root = base.join("root");
+        fs::create_dir(&outside).unwrap();
+        fs::create_dir(&root).unwrap();
+        Tree {
+            _tmp: tmp,
+            base,
+            outside,
+            root,
+        }
+    }
+}
+
+/// A trumansh process on pipes, with a thread passing its stdout on line by line (the
+/// channel closes at the end of stdout). Each test module adds its own protocol's methods to
+/// `Piped<ItsMarker>` (a marker type of its own, so that the modules' methods do not clash).
+pub struct Piped<P> {
+    pub child: std::process::Child,
+    pub stdin: Option<std::process::ChildStdin>,
+    pub lines: std::sync::mpsc::Receiver<String>,
+    protocol: std::marker::PhantomData<P>,
+}
+
+/// Spawns `command` with its stdin, stdout and stderr on pipes.
+pub fn spawn_with_pipes(command: &mut std::process::Command) -> std::process::Child {
+    use std::process::Stdio;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", command.get_program().display()))
+}
+
+/// Starts `command` on pipes.
+pub fn spawn_piped<P>(mut command: std::process::Command) -> Piped<P> {
+    use std::io::BufRead;
+    let mut child = spawn_with_pipes(&mut command);
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Piped {
+        child,
+        stdin,
+        lines,
+        protocol: std::marker::PhantomData,
+    }
+}

@@ -1,0 +1,42 @@
+//! The integration tests: one crate, so `cargo test` links one binary against trumansh and its
+//! dependencies (rmcp, tokio, cap-std) instead of one per file. Each module below opens with a
+//! `//!` saying what it proves; the comment beside it says what a new test should go there.
+//! Run one module with `cargo test --test it MODULE::` (e.g. `cargo test --test it escape::`).
+//!
+//! Nothing here may set process-wide state (the environment, the current directory, the
+//! umask): the modules' tests run on threads of one process. A test that needs its own
+//! process spawns the binary (`env!("CARGO_BIN_EXE_trumansh")`), as `cli`, `mcp`, `protocol`,
+//! `readme`, `repl` and `undo` do.
+
+/// The `trumansh::Session` API and what its `Outcome` reports; a new library-level behaviour.
+mod api;
+/// Syntax errors fed alone to real bash and to trumansh; a new syntax error or end-of-file case.
+mod bash_syntax;
+/// The binary's front ends (line mode, `-c`, scripts, owner subcommands, `replay`); a new flag.
+mod cli;
+/// Helpers shared by several modules (tree snapshots, a piped child process); no tests.
+mod common;
+/// Containment: every way out of the sandbox answers like a missing path; a new escape route.
+mod escape;
+/// Limits and the owner's policy (deadline, caps, quotas, hidden/read-only paths); a new limit.
+mod limits;
+/// `trumansh mcp` over raw JSON-RPC lines; a new MCP tool or transport behaviour.
+mod mcp;
+/// Property test: no input line panics, hangs or breaks the session; a line that once did.
+mod no_panic;
+/// Property test: random paths never leak or change the outside; a new path component kind.
+mod path_containment;
+/// The `--json` lines protocol against its schema; a new request or response field.
+mod protocol;
+/// TOCTOU races: a name swapped to a link out while commands run; a new racing command.
+mod race;
+/// README.md and docs/PROTOCOL.md examples run as printed; nothing (edit the docs instead).
+mod readme;
+/// The interactive REPL through a real pty; a new key binding or prompt behaviour.
+mod repl;
+/// Pipelines stream through bounded pipes; a new streaming stage.
+mod streaming;
+/// `fixtures/transcripts/**` replayed and checked against real bash; add a transcript, not a test.
+mod transcripts;
+/// `undo`, `--atomic`, crash recovery and faults; a new state-changing command's journaling.
+mod undo;
