@@ -22,12 +22,12 @@ use trumansh_commands::{
     CommandName, Ctx, Directive, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
 };
 
+use crate::api::AppliedEffect;
 use crate::audit::{fields, text};
-use crate::journal::{Journal, Plan};
-use crate::outcome::AppliedEffect;
+use crate::io::{Sink, Stream};
 use crate::sandbox::Sandbox;
-use crate::session::{Sink, Stream};
-use crate::state;
+use crate::txn::journal::{Journal, Plan};
+use crate::txn::trash;
 
 /// How many chunks a pipe between two stages holds before the writer waits.
 pub(crate) const PIPE_CHUNKS: usize = 16;
@@ -425,8 +425,8 @@ fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError>
             .touch(path, *atime, *mtime, *create, SystemTime::now())
             .map(drop),
         Op::Trash { path } => match &plan.trash_id {
-            Some(id) => state::trash_as(sandbox, path, id),
-            None => state::trash(sandbox, path).map(drop),
+            Some(id) => trash::trash_as(sandbox, path, id),
+            None => trash::trash(sandbox, path).map(drop),
         },
         Op::Rename { from, to } => {
             if let Some((loc, blob)) = &plan.stash {

@@ -18,48 +18,22 @@ use trumansh_commands::{
     CommandName, Directive, FsView, Identity, Op, Stdin, Vars, resolve_against,
 };
 
+use crate::api::{AppliedEffect, Outcome, Report, Request};
 use crate::audit::{fields, text};
 use crate::exec::{
     ChannelSink, DirectSink, Emitter, Env, LineInput, Out, PIPE_CHUNKS, PipeReader,
     apply_fs_effect, run_command,
 };
-use crate::journal::{Journal, Reverted};
-use crate::outcome::{AppliedEffect, Outcome, Report, Request};
-use crate::policy::{Policy, human_bytes, human_ms};
+pub use crate::io::{Captured, Sink, Stream};
+use crate::io::{human_bytes, human_ms};
+use crate::policy::Policy;
 use crate::sandbox::{Sandbox, SandboxConfig, SetupError, normalize_lexically};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, RedirKind, Script, SimpleCommand};
 use crate::shell::{self, ExpandCtx, ExpandError, ParseError};
+use crate::txn::journal::{Journal, Reverted};
 
 /// The fixed `PATH` the agent sees.
 pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-/// Where output goes: the two streams of the front end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// Receives a session's output as it is produced, in order.
-pub trait Sink {
-    fn write(&mut self, stream: Stream, bytes: &[u8]);
-}
-
-/// A sink that keeps everything (for the library API and tests).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Captured {
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-impl Sink for Captured {
-    fn write(&mut self, stream: Stream, bytes: &[u8]) {
-        match stream {
-            Stream::Stdout => self.stdout.extend_from_slice(bytes),
-            Stream::Stderr => self.stderr.extend_from_slice(bytes),
-        }
-    }
-}
 
 /// How diagnostics are prefixed, as bash does in each mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
