@@ -133,17 +133,13 @@ impl Read for LineInput {
 pub(crate) struct Env<'a> {
     pub sandbox: &'a Sandbox,
     pub cwd: &'a std::path::Path,
-    pub vars: &'a Vars,
     pub identity: &'a Identity,
-    pub journal: &'a Journal,
     /// Whether the session's stdout is a terminal.
     pub stdout_is_tty: bool,
     /// The policy's walk depth.
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
-    /// The request's stdin, for a command with no pipe or redirection of its own.
-    pub stdin: Option<&'a LineInput>,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.

@@ -45,6 +45,7 @@ mod api;
 pub mod audit;
 mod exec;
 pub mod frontend;
+mod interp;
 pub mod io;
 pub mod limits;
 pub mod mcp;

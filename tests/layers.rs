@@ -23,18 +23,16 @@ use std::path::{Path, PathBuf};
 fn layer_of_module(name: &str) -> Option<u8> {
     Some(match name {
         "shell" => SHELL,
-        "io" | "limits" | "policy" | "audit" | "api" => 1,
+        // Items re-exported at the crate root count as their module.
+        "io" | "limits" | "policy" | "audit" | "api" | "Stream" | "Sink" | "Captured"
+        | "AppliedEffect" | "MAX_EFFECTS" | "Outcome" | "Report" | "Request" => 1,
         "sandbox" => 2,
         // `journal` and `state` are the old public paths of `txn::journal`, `txn::trash`.
         "txn" | "journal" | "state" => 3,
         "exec" => 4,
         "interp" => 5,
-        "session" => 6,
+        "session" | "Session" | "Config" | "ErrorMode" => 6,
         "frontend" | "protocol" | "mcp" | "transcript" | "replay" | "owner" => 7,
-        // Re-exports at the crate root.
-        "Stream" | "Sink" | "Captured" => 1,
-        "AppliedEffect" | "MAX_EFFECTS" | "Outcome" | "Report" | "Request" => 1,
-        "Session" | "Config" | "ErrorMode" => 6,
         _ => return None,
     })
 }
