@@ -1,12 +1,11 @@
-//! One shell session: the virtual cwd, the variables, `$?`, and the executor that runs parsed
-//! input against the sandbox.
+//! One shell session: the public API, and one transaction per input line.
 //!
-//! The executor walks the AST: lists and and-or chains by status, pipelines stage by stage
-//! (each stage's stdout is the next one's stdin), simple commands by expanding their words,
-//! opening their redirections, calling the handler, and replaying the handler's steps in order:
-//! bytes go to the stage's stdout/stderr targets, effects are checked and applied through the
-//! sandbox and journaled. Handlers never see the session's own input: a command with no pipe
-//! or redirection reads an empty stdin (DESIGN.md decision 10).
+//! A [`Session`] owns the shared runtime (sandbox, journal, limits, audit, settings), the
+//! shell's state (cwd, variables, `$?`) and the state of the line being run. It parses an
+//! input, starts the line's deadline and output caps, hands the AST to the interpreter
+//! (`crate::interp`), then reports the caps that were passed and commits the line — or rolls
+//! it back (`--atomic`) when it failed. Handlers never see the session's own input: a command
+//! with no pipe or redirection reads an empty stdin (DESIGN.md decision 10).
 
 use std::cell::RefCell;
 use std::os::unix::ffi::OsStrExt;
