@@ -972,6 +972,9 @@ fn remove_tree(dir: &Dir, path: &Path, depth: usize) -> Result<(), FsError> {
 
 /// Lexical normalisation of an absolute path (`.` dropped, `..` pops, `/..` is `/`), as
 /// bash's logical `cd` does.
+///
+/// The same as `trumansh_commands`' private `paths::normalize_lexical`: use that one here
+/// once the commands crate exports it (issue 10, review §1.5).
 pub fn normalize_lexically(p: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for c in p.components() {
