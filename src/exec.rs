@@ -22,12 +22,12 @@ use trumansh_commands::{
     CommandName, Ctx, Directive, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
 };
 
+use crate::api::AppliedEffect;
 use crate::audit::{fields, text};
-use crate::journal::{Journal, Plan};
-use crate::outcome::AppliedEffect;
+use crate::io::{Sink, Stream};
 use crate::sandbox::Sandbox;
-use crate::session::{Sink, Stream};
-use crate::state;
+use crate::txn::journal::{Journal, Plan};
+use crate::txn::trash;
 
 /// How many chunks a pipe between two stages holds before the writer waits.
 pub(crate) const PIPE_CHUNKS: usize = 16;
@@ -133,17 +133,13 @@ impl Read for LineInput {
 pub(crate) struct Env<'a> {
     pub sandbox: &'a Sandbox,
     pub cwd: &'a std::path::Path,
-    pub vars: &'a Vars,
     pub identity: &'a Identity,
-    pub journal: &'a Journal,
     /// Whether the session's stdout is a terminal.
     pub stdout_is_tty: bool,
     /// The policy's walk depth.
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
-    /// The request's stdin, for a command with no pipe or redirection of its own.
-    pub stdin: Option<&'a LineInput>,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -425,8 +421,8 @@ fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError>
             .touch(path, *atime, *mtime, *create, SystemTime::now())
             .map(drop),
         Op::Trash { path } => match &plan.trash_id {
-            Some(id) => state::trash_as(sandbox, path, id),
-            None => state::trash(sandbox, path).map(drop),
+            Some(id) => trash::trash_as(sandbox, path, id),
+            None => trash::trash(sandbox, path).map(drop),
         },
         Op::Rename { from, to } => {
             if let Some((loc, blob)) = &plan.stash {

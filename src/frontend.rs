@@ -24,7 +24,8 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use trumansh_commands::{CommandName, FileKind, FsView};
 
-use crate::session::{Session, Sink, Stream};
+use crate::io::{Sink, Stream};
+use crate::session::Session;
 use crate::shell::{self, ParseError};
 use crate::transcript::{Chunks, Recorded, Recorder, Tee};
 

@@ -30,12 +30,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The layers, each using only those below it (pinned by `tests/layers.rs`):
+//
+//   cli, frontend   main.rs, owner, frontend, protocol, mcp, transcript, replay
+//   session         Session: the public API, one transaction per line
+//   exec            running one handler: the Emitter, pipes, effects applied and journaled
+//   txn             journal (undo, rollback, recovery), trash
+//   sandbox         containment
+//   base            limits, policy, audit, io, api (Request, Report, AppliedEffect)
+//
+// `shell` (lexer, parser, AST, word expansion) uses nothing of the runtime.
+
+mod api;
 pub mod audit;
 mod exec;
 pub mod frontend;
-pub mod journal;
+mod interp;
+pub mod io;
+pub mod limits;
 pub mod mcp;
-mod outcome;
 pub mod owner;
 pub mod policy;
 pub mod protocol;
@@ -43,8 +56,13 @@ pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod shell;
-pub mod state;
 pub mod transcript;
+pub mod txn;
 
-pub use outcome::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
-pub use session::{Captured, Config, ErrorMode, Session, Sink, Stream};
+pub use api::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
+pub use io::{Captured, Sink, Stream};
+pub use session::{Config, ErrorMode, Session};
+/// The journal, at its old path.
+pub use txn::journal;
+/// The trash, at its old path (`trumansh::state::trash`).
+pub use txn::trash as state;

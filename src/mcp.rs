@@ -37,11 +37,11 @@ use tokio::sync::oneshot;
 
 use std::path::PathBuf;
 
-use crate::outcome::{Outcome, Request};
+use crate::api::{Outcome, Request};
+use crate::io::Stream;
+use crate::io::{human_bytes, io_message};
 use crate::owner::{self, TrashEntry};
-use crate::policy::{human_bytes, io_message};
 use crate::protocol::{kind, outcome_json};
-use crate::session::Stream;
 use crate::session::{Config, Session};
 use crate::transcript::{Header, LineNumbers, Recorded, Recorder, request_input};
 

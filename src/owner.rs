@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::audit::{AUDIT_FILE, fields, rfc3339};
 use crate::sandbox::{Loc, STATE_DIR_NAME, Sandbox};
-use crate::state::TrashInfo;
+use crate::txn::trash::TrashInfo;
 
 /// The trash's directory in the state directory.
 const TRASH_DIR: &str = "trash";

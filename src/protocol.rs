@@ -18,8 +18,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use crate::outcome::{AppliedEffect, Report, Request};
-use crate::session::{Session, Stream};
+use crate::api::{AppliedEffect, Report, Request};
+use crate::io::Stream;
+use crate::session::Session;
 use crate::transcript::Recorded;
 
 /// Why a request line was refused.
@@ -281,7 +282,7 @@ pub fn run_json_lines(
                 ErrorCode::RequestTooLarge,
                 format!(
                     "the request is {n} bytes; the limit is {} (request_bytes)",
-                    crate::policy::human_bytes(max as u64)
+                    crate::io::human_bytes(max as u64)
                 ),
             )
             .to_json(),

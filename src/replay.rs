@@ -17,7 +17,8 @@ use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, Metadata, OpenOptions};
 
-use crate::policy::{Policy, io_message};
+use crate::io::io_message;
+use crate::policy::Policy;
 use crate::sandbox::STATE_DIR_NAME;
 use crate::session::{Config, Session};
 use crate::transcript::{self, Transcript};

@@ -54,8 +54,9 @@ use std::io::{self, BufRead, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use crate::outcome::Request;
-use crate::session::{Config, ErrorMode, Session, Sink, Stream};
+use crate::api::Request;
+use crate::io::{Sink, Stream};
+use crate::session::{Config, ErrorMode, Session};
 use crate::shell::{self, ParseError};
 
 /// One complete input: its text and the number of its first line.
@@ -842,7 +843,7 @@ impl Recorder {
                 io::stderr(),
                 "trumansh: {}: {}",
                 self.name,
-                crate::policy::io_message(&e)
+                crate::io::io_message(&e)
             );
             self.out = None;
         }

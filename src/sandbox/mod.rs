@@ -31,10 +31,9 @@ use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 use crate::audit::Audit;
 use crate::policy::PathRules;
 
-mod guard;
 mod undo_ops;
 
-pub use guard::{DeadlineReader, Fault, Guard, Usage};
+pub use crate::limits::{DeadlineReader, Fault, Guard, Usage};
 pub use undo_ops::Times;
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
@@ -911,7 +910,7 @@ impl Sandbox {
 
     /// Whether a fault-injection test made this file unreadable.
     fn injected_unreadable(&self, loc: &Loc) -> bool {
-        matches!(self.guard.fault(), Some(guard::Fault::Unreadable(name))
+        matches!(self.guard.fault(), Some(Fault::Unreadable(name))
             if loc.rel.file_name() == Some(name.as_os_str()))
     }
 }
@@ -973,6 +972,9 @@ fn remove_tree(dir: &Dir, path: &Path, depth: usize) -> Result<(), FsError> {
 
 /// Lexical normalisation of an absolute path (`.` dropped, `..` pops, `/..` is `/`), as
 /// bash's logical `cd` does.
+///
+/// The same as `trumansh_commands`' private `paths::normalize_lexical`: use that one here
+/// once the commands crate exports it (issue 10, review §1.5).
 pub fn normalize_lexically(p: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for c in p.components() {
@@ -1165,7 +1167,7 @@ impl FsView for Sandbox {
             };
             out.push(DirEntry { name, kind });
         }
-        if let Some(guard::Fault::VanishOnList(gone)) = self.guard.fault()
+        if let Some(Fault::VanishOnList(gone)) = self.guard.fault()
             && out.iter().any(|e| e.name == gone)
         {
             // Someone else removes the file between the listing and its use.

@@ -19,7 +19,7 @@ pub(crate) const MAX_DEPTH: usize = 64;
 
 /// The operators (control and redirection) of the language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
+pub(crate) enum Operator {
     Semi,
     DSemi,
     SemiAnd,
@@ -47,52 +47,52 @@ pub(crate) enum Op {
     AndDGreat,
 }
 
-impl Op {
+impl Operator {
     /// The operator as written, for `syntax error near unexpected token`.
     pub(crate) fn text(self) -> &'static str {
         match self {
-            Op::Semi => ";",
-            Op::DSemi => ";;",
-            Op::SemiAnd => ";&",
-            Op::DSemiAnd => ";;&",
-            Op::Amp => "&",
-            Op::AndIf => "&&",
-            Op::Pipe => "|",
-            Op::PipeAmp => "|&",
-            Op::OrIf => "||",
-            Op::LParen => "(",
-            Op::RParen => ")",
-            Op::Newline => "newline",
-            Op::Less => "<",
-            Op::Great => ">",
-            Op::DGreat => ">>",
-            Op::Clobber => ">|",
-            Op::DLess => "<<",
-            Op::DLessDash => "<<-",
-            Op::TLess => "<<<",
-            Op::LessAnd => "<&",
-            Op::GreatAnd => ">&",
-            Op::LessGreat => "<>",
-            Op::AndGreat => "&>",
-            Op::AndDGreat => "&>>",
+            Operator::Semi => ";",
+            Operator::DSemi => ";;",
+            Operator::SemiAnd => ";&",
+            Operator::DSemiAnd => ";;&",
+            Operator::Amp => "&",
+            Operator::AndIf => "&&",
+            Operator::Pipe => "|",
+            Operator::PipeAmp => "|&",
+            Operator::OrIf => "||",
+            Operator::LParen => "(",
+            Operator::RParen => ")",
+            Operator::Newline => "newline",
+            Operator::Less => "<",
+            Operator::Great => ">",
+            Operator::DGreat => ">>",
+            Operator::Clobber => ">|",
+            Operator::DLess => "<<",
+            Operator::DLessDash => "<<-",
+            Operator::TLess => "<<<",
+            Operator::LessAnd => "<&",
+            Operator::GreatAnd => ">&",
+            Operator::LessGreat => "<>",
+            Operator::AndGreat => "&>",
+            Operator::AndDGreat => "&>>",
         }
     }
 
     pub(crate) fn is_redirect(self) -> bool {
         matches!(
             self,
-            Op::Less
-                | Op::Great
-                | Op::DGreat
-                | Op::Clobber
-                | Op::DLess
-                | Op::DLessDash
-                | Op::TLess
-                | Op::LessAnd
-                | Op::GreatAnd
-                | Op::LessGreat
-                | Op::AndGreat
-                | Op::AndDGreat
+            Operator::Less
+                | Operator::Great
+                | Operator::DGreat
+                | Operator::Clobber
+                | Operator::DLess
+                | Operator::DLessDash
+                | Operator::TLess
+                | Operator::LessAnd
+                | Operator::GreatAnd
+                | Operator::LessGreat
+                | Operator::AndGreat
+                | Operator::AndDGreat
         )
     }
 }
@@ -100,7 +100,7 @@ impl Op {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Tok {
     Word(Word),
-    Op(Op),
+    Operator(Operator),
     /// `N>` and friends: the fd digits written right before a redirection operator.
     IoNumber(u32),
     Eof,
@@ -135,7 +135,7 @@ pub struct Warning {
 
 /// Where a run of text is being read: the rules for `\`, quotes and the end differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ctx {
+enum Quoting {
     /// Inside `"..."`.
     Dq,
     /// An unquoted here-document body: like `"..."` but `"` is plain text.
@@ -342,35 +342,35 @@ impl<'a> Lexer<'a> {
             (b'\n', _, _) => {
                 self.bump();
                 self.read_heredoc_bodies()?;
-                return Ok(tok(Tok::Op(Op::Newline), start + 1));
+                return Ok(tok(Tok::Operator(Operator::Newline), start + 1));
             }
-            (b';', Some(b';'), Some(b'&')) => (Op::DSemiAnd, 3),
-            (b';', Some(b';'), _) => (Op::DSemi, 2),
-            (b';', Some(b'&'), _) => (Op::SemiAnd, 2),
-            (b';', _, _) => (Op::Semi, 1),
-            (b'&', Some(b'&'), _) => (Op::AndIf, 2),
-            (b'&', Some(b'>'), Some(b'>')) => (Op::AndDGreat, 3),
-            (b'&', Some(b'>'), _) => (Op::AndGreat, 2),
-            (b'&', _, _) => (Op::Amp, 1),
-            (b'|', Some(b'|'), _) => (Op::OrIf, 2),
-            (b'|', Some(b'&'), _) => (Op::PipeAmp, 2),
-            (b'|', _, _) => (Op::Pipe, 1),
-            (b'(', _, _) => (Op::LParen, 1),
-            (b')', _, _) => (Op::RParen, 1),
+            (b';', Some(b';'), Some(b'&')) => (Operator::DSemiAnd, 3),
+            (b';', Some(b';'), _) => (Operator::DSemi, 2),
+            (b';', Some(b'&'), _) => (Operator::SemiAnd, 2),
+            (b';', _, _) => (Operator::Semi, 1),
+            (b'&', Some(b'&'), _) => (Operator::AndIf, 2),
+            (b'&', Some(b'>'), Some(b'>')) => (Operator::AndDGreat, 3),
+            (b'&', Some(b'>'), _) => (Operator::AndGreat, 2),
+            (b'&', _, _) => (Operator::Amp, 1),
+            (b'|', Some(b'|'), _) => (Operator::OrIf, 2),
+            (b'|', Some(b'&'), _) => (Operator::PipeAmp, 2),
+            (b'|', _, _) => (Operator::Pipe, 1),
+            (b'(', _, _) => (Operator::LParen, 1),
+            (b')', _, _) => (Operator::RParen, 1),
             (b'<' | b'>', Some(b'('), _) => {
                 let what = if b == b'<' { "`<(...)'" } else { "`>(...)'" };
                 return Err(unsupported(&format!("{what}: process substitution"), line));
             }
-            (b'<', Some(b'<'), Some(b'<')) => (Op::TLess, 3),
-            (b'<', Some(b'<'), Some(b'-')) => (Op::DLessDash, 3),
-            (b'<', Some(b'<'), _) => (Op::DLess, 2),
-            (b'<', Some(b'&'), _) => (Op::LessAnd, 2),
-            (b'<', Some(b'>'), _) => (Op::LessGreat, 2),
-            (b'<', _, _) => (Op::Less, 1),
-            (b'>', Some(b'>'), _) => (Op::DGreat, 2),
-            (b'>', Some(b'|'), _) => (Op::Clobber, 2),
-            (b'>', Some(b'&'), _) => (Op::GreatAnd, 2),
-            (b'>', _, _) => (Op::Great, 1),
+            (b'<', Some(b'<'), Some(b'<')) => (Operator::TLess, 3),
+            (b'<', Some(b'<'), Some(b'-')) => (Operator::DLessDash, 3),
+            (b'<', Some(b'<'), _) => (Operator::DLess, 2),
+            (b'<', Some(b'&'), _) => (Operator::LessAnd, 2),
+            (b'<', Some(b'>'), _) => (Operator::LessGreat, 2),
+            (b'<', _, _) => (Operator::Less, 1),
+            (b'>', Some(b'>'), _) => (Operator::DGreat, 2),
+            (b'>', Some(b'|'), _) => (Operator::Clobber, 2),
+            (b'>', Some(b'&'), _) => (Operator::GreatAnd, 2),
+            (b'>', _, _) => (Operator::Great, 1),
             _ => {
                 // `2>`: digits glued to a redirection operator are its fd.
                 if b.is_ascii_digit() {
@@ -410,7 +410,7 @@ impl<'a> Lexer<'a> {
             }
         };
         self.pos += len;
-        Ok(tok(Tok::Op(op), self.pos))
+        Ok(tok(Tok::Operator(op), self.pos))
     }
 
     /// Reads one word up to an unquoted metacharacter.
@@ -483,7 +483,7 @@ impl<'a> Lexer<'a> {
             }
             b'"' => {
                 self.pos += 1;
-                let inner = self.read_dq(Ctx::Dq, line)?;
+                let inner = self.read_dq(Quoting::Dq, line)?;
                 parts.push(WordPart::DoubleQuoted(inner));
             }
             b'`' => return Err(unsupported("command substitution (`...`)", line)),
@@ -498,7 +498,7 @@ impl<'a> Lexer<'a> {
                     Some(b'"') => {
                         // `$"..."`: a translatable string; the C locale translates nothing.
                         self.pos += 2;
-                        let inner = self.read_dq(Ctx::Dq, line)?;
+                        let inner = self.read_dq(Quoting::Dq, line)?;
                         parts.push(WordPart::DoubleQuoted(inner));
                     }
                     _ => match self.read_dollar()? {
@@ -513,20 +513,20 @@ impl<'a> Lexer<'a> {
 
     /// Reads the inside of `"..."` (after the opening quote) or of an unquoted here-document
     /// body (to the end of the input): `Quoted` text and parameter expansions.
-    fn read_dq(&mut self, ctx: Ctx, open_line: usize) -> Result<Vec<WordPart>, ParseError> {
+    fn read_dq(&mut self, ctx: Quoting, open_line: usize) -> Result<Vec<WordPart>, ParseError> {
         self.enter()?;
         let outer_dq = std::mem::replace(&mut self.in_dq, true);
         let mut parts: Vec<WordPart> = Vec::new();
         let mut text: Vec<u8> = Vec::new();
         loop {
             let Some(b) = self.peek() else {
-                if ctx == Ctx::Dq {
+                if ctx == Quoting::Dq {
                     return Err(self.eof_matching("\"", open_line));
                 }
                 break;
             };
             match b {
-                b'"' if ctx == Ctx::Dq => {
+                b'"' if ctx == Quoting::Dq => {
                     self.pos += 1;
                     break;
                 }
@@ -540,7 +540,7 @@ impl<'a> Lexer<'a> {
                             self.pos += 1;
                             text.push(c);
                         }
-                        Some(b'"') if ctx == Ctx::Dq => {
+                        Some(b'"') if ctx == Quoting::Dq => {
                             self.pos += 1;
                             text.push(b'"');
                         }
@@ -958,7 +958,7 @@ impl<'a> Lexer<'a> {
             let word = if doc.expand {
                 let mut sub = Lexer::new(&body, body_line, true);
                 sub.depth = self.depth;
-                let parts = sub.read_dq(Ctx::HereDoc, body_line)?;
+                let parts = sub.read_dq(Quoting::HereDoc, body_line)?;
                 Word { parts }
             } else {
                 Word {

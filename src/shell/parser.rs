@@ -32,7 +32,7 @@ use super::ast::{
     AndOr, AndOrOp, Assignment, ParamExp, Pipeline, RedirKind, Redirect, Script, SimpleCommand,
     Word, WordPart,
 };
-use super::lexer::{Lexer, Op, Tok, Token, is_name_char, is_name_start};
+use super::lexer::{Lexer, Operator, Tok, Token, is_name_char, is_name_start};
 
 pub use super::lexer::Warning;
 
@@ -89,7 +89,7 @@ struct Parser<'a> {
 
 fn syntax_near(tok: &Token, lx: &Lexer<'_>) -> ParseError {
     let text = match &tok.tok {
-        Tok::Op(op) => op.text().to_string(),
+        Tok::Operator(op) => op.text().to_string(),
         Tok::Word(_) | Tok::IoNumber(_) => {
             String::from_utf8_lossy(lx.slice(tok.start, tok.end)).into_owned()
         }
@@ -201,15 +201,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn peek_op(&mut self) -> Result<Option<Op>, ParseError> {
+    fn peek_op(&mut self) -> Result<Option<Operator>, ParseError> {
         Ok(match self.peek()?.tok {
-            Tok::Op(op) => Some(op),
+            Tok::Operator(op) => Some(op),
             _ => None,
         })
     }
 
     fn skip_newlines(&mut self) -> Result<(), ParseError> {
-        while self.peek_op()? == Some(Op::Newline) {
+        while self.peek_op()? == Some(Operator::Newline) {
             self.next()?;
         }
         Ok(())
@@ -225,8 +225,8 @@ impl<'a> Parser<'a> {
             items.push(self.and_or()?);
             let tok = self.next()?;
             match tok.tok {
-                Tok::Op(Op::Semi | Op::Newline) | Tok::Eof => {}
-                Tok::Op(Op::Amp) => {
+                Tok::Operator(Operator::Semi | Operator::Newline) | Tok::Eof => {}
+                Tok::Operator(Operator::Amp) => {
                     return Err(unsupported(
                         "`&': background jobs are not supported by this shell (commands run in the foreground)".into(),
                         tok.line,
@@ -257,8 +257,8 @@ impl<'a> Parser<'a> {
         let mut rest = Vec::new();
         loop {
             let op = match self.peek_op()? {
-                Some(Op::AndIf) => AndOrOp::And,
-                Some(Op::OrIf) => AndOrOp::Or,
+                Some(Operator::AndIf) => AndOrOp::And,
+                Some(Operator::OrIf) => AndOrOp::Or,
                 _ => break,
             };
             self.next()?;
@@ -290,8 +290,8 @@ impl<'a> Parser<'a> {
         commands.push(first);
         loop {
             let pipe_amp = match self.peek_op()? {
-                Some(Op::Pipe) => false,
-                Some(Op::PipeAmp) => true,
+                Some(Operator::Pipe) => false,
+                Some(Operator::PipeAmp) => true,
                 _ => break,
             };
             self.next()?;
@@ -314,7 +314,14 @@ impl<'a> Parser<'a> {
     fn at_list_end(&mut self) -> Result<bool, ParseError> {
         Ok(match self.peek()?.tok {
             Tok::Eof => true,
-            Tok::Op(op) => matches!(op, Op::Semi | Op::Newline | Op::AndIf | Op::OrIf | Op::Amp),
+            Tok::Operator(op) => matches!(
+                op,
+                Operator::Semi
+                    | Operator::Newline
+                    | Operator::AndIf
+                    | Operator::OrIf
+                    | Operator::Amp
+            ),
             _ => false,
         })
     }
@@ -343,7 +350,7 @@ impl<'a> Parser<'a> {
                     return Err(unsupported(message, first.line));
                 }
             }
-            Tok::Op(Op::LParen) => {
+            Tok::Operator(Operator::LParen) => {
                 let message = if self.lx.slice(first.end, first.end + 1) == b"(" {
                     "`((': arithmetic commands are not supported by this shell".to_string()
                 } else {
@@ -362,7 +369,7 @@ impl<'a> Parser<'a> {
                     any = true;
                     if cmd.words.is_empty() {
                         if let Some((name, append, mut value)) = split_assignment(&word) {
-                            if value.parts.is_empty() && self.peek_op()? == Some(Op::LParen) {
+                            if value.parts.is_empty() && self.peek_op()? == Some(Operator::LParen) {
                                 let p = self.peek()?;
                                 if p.start == tok.end {
                                     return Err(unsupported(
@@ -395,10 +402,10 @@ impl<'a> Parser<'a> {
                         }
                         // `name ( )`: a function definition.
                         let bare = cmd.assignments.is_empty() && cmd.redirects.is_empty();
-                        if bare && self.peek_op()? == Some(Op::LParen) {
+                        if bare && self.peek_op()? == Some(Operator::LParen) {
                             self.next()?;
                             let after = self.next()?;
-                            if after.tok == Tok::Op(Op::RParen) {
+                            if after.tok == Tok::Operator(Operator::RParen) {
                                 return Err(unsupported(
                                     format!(
                                         "`{}()': function definitions are not supported by this shell",
@@ -417,7 +424,7 @@ impl<'a> Parser<'a> {
                     let r = self.redirect()?;
                     cmd.redirects.push(r);
                 }
-                Tok::Op(op) if op.is_redirect() => {
+                Tok::Operator(op) if op.is_redirect() => {
                     any = true;
                     let r = self.redirect()?;
                     cmd.redirects.push(r);
@@ -440,7 +447,7 @@ impl<'a> Parser<'a> {
             fd = Some(n);
             tok = self.next()?;
         }
-        let Tok::Op(op) = tok.tok else {
+        let Tok::Operator(op) = tok.tok else {
             return Err(syntax_near(&tok, &self.lx));
         };
         let target = self.next()?;
@@ -448,27 +455,28 @@ impl<'a> Parser<'a> {
             return Err(syntax_near_nl(&target, &self.lx));
         };
         let kind = match op {
-            Op::Less => RedirKind::In(word),
-            Op::Great | Op::Clobber => RedirKind::Out(word),
-            Op::DGreat => RedirKind::Append(word),
-            Op::AndGreat => RedirKind::OutErr(word),
-            Op::AndDGreat => RedirKind::AppendOutErr(word),
-            Op::TLess => RedirKind::HereString(word),
-            Op::DLess | Op::DLessDash => {
+            Operator::Less => RedirKind::In(word),
+            Operator::Great | Operator::Clobber => RedirKind::Out(word),
+            Operator::DGreat => RedirKind::Append(word),
+            Operator::AndGreat => RedirKind::OutErr(word),
+            Operator::AndDGreat => RedirKind::AppendOutErr(word),
+            Operator::TLess => RedirKind::HereString(word),
+            Operator::DLess | Operator::DLessDash => {
                 let raw = self.lx.slice(target.start, target.end);
-                self.lx.push_heredoc(raw, op == Op::DLessDash, tok.line);
+                self.lx
+                    .push_heredoc(raw, op == Operator::DLessDash, tok.line);
                 RedirKind::HereDoc {
                     body: Word::default(),
                     expand: !raw.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')),
                 }
             }
-            Op::LessGreat => {
+            Operator::LessGreat => {
                 return Err(unsupported(
                     "`<>': read-write redirection is not supported by this shell".into(),
                     tok.line,
                 ));
             }
-            Op::LessAnd | Op::GreatAnd => {
+            Operator::LessAnd | Operator::GreatAnd => {
                 let raw = self.lx.slice(target.start, target.end);
                 let lit = plain_literal(&word);
                 let shown =
@@ -480,7 +488,7 @@ impl<'a> Parser<'a> {
                             .ok()
                             .and_then(|s| s.parse::<u32>().ok())
                         {
-                            Some(n) if op == Op::GreatAnd => RedirKind::DupOut(n),
+                            Some(n) if op == Operator::GreatAnd => RedirKind::DupOut(n),
                             Some(n) => RedirKind::DupIn(n),
                             None => {
                                 return Err(unsupported(
@@ -491,7 +499,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     // `>&file` with no fd is `&>file`.
-                    Some(_) if op == Op::GreatAnd && fd.is_none() && !raw.is_empty() => {
+                    Some(_) if op == Operator::GreatAnd && fd.is_none() && !raw.is_empty() => {
                         RedirKind::OutErr(word)
                     }
                     _ => {

@@ -32,10 +32,10 @@ use cap_std::fs::{Dir, File, OpenOptions};
 use serde::{Deserialize, Serialize};
 use trumansh_commands::{FsError, FsView, Op};
 
+use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::{fields, text};
-use crate::outcome::{AppliedEffect, MAX_EFFECTS};
 use crate::sandbox::{Loc, Sandbox, Times, unique_name};
-use crate::state;
+use crate::txn::trash;
 
 /// The journal's directory in the state directory.
 const TXN_DIR: &str = "txn";
@@ -311,7 +311,7 @@ impl Journal {
                 &Record::Begin {
                     session: self.session.clone(),
                     line: inner.line.clone(),
-                    time: state::timestamp(),
+                    time: trash::timestamp(),
                 },
             )?;
             inner.active = Some(active);
@@ -368,7 +368,7 @@ impl Journal {
             &mut file,
             &Record::End {
                 status,
-                time: state::timestamp(),
+                time: trash::timestamp(),
             },
         );
         drop(file);
@@ -485,7 +485,7 @@ impl Drop for Journal {
                 &mut active.file,
                 &Record::End {
                     status: 0,
-                    time: state::timestamp(),
+                    time: trash::timestamp(),
                 },
             );
         }

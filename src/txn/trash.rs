@@ -5,7 +5,7 @@
 //!   `trash/<id>/info.json` — `{"path": <virtual path>, "time": <unix secs>, "kind": ...}`.
 //!   Ids are `<unix-nanos>-<pid>-<counter>`, unique across restarts, and a trash entry is
 //!   created with an exclusive `mkdir`, so nothing in the trash is ever overwritten.
-//! - `txn/` — the journal of transactions (see [`crate::journal`]); `sessions/` — live
+//! - `txn/` — the journal of transactions (see [`crate::txn::journal`]); `sessions/` — live
 //!   sessions' locks; `audit.jsonl` — the audit log (see [`crate::audit`]).
 //! - `history` — the REPL's line history.
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use trumansh_commands::FsError;
 
-use crate::session::Stream;
+use crate::io::Stream;
 
 /// A failure to inject, for the fault-injection tests (never set by a front end).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,88 @@
+//! Directives: how a command changes the shell it runs in (`cd`, variables, `exit`, `undo`),
+//! applied in one place once the command is done.
+
+use trumansh_commands::Directive;
+
+use super::Interp;
+use super::state::ShellState;
+use crate::api::AppliedEffect;
+use crate::sandbox::normalize_lexically;
+
+impl Interp<'_> {
+    /// Applies a directive to the shell itself (`cd`, variables, `exit`, `undo`).
+    pub(super) fn apply_directive(
+        &self,
+        state: &mut ShellState,
+        directive: &Directive,
+        in_stage: bool,
+    ) -> Option<Said> {
+        match directive {
+            Directive::SetCwd { path } => {
+                let old = std::mem::replace(&mut state.cwd, normalize_lexically(path));
+                state
+                    .vars
+                    .set("OLDPWD", old.to_string_lossy().into_owned(), false);
+                state
+                    .vars
+                    .set("PWD", state.cwd.to_string_lossy().into_owned(), false);
+            }
+            Directive::SetVar {
+                name,
+                value,
+                export,
+            } => match value {
+                Some(v) => state.vars.set(name, v.clone(), *export),
+                None => state.vars.export(name),
+            },
+            Directive::UnsetVar { name } => state.vars.unset(name),
+            Directive::Exit { status } => state.exit = Some(*status),
+            // `undo` changes files, not the shell: a pipeline stage drops it.
+            Directive::Undo { count } if !in_stage => return Some(self.run_undo(*count)),
+            Directive::Undo { .. } => {}
+        }
+        None
+    }
+
+    /// The `undo` builtin: reverts, and says what it reverted.
+    fn run_undo(&self, count: usize) -> Said {
+        let reverted = self.rt.journal.undo(&self.rt.sandbox, count);
+        for r in &reverted {
+            self.rt.journal.applied(AppliedEffect::Undo {
+                line: r.line.clone(),
+                changes: r.changes,
+            });
+        }
+        let mut said = Said::default();
+        if reverted.is_empty() {
+            said.err.push(b"undo: nothing to undo\n".to_vec());
+            said.status = 1;
+            return said;
+        }
+        for r in &reverted {
+            let s = if r.changes == 1 { "" } else { "s" };
+            let mut line = b"undone: ".to_vec();
+            line.extend_from_slice(
+                r.line
+                    .trim_end_matches('\n')
+                    .replace('\n', "\\n")
+                    .as_bytes(),
+            );
+            line.extend_from_slice(format!(" ({} change{s})\n", r.changes).as_bytes());
+            said.out.push(line);
+            for e in &r.errors {
+                said.err
+                    .push(format!("undo: could not revert {e}\n").into_bytes());
+                said.status = 1;
+            }
+        }
+        said
+    }
+}
+
+/// What a directive has to say (`undo`'s report) and the status it gives.
+#[derive(Default)]
+pub(super) struct Said {
+    pub out: Vec<Vec<u8>>,
+    pub err: Vec<Vec<u8>>,
+    pub status: i32,
+}

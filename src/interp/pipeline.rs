@@ -1,0 +1,95 @@
+//! A pipeline of several commands: each stage runs in a thread of its own (a subshell in
+//! bash) on a clone of the shell state, joined to the next by a bounded pipe; the calling
+//! thread writes what reaches the terminal streams.
+//!
+//! Each stage is expanded inside its own thread, on its own state. To keep the order bash
+//! users see (and that transcripts pin), the stages prepare one after the other — words,
+//! assignments, redirections (files created or truncated), "command not found" — and none
+//! runs its command before all are prepared. A fatal expansion error stops the stages after
+//! it from being prepared or run.
+
+use std::sync::Barrier;
+use std::sync::mpsc;
+
+use super::Interp;
+use super::redirect::Fds;
+use super::simple::Wiring;
+use super::state::ShellState;
+use crate::exec::{ChannelSink, Out, PIPE_CHUNKS, StreamSink};
+use crate::io::Stream;
+use crate::shell::ast::Pipeline;
+
+impl Interp<'_> {
+    pub(super) fn run_stages(
+        &self,
+        state: &ShellState,
+        pipeline: &Pipeline,
+        line: usize,
+        out: &dyn StreamSink,
+    ) -> i32 {
+        let n = pipeline.commands.len();
+        let (main_tx, main_rx) = mpsc::channel::<(Stream, Vec<u8>)>();
+        // Pipes between stages, and the turns in which the stages prepare.
+        let mut pipes_in: Vec<Option<mpsc::Receiver<Vec<u8>>>> = vec![None];
+        let mut pipes_out: Vec<Option<mpsc::SyncSender<Vec<u8>>>> = Vec::new();
+        let mut turns_in: Vec<Option<mpsc::Receiver<()>>> = vec![None];
+        let mut turns_out: Vec<Option<mpsc::Sender<()>>> = Vec::new();
+        for _ in 1..n {
+            let (tx, rx) = mpsc::sync_channel(PIPE_CHUNKS);
+            pipes_out.push(Some(tx));
+            pipes_in.push(Some(rx));
+            let (tx, rx) = mpsc::channel();
+            turns_out.push(Some(tx));
+            turns_in.push(Some(rx));
+        }
+        pipes_out.push(None);
+        turns_out.push(None);
+        let prepared = Barrier::new(n);
+        let mut statuses = Vec::new();
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            let stages = pipeline
+                .commands
+                .iter()
+                .zip(pipes_in.into_iter().zip(pipes_out))
+                .zip(turns_in.into_iter().zip(turns_out));
+            for (i, ((cmd, (pipe_in, pipe_out)), (turn_in, turn_out))) in stages.enumerate() {
+                let main_tx = main_tx.clone();
+                let mut sub = state.clone();
+                let prepared = &prepared;
+                let this = *self;
+                handles.push(scope.spawn(move || {
+                    let streams = ChannelSink(main_tx);
+                    // The previous stage has prepared (or given up).
+                    if let Some(turn) = turn_in {
+                        let _ = turn.recv();
+                    }
+                    let fds = Fds::new(if i + 1 < n {
+                        Out::NextStage
+                    } else {
+                        Out::Stream(Stream::Stdout)
+                    });
+                    let ready = (!this.line.aborted())
+                        .then(|| this.prepare(&mut sub, cmd, fds, line, &streams));
+                    drop(turn_out);
+                    prepared.wait();
+                    let wiring = Wiring {
+                        pipe_in,
+                        pipe_out,
+                        stage: true,
+                    };
+                    ready.map(|p| this.run_prepared(&mut sub, p, wiring, line, &streams))
+                }));
+            }
+            drop(main_tx);
+            for (stream, bytes) in main_rx {
+                out.write(stream, &bytes);
+            }
+            for h in handles {
+                statuses.push(h.join().unwrap_or(Some(2)));
+            }
+        });
+        // The last stage that was prepared gives the status (later ones never ran).
+        statuses.into_iter().flatten().last().unwrap_or(0)
+    }
+}

@@ -1,0 +1,276 @@
+//! Redirections, opened in order before the command runs (as bash: `> f` creates or
+//! truncates `f` even if the command then fails or is not found), and a command's stdin.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::mpsc;
+
+use trumansh_commands::{Op, Stdin};
+
+use super::Interp;
+use super::state::ShellState;
+use crate::exec::{LineInput, Out, PipeReader, StreamSink, apply_fs_effect};
+use crate::io::Stream;
+use crate::shell::{self, ast::RedirKind, ast::SimpleCommand};
+
+/// A command's stdin before it runs.
+pub(super) enum Input {
+    /// Whatever the pipeline gives: the previous stage's output, or empty.
+    Inherit,
+    /// A here-document, a here-string, `< /dev/null`.
+    Bytes(Vec<u8>),
+    /// A `<` file, read as a stream.
+    File(cap_std::fs::File),
+}
+
+/// The fds of one command.
+pub(super) struct Fds {
+    pub stdin: Input,
+    pub out: Out,
+    pub err: Out,
+}
+
+impl Fds {
+    /// Nothing redirected yet: stdin inherited, stdout to `out`, stderr to the session's.
+    pub(super) fn new(out: Out) -> Self {
+        Fds {
+            stdin: Input::Inherit,
+            out,
+            err: Out::Stream(Stream::Stderr),
+        }
+    }
+}
+
+impl Interp<'_> {
+    /// Opens a command's redirections in order. On failure prints bash's message and returns
+    /// the status (1), and the command does not run.
+    pub(super) fn open_redirections(
+        &self,
+        state: &mut ShellState,
+        cmd: &SimpleCommand,
+        fds: &mut Fds,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<(), i32> {
+        for r in &cmd.redirects {
+            let fd = r.fd;
+            match &r.kind {
+                RedirKind::Out(w)
+                | RedirKind::Append(w)
+                | RedirKind::OutErr(w)
+                | RedirKind::AppendOutErr(w) => {
+                    let append =
+                        matches!(r.kind, RedirKind::Append(_) | RedirKind::AppendOutErr(_));
+                    let target = self.redirect_target(state, w, line, streams)?;
+                    let target = self.open_output(state, &target, append, line, streams)?;
+                    match (&r.kind, fd.unwrap_or(1)) {
+                        (RedirKind::OutErr(_) | RedirKind::AppendOutErr(_), _) => {
+                            fds.out = target.clone();
+                            fds.err = target;
+                        }
+                        (_, 1) => fds.out = target,
+                        (_, 2) => fds.err = target,
+                        _ => {} // other fds: opened (and created) but unused
+                    }
+                }
+                RedirKind::DupOut(src) => {
+                    let from = match src {
+                        1 => Some(fds.out.clone()),
+                        2 => Some(fds.err.clone()),
+                        _ => None,
+                    };
+                    let Some(from) = from else {
+                        let msg = format!("{src}: Bad file descriptor\n");
+                        self.shell_error(streams, line, msg.as_bytes());
+                        return Err(1);
+                    };
+                    match fd.unwrap_or(1) {
+                        1 => fds.out = from,
+                        2 => fds.err = from,
+                        _ => {}
+                    }
+                }
+                RedirKind::DupIn(src) => {
+                    if *src != 0 {
+                        let msg = format!("{src}: Bad file descriptor\n");
+                        self.shell_error(streams, line, msg.as_bytes());
+                        return Err(1);
+                    }
+                }
+                RedirKind::Close => match fd.unwrap_or(1) {
+                    1 => fds.out = Out::Null,
+                    2 => fds.err = Out::Null,
+                    0 => fds.stdin = Input::Bytes(Vec::new()),
+                    _ => {}
+                },
+                RedirKind::In(w) => {
+                    let target = self.redirect_target(state, w, line, streams)?;
+                    // `< /dev/stdin` keeps the stdin the command has.
+                    if target.as_bytes() != b"/dev/stdin" {
+                        let path = state.resolve(&target);
+                        let input = if target.as_bytes() == b"/dev/null" {
+                            Ok(Input::Bytes(Vec::new()))
+                        } else {
+                            self.rt.sandbox.open_file(&path).map(Input::File)
+                        };
+                        match input {
+                            Ok(input) => {
+                                if fd.unwrap_or(0) == 0 {
+                                    fds.stdin = input;
+                                }
+                            }
+                            Err(e) => {
+                                let mut msg = target.as_bytes().to_vec();
+                                msg.extend_from_slice(b": ");
+                                msg.extend_from_slice(e.strerror().as_bytes());
+                                self.shell_error(streams, line, &msg);
+                                return Err(1);
+                            }
+                        }
+                    }
+                }
+                RedirKind::HereDoc { body, expand } => {
+                    let mut assigned = Vec::new();
+                    let data = if *expand {
+                        match shell::expand_word_nosplit(
+                            body,
+                            &self.expand_ctx(state),
+                            &mut assigned,
+                        ) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                state.apply_assigned(assigned);
+                                return Err(self.expansion_failed(&e, line, streams));
+                            }
+                        }
+                    } else {
+                        literal_text(body)
+                    };
+                    state.apply_assigned(assigned);
+                    if fd.unwrap_or(0) == 0 {
+                        fds.stdin = Input::Bytes(data);
+                    }
+                }
+                RedirKind::HereString(w) => {
+                    let mut assigned = Vec::new();
+                    let mut data =
+                        match shell::expand_word_nosplit(w, &self.expand_ctx(state), &mut assigned)
+                        {
+                            Ok(d) => d,
+                            Err(e) => {
+                                state.apply_assigned(assigned);
+                                return Err(self.expansion_failed(&e, line, streams));
+                            }
+                        };
+                    state.apply_assigned(assigned);
+                    data.push(b'\n');
+                    if fd.unwrap_or(0) == 0 {
+                        fds.stdin = Input::Bytes(data);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Expands a redirection's word to exactly one path.
+    fn redirect_target(
+        &self,
+        state: &mut ShellState,
+        word: &shell::ast::Word,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<OsString, i32> {
+        let mut assigned = Vec::new();
+        let fields = shell::expand_word(word, &self.expand_ctx(state), &mut assigned);
+        state.apply_assigned(assigned);
+        match fields {
+            Ok(mut f) if f.len() == 1 => Ok(f.remove(0)),
+            Ok(_) => {
+                let mut msg = source_text(word);
+                msg.extend_from_slice(b": ambiguous redirect");
+                self.shell_error(streams, line, &msg);
+                Err(1)
+            }
+            Err(e) => Err(self.expansion_failed(&e, line, streams)),
+        }
+    }
+
+    /// Opens an output redirection: the device paths, or a file created/truncated now.
+    fn open_output(
+        &self,
+        state: &mut ShellState,
+        target: &OsString,
+        append: bool,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Out, i32> {
+        match target.as_bytes() {
+            b"/dev/null" => return Ok(Out::Null),
+            b"/dev/stdout" => return Ok(Out::Stream(Stream::Stdout)),
+            b"/dev/stderr" => return Ok(Out::Stream(Stream::Stderr)),
+            _ => {}
+        }
+        let path = state.resolve(target);
+        // Opening is a change of its own (`> f` truncates even if the command then fails),
+        // journaled like any other; the command's output is then appended.
+        let open = Op::WriteFile {
+            path: path.clone(),
+            data: Vec::new(),
+            append,
+        };
+        match apply_fs_effect(&self.rt.sandbox, &self.rt.journal, &open) {
+            Ok(()) => Ok(Out::File(path)),
+            Err(e) => {
+                let mut msg = target.as_bytes().to_vec();
+                msg.extend_from_slice(b": ");
+                msg.extend_from_slice(e.strerror().as_bytes());
+                self.shell_error(streams, line, &msg);
+                Err(1)
+            }
+        }
+    }
+}
+
+/// The text of a here-document body whose delimiter was quoted (no expansion).
+fn literal_text(word: &shell::ast::Word) -> Vec<u8> {
+    source_text(word)
+}
+
+/// The literal bytes of a word's parts, without expanding anything (for messages).
+fn source_text(word: &shell::ast::Word) -> Vec<u8> {
+    use shell::ast::WordPart;
+    fn walk(parts: &[WordPart], out: &mut Vec<u8>) {
+        for p in parts {
+            match p {
+                WordPart::Literal(b) | WordPart::Quoted(b) => out.extend_from_slice(b),
+                WordPart::DoubleQuoted(inner) => walk(inner, out),
+                WordPart::Param(p) => {
+                    out.push(b'$');
+                    out.extend_from_slice(p.name.as_bytes());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&word.parts, &mut out);
+    out
+}
+
+/// A command's stdin: its redirection, else the pipe from the previous stage, else the
+/// request's stdin, else empty.
+pub(super) fn stdin_of(
+    input: Input,
+    pipe: Option<mpsc::Receiver<Vec<u8>>>,
+    line: Option<&LineInput>,
+) -> Stdin {
+    match input {
+        Input::Bytes(b) => Stdin::bytes(b),
+        Input::File(f) => Stdin::stream(Box::new(f)),
+        Input::Inherit => match (pipe, line) {
+            (Some(rx), _) => Stdin::stream(Box::new(PipeReader::new(rx))),
+            (None, Some(line)) => Stdin::stream(Box::new(line.clone())),
+            (None, None) => Stdin::empty(),
+        },
+    }
+}

@@ -1,0 +1,137 @@
+//! What a line runs against, shared (`&`) by the session's thread and every pipeline stage:
+//! the sandbox, the journal, the settings; and the state of the line being run.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use trumansh_commands::{CommandName, Identity};
+
+use crate::audit::{Audit, fields};
+use crate::exec::LineInput;
+use crate::limits::Guard;
+use crate::policy::Policy;
+use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::txn::journal::Journal;
+
+/// How diagnostics are prefixed, as bash does in each mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorMode {
+    /// Interactive: `bash: cd: x: No such file or directory`.
+    Interactive,
+    /// Non-interactive (stdin, `-c`, a script file): `NAME: line N: cd: x: ...`, where NAME
+    /// is `bash` or the script's name.
+    Script { name: String },
+}
+
+/// Session settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub sandbox: SandboxConfig,
+    pub error_mode: ErrorMode,
+    pub identity: Identity,
+    /// Whether handlers see stdout as a terminal (ls columns).
+    pub stdout_is_tty: bool,
+    /// The owner's rules: hidden and read-only paths, denied commands, undo, atomic lines,
+    /// and every limit.
+    pub policy: Policy,
+}
+
+impl Config {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Config {
+            sandbox: SandboxConfig::new(root),
+            error_mode: ErrorMode::Script {
+                name: "bash".into(),
+            },
+            identity: Identity::default(),
+            stdout_is_tty: false,
+            policy: Policy::default(),
+        }
+    }
+}
+
+/// The shared runtime of a session: one per session, borrowed by every stage thread.
+pub(crate) struct Runtime {
+    pub sandbox: Sandbox,
+    /// The journal of transactions (one per input line that changes files).
+    pub journal: Journal,
+    pub config: Config,
+    /// Commands the policy denies (`undo` too, when the policy disables it).
+    pub denied: Vec<CommandName>,
+}
+
+impl Runtime {
+    /// The line's deadline, output caps and quotas.
+    pub fn guard(&self) -> &Guard {
+        self.sandbox.guard()
+    }
+
+    /// The owner's audit log.
+    pub fn audit(&self) -> &Audit {
+        self.sandbox.audit()
+    }
+
+    /// Audits a limit that was hit.
+    pub fn limit_hit(&self, limit: &str, value: u64) {
+        self.audit().event(
+            "limit",
+            fields([("limit", limit.into()), ("value", value.into())]),
+        );
+    }
+
+    /// The shell's prefix for a diagnostic on `line`, as bash writes it in this mode.
+    pub fn prefix(&self, line: usize) -> Vec<u8> {
+        match &self.config.error_mode {
+            ErrorMode::Interactive => b"bash: ".to_vec(),
+            ErrorMode::Script { name } => format!("{name}: line {line}: ").into_bytes(),
+        }
+    }
+
+    /// A diagnostic with the shell's prefix, ending with a newline.
+    pub fn prefixed(&self, line: usize, msg: &[u8]) -> Vec<u8> {
+        let mut out = self.prefix(line);
+        out.extend_from_slice(msg);
+        if !out.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// The state of the input line being run (one transaction), reset by the session at its
+/// start. The flags are atomics: pipeline stages set them from their threads.
+#[derive(Default)]
+pub(crate) struct LineState {
+    /// The line's deadline, in milliseconds (the policy's, or a request's shorter one).
+    pub deadline_ms: u64,
+    /// Set by a fatal expansion error or a limit: the rest of the input is skipped.
+    pub abort: AtomicBool,
+    /// The line's deadline was reported.
+    pub timed_out: AtomicBool,
+    /// The line's stdin (a request's), shared by the commands that read it.
+    pub stdin: Option<LineInput>,
+    /// The line's output passed a cap.
+    pub truncated: bool,
+    /// How many changes the line's atomic rollback undid.
+    pub rolled_back: usize,
+}
+
+impl LineState {
+    pub fn aborted(&self) -> bool {
+        self.abort.load(Ordering::Relaxed)
+    }
+
+    pub fn abort(&self) {
+        self.abort.store(true, Ordering::Relaxed);
+    }
+
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Relaxed)
+    }
+
+    /// A line starts: no abort, no timeout reported yet.
+    pub fn start(&self) {
+        self.abort.store(false, Ordering::Relaxed);
+        self.timed_out.store(false, Ordering::Relaxed);
+    }
+}
