@@ -7,8 +7,12 @@
 //! assignments, redirections (files created or truncated), "command not found" — and none
 //! runs its command before all are prepared. A fatal expansion error stops the stages after
 //! it from being prepared or run.
+//!
+//! Both waits are on channels whose sender is dropped to release the waiter, so a stage that
+//! ends early for any reason (even a panic unwinding its thread) still releases the others:
+//! a stage's turn passes when it drops its `turn_out`; the start is given when the last stage
+//! drops the `go` senders, which it holds.
 
-use std::sync::Barrier;
 use std::sync::mpsc;
 
 use super::Interp;
@@ -44,7 +48,11 @@ impl Interp<'_> {
         }
         pipes_out.push(None);
         turns_out.push(None);
-        let prepared = Barrier::new(n);
+        // One start signal per stage but the last, all held (and released) by the last.
+        let (go_out, go_in): (Vec<mpsc::Sender<()>>, Vec<mpsc::Receiver<()>>) =
+            (1..n).map(|_| mpsc::channel()).unzip();
+        let go_in = go_in.into_iter().map(Some).chain(std::iter::once(None));
+        let mut go_out = Some(go_out);
         let mut statuses = Vec::new();
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
@@ -53,10 +61,12 @@ impl Interp<'_> {
                 .iter()
                 .zip(pipes_in.into_iter().zip(pipes_out))
                 .zip(turns_in.into_iter().zip(turns_out));
-            for (i, ((cmd, (pipe_in, pipe_out)), (turn_in, turn_out))) in stages.enumerate() {
+            for (i, (((cmd, (pipe_in, pipe_out)), (turn_in, turn_out)), go)) in
+                stages.zip(go_in).enumerate()
+            {
                 let main_tx = main_tx.clone();
                 let mut sub = state.clone();
-                let prepared = &prepared;
+                let release = if i + 1 == n { go_out.take() } else { None };
                 let this = *self;
                 handles.push(scope.spawn(move || {
                     let streams = ChannelSink(main_tx);
@@ -72,7 +82,11 @@ impl Interp<'_> {
                     let ready = (!this.line.aborted())
                         .then(|| this.prepare(&mut sub, cmd, fds, line, &streams));
                     drop(turn_out);
-                    prepared.wait();
+                    // All stages are prepared once the last one is: it starts the others.
+                    drop(release);
+                    if let Some(go) = go {
+                        let _ = go.recv();
+                    }
                     let wiring = Wiring {
                         pipe_in,
                         pipe_out,

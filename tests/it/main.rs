@@ -18,6 +18,8 @@ mod cli;
 mod common;
 /// Containment: every way out of the sandbox answers like a missing path; a new escape route.
 mod escape;
+/// The runtime's layering (no module uses a higher layer); a new module gets its layer here.
+mod layers;
 /// Limits and the owner's policy (deadline, caps, quotas, hidden/read-only paths); a new limit.
 mod limits;
 /// `trumansh mcp` over raw JSON-RPC lines; a new MCP tool or transport behaviour.
