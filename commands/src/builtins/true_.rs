@@ -1,0 +1,37 @@
+//! `true`: does nothing, successfully. Bash's builtin ignores every argument (even `--help`).
+
+use std::ffi::OsString;
+
+use crate::{Ctx, Outcome};
+
+pub const USAGE: &str = "true";
+
+/// Return a successful result.
+///
+/// Does nothing and exits with status 0.
+#[derive(clap::Parser, Debug)]
+pub struct TrueArgs {}
+
+/// The text of `help true`.
+pub fn help() -> String {
+    crate::support::args::builtin_help_of::<TrueArgs>("true", USAGE)
+}
+
+pub fn run(_args: &[OsString], _ctx: &Ctx) -> Outcome {
+    Outcome::ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::memfs::MemFs;
+    use crate::testing::world::{World, text};
+
+    #[test]
+    fn ignores_everything() {
+        let w = World::new(MemFs::rooted("/s"));
+        assert_eq!(
+            text(&w.run(super::run, &["--help", "-x"])),
+            (String::new(), String::new(), 0)
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! `unset [-f] [-v] [-n] [name ...]`, bash's builtin: removes variables through
+//! [`Op::UnsetVar`]. trumansh has no functions, so `-f` removes nothing.
+
+use std::ffi::OsString;
+
+use crate::support::args::{builtin_help_of, parse_builtin};
+use crate::builtins::export::{is_identifier, not_identifier};
+use crate::{Ctx, Effect, Op, Outcome};
+
+pub const USAGE: &str = "unset [-f] [-v] [-n] [name ...]";
+
+/// Unset values and attributes of shell variables and functions.
+///
+/// Removes each variable NAME. Without -v, a NAME that is not a valid variable name is taken
+/// as a function name, and trumansh has no functions.
+#[derive(clap::Parser, Debug)]
+pub struct UnsetArgs {
+    /// treat each NAME as a shell function
+    #[arg(short = 'f')]
+    functions: bool,
+    /// treat each NAME as a shell variable
+    #[arg(short = 'v')]
+    variables: bool,
+    /// treat each NAME as a name reference
+    #[arg(short = 'n')]
+    nameref: bool,
+    operands: Vec<OsString>,
+}
+
+/// The text of `help unset` and `unset --help`.
+pub fn help() -> String {
+    builtin_help_of::<UnsetArgs>("unset", USAGE)
+}
+
+pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
+    let a = match parse_builtin::<UnsetArgs>("unset", args, USAGE) {
+        Ok(a) => a,
+        Err(o) => return o,
+    };
+    let mut o = Outcome::ok();
+    let mut status = 0;
+    if a.functions && !a.variables {
+        return o;
+    }
+    for name in &a.operands {
+        let name = name.to_string_lossy();
+        if !is_identifier(&name) {
+            // bash 5.2: only `-v` reports it; plain `unset 1x` falls back to functions.
+            if a.variables {
+                o.shell_err(not_identifier("unset", &name));
+                status = 1;
+            }
+            continue;
+        }
+        o.effect(Effect::new(
+            Op::UnsetVar {
+                name: name.to_string(),
+            },
+            format!("unset: {name}"),
+        ));
+    }
+    o.with_status(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Op;
+    use crate::testing::memfs::MemFs;
+    use crate::testing::world::{World, ops, text};
+
+    fn unset(name: &str) -> Op {
+        Op::UnsetVar { name: name.into() }
+    }
+
+    #[test]
+    fn as_bash_5_2() {
+        let w = World::new(MemFs::rooted("/s"));
+        assert_eq!(
+            ops(&w.run(super::run, &["a", "b"])),
+            [unset("a"), unset("b")]
+        );
+        // `unset 1x` and `unset -f 1x`: silent, status 0; `unset -v 1x y`: reported, status 1.
+        assert_eq!(
+            text(&w.run(super::run, &["1x"])),
+            (String::new(), String::new(), 0)
+        );
+        assert_eq!(
+            text(&w.run(super::run, &["-f", "1x"])),
+            (String::new(), String::new(), 0)
+        );
+        let o = w.run(super::run, &["-v", "1x", "y"]);
+        assert_eq!(
+            text(&o),
+            (
+                String::new(),
+                "unset: `1x': not a valid identifier\n".into(),
+                1
+            )
+        );
+        assert_eq!(ops(&o), [unset("y")]);
+        assert_eq!(
+            text(&w.run(super::run, &["-x"])),
+            (
+                String::new(),
+                "unset: -x: invalid option\nunset: usage: unset [-f] [-v] [-n] [name ...]\n".into(),
+                2
+            )
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! A small harness for handler unit tests: a [`MemFs`] world, a [`Ctx`] over it, and the
+//! outcome as (stdout, stderr, status) strings.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use crate::testing::memfs::MemFs;
+use crate::{Ctx, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
+
+/// The time every test runs at: 2024-01-02 03:04:05 UTC.
+pub const NOW: Duration = Duration::from_secs(1_704_164_645);
+
+pub struct World {
+    pub fs: MemFs,
+    pub cwd: PathBuf,
+    pub mount: PathBuf,
+    pub vars: Vars,
+    pub stdin: Vec<u8>,
+    pub tty: bool,
+    pub identity: Identity,
+}
+
+impl World {
+    /// A world rooted at `/s` with the cwd there.
+    pub fn new(fs: MemFs) -> Self {
+        World {
+            fs,
+            cwd: PathBuf::from("/s"),
+            mount: PathBuf::from("/s"),
+            vars: Vars::default(),
+            stdin: Vec::new(),
+            tty: false,
+            identity: Identity::default(),
+        }
+    }
+    pub fn cwd(mut self, cwd: &str) -> Self {
+        self.cwd = PathBuf::from(cwd);
+        self
+    }
+    pub fn mount(mut self, m: &str) -> Self {
+        self.mount = PathBuf::from(m);
+        self
+    }
+    pub fn var(mut self, name: &str, value: &str, export: bool) -> Self {
+        self.vars.set(name, value.to_string(), export);
+        self
+    }
+    /// `export NAME` without a value.
+    pub fn declared(mut self, name: &str) -> Self {
+        self.vars.export(name);
+        self
+    }
+    pub fn stdin(mut self, data: &[u8]) -> Self {
+        self.stdin = data.to_vec();
+        self
+    }
+    pub fn tty(mut self) -> Self {
+        self.tty = true;
+        self
+    }
+    /// Runs a handler (with a fresh stdin holding the world's bytes) and returns its outcome.
+    pub fn run(&self, f: fn(&[OsString], &Ctx) -> Outcome, args: &[&str]) -> Outcome {
+        let stdin = Stdin::bytes(self.stdin.clone());
+        let ctx = Ctx {
+            fs: &self.fs,
+            cwd: &self.cwd,
+            mount_point: &self.mount,
+            vars: &self.vars,
+            stdin: &stdin,
+            now: SystemTime::UNIX_EPOCH + NOW,
+            identity: &self.identity,
+            stdout_is_tty: self.tty,
+            spill: None,
+            walk_depth: 256,
+            denied: &[],
+        };
+        f(&os(args), &ctx)
+    }
+}
+
+pub fn os(v: &[&str]) -> Vec<OsString> {
+    v.iter().map(OsString::from).collect()
+}
+
+/// (stdout, stderr, status) of an outcome, as lossy strings.
+pub fn text(o: &Outcome) -> (String, String, i32) {
+    (
+        String::from_utf8_lossy(&o.stdout()).into_owned(),
+        String::from_utf8_lossy(&o.stderr()).into_owned(),
+        o.status,
+    )
+}
+
+/// The ops of an outcome's effects.
+pub fn ops(o: &Outcome) -> Vec<Op> {
+    o.effects().map(|e: &Effect| e.op.clone()).collect()
+}
+
+/// stdout and stderr interleaved as the executor would print them if every effect succeeded
+/// (each effect's `on_ok` in its place).
+pub fn transcript(o: &Outcome) -> String {
+    o.steps
+        .iter()
+        .map(|s| match s {
+            Step::Out(b) | Step::Err(b) | Step::ShellErr(b) => {
+                String::from_utf8_lossy(b).into_owned()
+            }
+            Step::Effect(e) => {
+                String::from_utf8_lossy(e.on_ok.as_deref().unwrap_or_default()).into_owned()
+            }
+        })
+        .collect()
+}

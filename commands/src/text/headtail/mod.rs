@@ -1,0 +1,342 @@
+//! What `head` and `tail` share: GNU's size arguments (`xstrtoumax` with the suffixes
+//! `bkKmMGTPEZY` and `KB`/`KiB` forms), the scan for digit options GNU's getopt rejects,
+//! the `==> name <==` headers, and the seek-based reads that keep memory bounded: the start of
+//! the last N lines is found by reading a seekable input backwards in chunks.
+
+pub mod head;
+pub mod tail;
+
+use std::ffi::{OsStr, OsString};
+use std::io::SeekFrom;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::support::input::read_error;
+use crate::{Ctx, FsError, Outcome, ReadSeek, quote};
+
+/// How much is read at a time.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Why a size argument was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeError {
+    /// Not a number, or trailing garbage: `invalid number of lines: '2x'`.
+    Invalid,
+    /// Too large for 64 bits: the message gets `: Value too large for defined data type`.
+    Overflow,
+}
+
+/// The power a suffix letter scales by, with base 1024 or 1000.
+fn suffix_power(c: u8) -> Option<u32> {
+    Some(match c {
+        b'k' | b'K' => 1,
+        b'm' | b'M' => 2,
+        b'G' => 3,
+        b'T' => 4,
+        b'P' => 5,
+        b'E' => 6,
+        b'Z' => 7,
+        b'Y' => 8,
+        _ => return None,
+    })
+}
+
+/// gnulib's `xstrtoumax(s, .., 10, .., "bkKmMGTPEZY0")`: leading blanks and `+` allowed, `-`
+/// refused, decimal digits (a lone suffix means 1), then one optional suffix: `b` (512), a
+/// power of 1024 (`K`, `KiB`) or of 1000 (`KB`).
+pub fn parse_size(s: &[u8]) -> Result<u64, SizeError> {
+    let mut i = 0;
+    while s.get(i).is_some_and(|c| matches!(c, b' ' | b'\t'..=b'\r')) {
+        i += 1;
+    }
+    match s.get(i) {
+        Some(b'-') => return Err(SizeError::Invalid),
+        Some(b'+') => i += 1,
+        _ => {}
+    }
+    let start = i;
+    let mut overflow = false;
+    let mut value: u64 = 0;
+    while let Some(d) = s.get(i).filter(|c| c.is_ascii_digit()) {
+        if let Some(v) = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+        {
+            value = v;
+        } else {
+            overflow = true;
+            value = u64::MAX;
+        }
+        i += 1;
+    }
+    let rest = s.get(i..).unwrap_or_default();
+    if i == start {
+        // No digits: a valid suffix alone stands for 1 (`-n K`), anything else is invalid.
+        match rest.first() {
+            Some(&c) if c == b'b' || suffix_power(c).is_some() => value = 1,
+            _ => return Err(SizeError::Invalid),
+        }
+    }
+    let Some(&c) = rest.first() else {
+        return if overflow {
+            Err(SizeError::Overflow)
+        } else {
+            Ok(value)
+        };
+    };
+    let (scaled, used) = if c == b'b' {
+        (value.checked_mul(512), 1)
+    } else if let Some(power) = suffix_power(c) {
+        let (base, used) = match rest.get(1) {
+            Some(b'i') if rest.get(2) == Some(&b'B') => (1024u64, 3),
+            Some(b'B' | b'D') => (1000, 2),
+            _ => (1024, 1),
+        };
+        (
+            base.checked_pow(power).and_then(|m| value.checked_mul(m)),
+            used,
+        )
+    } else {
+        return Err(SizeError::Invalid);
+    };
+    if rest.len() > used {
+        return Err(SizeError::Invalid);
+    }
+    match scaled {
+        Some(v) if !overflow => Ok(v),
+        _ => Err(SizeError::Overflow),
+    }
+}
+
+/// `head: invalid number of lines: '2x'` (with GNU's errno text on overflow).
+pub fn size_error(cmd: &str, lines: bool, arg: &[u8], e: SizeError) -> Outcome {
+    let what = if lines { "lines" } else { "bytes" };
+    let tail = match e {
+        SizeError::Invalid => "",
+        SizeError::Overflow => ": Value too large for defined data type",
+    };
+    let mut o = Outcome::status(1);
+    o.err(format!(
+        "{cmd}: invalid number of {what}: {}{tail}\n",
+        quote(OsStr::from_bytes(arg))
+    ));
+    o
+}
+
+/// The first digit GNU's getopt would meet as an option letter (`head a -3`, `tail -n1 -3`),
+/// which GNU refuses. `value_shorts`/`value_longs` are the options that take a value. Stops
+/// at an unknown letter so that the ordinary `invalid option` comes first.
+pub fn digit_option(
+    args: &[OsString],
+    shorts: &str,
+    value_shorts: &str,
+    value_longs: &[&str],
+) -> Option<char> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        let b = arg.as_bytes();
+        if b == b"--" {
+            return None;
+        }
+        if let Some(long) = b.strip_prefix(b"--") {
+            if !long.contains(&b'=')
+                && !long.is_empty()
+                && value_longs.iter().any(|l| l.as_bytes().starts_with(long))
+            {
+                i += 1;
+            }
+            continue;
+        }
+        if b.len() < 2 || b.first() != Some(&b'-') {
+            continue;
+        }
+        for (pos, c) in b.iter().enumerate().skip(1) {
+            let c = char::from(*c);
+            if c.is_ascii_digit() {
+                return Some(c);
+            }
+            if value_shorts.contains(c) {
+                if pos + 1 == b.len() {
+                    i += 1;
+                }
+                break;
+            }
+            if !shorts.contains(c) {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// Prints `==> name <==` with the blank line GNU puts before every header but the first.
+pub fn header(o: &mut Outcome, first: &mut bool, name: &OsStr) {
+    let shown: &[u8] = if name == "-" {
+        b"standard input"
+    } else {
+        name.as_bytes()
+    };
+    let mut line = Vec::with_capacity(shown.len() + 10);
+    if !*first {
+        line.push(b'\n');
+    }
+    line.extend_from_slice(b"==> ");
+    line.extend_from_slice(shown);
+    line.extend_from_slice(b" <==\n");
+    o.out(line);
+    *first = false;
+}
+
+/// `cmd: cannot open 'x' for reading: ...`.
+pub fn open_error(cmd: &str, name: &OsStr, e: &FsError) -> String {
+    format!("{cmd}: cannot open {} for reading: {e}\n", quote(name))
+}
+
+/// `cmd: error reading 'x': ...`; standard input is named as GNU does.
+pub fn read_failure(cmd: &str, name: &OsStr, e: &FsError) -> String {
+    let shown = if name == "-" {
+        String::from("'standard input'")
+    } else {
+        quote(name)
+    };
+    format!("{cmd}: error reading {shown}: {e}\n")
+}
+
+fn io(e: &std::io::Error) -> FsError {
+    read_error(e)
+}
+
+/// The input's length, seeking to its end.
+pub fn length(r: &mut dyn ReadSeek) -> Result<u64, FsError> {
+    r.seek(SeekFrom::End(0)).map_err(|e| io(&e))
+}
+
+/// Reads the chunk `[start, start + buf.len())`.
+fn read_at(r: &mut dyn ReadSeek, start: u64, buf: &mut [u8]) -> Result<(), FsError> {
+    r.seek(SeekFrom::Start(start)).map_err(|e| io(&e))?;
+    r.read_exact(buf).map_err(|e| io(&e))
+}
+
+/// The offset where the last `n` lines of an input of `len` bytes begin (an unterminated last
+/// line counts as a line), reading backwards in chunks.
+pub fn last_lines_start(r: &mut dyn ReadSeek, len: u64, n: u64, eol: u8) -> Result<u64, FsError> {
+    if n == 0 {
+        return Ok(len);
+    }
+    let mut buf = vec![0u8; CHUNK];
+    let mut end = len;
+    let mut found = 0u64;
+    let mut skip_last = true;
+    while end > 0 {
+        let size = usize::try_from(end.min(CHUNK as u64)).unwrap_or(CHUNK);
+        let start = end - size as u64;
+        let chunk = buf.get_mut(..size).unwrap_or_default();
+        read_at(r, start, chunk)?;
+        let mut upto = size;
+        if skip_last {
+            // The final terminator ends the last line; it does not start one.
+            skip_last = false;
+            if chunk.last() == Some(&eol) {
+                upto -= 1;
+            }
+        }
+        let scan = chunk.get(..upto).unwrap_or_default();
+        for (i, &c) in scan.iter().enumerate().rev() {
+            if c == eol {
+                found += 1;
+                if found == n {
+                    return Ok(start + i as u64 + 1);
+                }
+            }
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Copies `[from, to)` of a seekable input to stdout in chunks.
+pub fn copy_range(
+    r: &mut dyn ReadSeek,
+    from: u64,
+    to: u64,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<(), FsError> {
+    if from >= to {
+        return Ok(());
+    }
+    r.seek(SeekFrom::Start(from)).map_err(|e| io(&e))?;
+    let mut left = to - from;
+    let mut buf = vec![0u8; CHUNK];
+    while left > 0 {
+        let want = usize::try_from(left.min(CHUNK as u64)).unwrap_or(CHUNK);
+        let chunk = buf.get_mut(..want).unwrap_or_default();
+        let got = r.read(chunk).map_err(|e| io(&e))?;
+        if got == 0 {
+            break;
+        }
+        o.out(chunk.get(..got).unwrap_or_default());
+        left -= got as u64;
+        if !ctx.flush(o) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn sizes_as_gnu() {
+        // `head -n ARG` / `head -c ARG` with GNU coreutils 9.1.
+        assert_eq!(parse_size(b"10"), Ok(10));
+        assert_eq!(parse_size(b" +2"), Ok(2));
+        assert_eq!(parse_size(b"2K"), Ok(2048));
+        assert_eq!(parse_size(b"2KB"), Ok(2000));
+        assert_eq!(parse_size(b"1KiB"), Ok(1024));
+        assert_eq!(parse_size(b"1b"), Ok(512));
+        assert_eq!(parse_size(b"K"), Ok(1024));
+        assert_eq!(parse_size(b"010"), Ok(10));
+        assert_eq!(parse_size(b"1E"), Ok(1 << 60));
+        assert_eq!(parse_size(b"2x"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"1k2"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"0x10"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b""), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"-1"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"1Y"), Err(SizeError::Overflow));
+        assert_eq!(
+            parse_size(b"99999999999999999999999"),
+            Err(SizeError::Overflow)
+        );
+    }
+
+    #[test]
+    fn digits_after_operands() {
+        let a = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(digit_option(&a(&["f", "-3"]), "nqvz", "nc", &[]), Some('3'));
+        assert_eq!(digit_option(&a(&["-n", "-3"]), "nqvz", "nc", &[]), None);
+        assert_eq!(digit_option(&a(&["-qn", "-3"]), "nqvz", "nc", &[]), None);
+        assert_eq!(
+            digit_option(&a(&["--lines", "-3"]), "", "", &["lines"]),
+            None
+        );
+        assert_eq!(digit_option(&a(&["--", "-3"]), "", "", &[]), None);
+        assert_eq!(digit_option(&a(&["-x3"]), "nqvz", "nc", &[]), None);
+    }
+
+    #[test]
+    fn backwards_scan() {
+        let data = b"a\nbb\nccc\n";
+        let mut r = Cursor::new(&data[..]);
+        assert_eq!(last_lines_start(&mut r, 9, 1, b'\n'), Ok(5));
+        assert_eq!(last_lines_start(&mut r, 9, 2, b'\n'), Ok(2));
+        assert_eq!(last_lines_start(&mut r, 9, 5, b'\n'), Ok(0));
+        assert_eq!(last_lines_start(&mut r, 9, 0, b'\n'), Ok(9));
+        let mut r = Cursor::new(&b"a\nb"[..]);
+        assert_eq!(last_lines_start(&mut r, 3, 1, b'\n'), Ok(2));
+    }
+}
