@@ -1,6 +1,6 @@
 //! The fixed set of commands trumansh emulates, and the contract every handler follows.
 //!
-//! A handler is a pure function `run(args, ctx) -> Outcome`: it reads the sandbox only through
+//! A handler is a pure function `run(args, ctx) -> Result<Outcome, Stop>`: it reads the sandbox only through
 //! [`Ctx::fs`] (an [`FsView`]), never touches the disk, the process cwd, the environment or the
 //! terminal, and describes every change as an [`Effect`] for the runtime to check, apply and
 //! journal. The crate-local `clippy.toml` and the print lints below make the compiler refuse
@@ -30,14 +30,16 @@ pub use contract::ctx::{
 };
 pub use contract::fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Effect, Op, Outcome, Step};
+pub use registry::{HelpTopic, Kind};
 pub use support::args::parse_args;
+pub use support::error::Stop;
 pub use support::fnmatch::fnmatch;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
-pub use registry::{HelpTopic, Kind};
 pub use testing::memfs;
 
-/// A handler: the operands after the command name, and what it may look at.
-pub type Handler = fn(&[OsString], &Ctx) -> Outcome;
+/// A handler: the operands after the command name, and what it may look at. It stops early
+/// with `?` and a [`Stop`]; [`run`] renders the stop.
+pub type Handler = fn(&[OsString], &Ctx) -> Result<Outcome, Stop>;
 
 // The command table: one row per command, in name order; `registry.rs` generates the rest.
 // Kind: `Builtin` (bash builtin, no program), `Program` (`/usr/bin/NAME`), `Both`. `(N)`: the
@@ -78,7 +80,8 @@ commands! {
     Which      "which"     info::which                     Program;
 }
 
-/// Runs one command. `args` are the operands after the command name.
+/// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.
+/// The one place where a handler's [`Stop`] becomes its diagnostic ([`Stop::render`]).
 pub fn run(name: CommandName, args: &[OsString], ctx: &Ctx) -> Outcome {
-    (name.handler())(args, ctx)
+    (name.handler())(args, ctx).unwrap_or_else(|stop| stop.render(name))
 }

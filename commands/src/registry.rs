@@ -35,18 +35,15 @@ macro_rules! help_topic {
     };
 }
 
-/// The status of a failure the command reports itself (GNU's `EXIT_FAILURE`, or the
-/// utility's own "trouble" status such as grep's and sort's 2); bash builtins' usage errors
-/// are 2.
+/// The status of a failure the command reports itself: GNU's `EXIT_FAILURE` (1), or the
+/// utility's own "trouble" status such as grep's, sort's and ls's 2 (also the status of their
+/// usage errors). A bash builtin's usage error is always 2 (`EX_USAGE`).
 macro_rules! failure_status {
     ($kind:ident, $status:literal) => {
         $status
     };
-    (Program) => {
-        1
-    };
     ($kind:ident) => {
-        2
+        1
     };
 }
 
@@ -120,7 +117,11 @@ impl crate::CommandName {
 impl std::str::FromStr for crate::CommandName {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        Self::ALL.iter().copied().find(|c| c.as_str() == s).ok_or(())
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .ok_or(())
     }
 }
 
@@ -161,7 +162,10 @@ mod tests {
             assert_eq!(c.help_topic().is_some(), c.is_builtin(), "{c}");
             if let Some(t) = c.help_topic() {
                 // `help NAME` starts with `NAME: USAGE`.
-                assert!((t.help)().starts_with(&format!("{c}: {}\n", t.usage)), "{c}");
+                assert!(
+                    (t.help)().starts_with(&format!("{c}: {}\n", t.usage)),
+                    "{c}"
+                );
             }
         }
     }

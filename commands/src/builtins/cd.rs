@@ -10,14 +10,15 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::support::paths::normalize_logical;
 use crate::{Ctx, Effect, FsError, Op, Outcome, ansic_if_needed};
 
 pub const USAGE: &str = "cd [-L|[-P [-e]] [-@]] [dir]";
-const TOO_MANY: &str = "cd: too many arguments\n";
-const HOME_NOT_SET: &str = "cd: HOME not set\n";
-const OLDPWD_NOT_SET: &str = "cd: OLDPWD not set\n";
+const TOO_MANY: &str = "too many arguments";
+const HOME_NOT_SET: &str = "HOME not set";
+const OLDPWD_NOT_SET: &str = "OLDPWD not set";
 
 /// Change the shell working directory.
 ///
@@ -68,15 +69,11 @@ fn target(ctx: &Ctx, joined: &Path, physical: bool) -> Result<PathBuf, FsError> 
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<CdArgs>("cd", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<CdArgs>(args)?;
     let mut o = Outcome::ok();
     if a.operands.len() > 1 {
-        o.shell_err(TOO_MANY);
-        return o.with_status(1);
+        return Err(Stop::Fail(TOO_MANY.into()));
     }
     let mut print = false;
     let dir: OsString = match a.operands.first() {
@@ -84,8 +81,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             if let Some(h) = ctx.vars.get("HOME") {
                 h.into()
             } else {
-                o.shell_err(HOME_NOT_SET);
-                return o.with_status(1);
+                return Err(Stop::Fail(HOME_NOT_SET.into()));
             }
         }
         Some(d) if d == "-" => {
@@ -93,15 +89,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 print = true;
                 p.into()
             } else {
-                o.shell_err(OLDPWD_NOT_SET);
-                return o.with_status(1);
+                return Err(Stop::Fail(OLDPWD_NOT_SET.into()));
             }
         }
         Some(d) => d.clone(),
     };
     // `cd ''` and an empty $HOME do nothing, successfully.
     if dir.is_empty() {
-        return o;
+        return Ok(o);
     }
     // TODO(cd): CDPATH is not consulted.
     let joined = ctx.resolve(&dir);
@@ -115,12 +110,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 effect = effect.on_ok(line);
             }
             o.effect(effect);
-            o
+            Ok(o)
         }
-        Err(e) => {
-            o.shell_err(format!("cd: {shown}: {e}\n"));
-            o.with_status(1)
-        }
+        Err(e) => Err(Stop::Fail(format!("{shown}: {e}"))),
     }
 }
 
@@ -143,7 +135,7 @@ mod tests {
     }
 
     fn cwd_of(w: &World, args: &[&str]) -> Vec<Op> {
-        ops(&w.run(super::run, args))
+        ops(&w.run(crate::CommandName::Cd, args))
     }
 
     fn set(p: &str) -> Vec<Op> {
@@ -173,22 +165,22 @@ mod tests {
             .var("OLDPWD", "/s/d/sub", true);
         assert_eq!(cwd_of(&w, &[]), set("/s/d"));
         assert_eq!(cwd_of(&w, &["--"]), set("/s/d"));
-        let o = w.run(super::run, &["-"]);
+        let o = w.run(crate::CommandName::Cd, &["-"]);
         assert_eq!(
             o.effects().next().and_then(|e| e.on_ok.clone()),
             Some(b"/s/d/sub\n".to_vec())
         );
         let w = world();
         assert_eq!(
-            text(&w.run(super::run, &[])),
+            text(&w.run(crate::CommandName::Cd, &[])),
             (String::new(), "cd: HOME not set\n".into(), 1)
         );
         assert_eq!(
-            text(&w.run(super::run, &["-"])),
+            text(&w.run(crate::CommandName::Cd, &["-"])),
             (String::new(), "cd: OLDPWD not set\n".into(), 1)
         );
         assert_eq!(
-            text(&w.run(super::run, &[""])),
+            text(&w.run(crate::CommandName::Cd, &[""])),
             (String::new(), String::new(), 0)
         );
         assert!(cwd_of(&w, &[""]).is_empty());
@@ -223,7 +215,7 @@ mod tests {
         ];
         for (args, err, status) in cases {
             assert_eq!(
-                text(&w.run(super::run, args)),
+                text(&w.run(crate::CommandName::Cd, args)),
                 (String::new(), (*err).to_string(), *status),
                 "{args:?}"
             );
@@ -234,7 +226,7 @@ mod tests {
     fn dotdot_at_the_mount_point_is_missing() {
         let w = world();
         assert_eq!(
-            text(&w.run(super::run, &[".."])),
+            text(&w.run(crate::CommandName::Cd, &[".."])),
             (
                 String::new(),
                 "cd: ..: No such file or directory\n".into(),

@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::Stop;
 use crate::support::escapes::{echo_escapes, utf8_locale};
 use crate::{Ctx, Outcome};
 
@@ -72,7 +73,7 @@ fn parse(args: &[OsString]) -> EchoArgs<'_> {
     a
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let a = parse(args);
     let utf8 = utf8_locale(ctx.vars);
     let mut out = Vec::new();
@@ -95,7 +96,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     let mut o = Outcome::ok();
     o.out(out);
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -105,7 +106,7 @@ mod tests {
 
     fn echo(args: &[&str]) -> Vec<u8> {
         let w = World::new(MemFs::rooted("/s"));
-        let o = w.run(super::run, args);
+        let o = w.run(crate::CommandName::Echo, args);
         assert_eq!(o.status, 0);
         o.stdout()
     }
@@ -127,8 +128,14 @@ mod tests {
     #[test]
     fn unicode_follows_the_session_locale() {
         let w = World::new(MemFs::rooted("/s")).var("LANG", "C.UTF-8", true);
-        assert_eq!(text(&w.run(super::run, &["-e", r"\u00e9"])).0, "é\n");
+        assert_eq!(
+            text(&w.run(crate::CommandName::Echo, &["-e", r"\u00e9"])).0,
+            "é\n"
+        );
         let w = World::new(MemFs::rooted("/s"));
-        assert_eq!(text(&w.run(super::run, &["-e", r"\u00e9"])).0, "\\u00E9\n");
+        assert_eq!(
+            text(&w.run(crate::CommandName::Echo, &["-e", r"\u00e9"])).0,
+            "\\u00E9\n"
+        );
     }
 }

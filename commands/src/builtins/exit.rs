@@ -5,6 +5,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::support::args::builtin_help_of;
 use crate::{Ctx, Effect, Op, Outcome};
 
@@ -48,13 +49,13 @@ pub fn help() -> String {
     builtin_help_of::<ExitArgs>("exit", USAGE)
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut rest = args;
     if let Some(first) = rest.first() {
         if first == "--help" {
             let mut o = Outcome::ok();
             o.out(help());
-            return o;
+            return Ok(o);
         }
         if first == "--" {
             rest = &rest[1..];
@@ -62,7 +63,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     let Some(arg) = rest.first() else {
         let last = ctx.vars.get("?").and_then(legal_number).unwrap_or(0);
-        return exit_with((last & 255) as i32);
+        return Ok(exit_with((last & 255) as i32));
     };
     let text = arg.to_string_lossy();
     let Some(n) = legal_number(&text) else {
@@ -71,14 +72,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             0,
             crate::Step::ShellErr(format!("exit: {text}: {NUMERIC}\n").into_bytes()),
         );
-        return o;
+        return Ok(o);
     };
     if rest.len() > 1 {
         let mut o = Outcome::status(1);
         o.shell_err(TOO_MANY);
-        return o;
+        return Ok(o);
     }
-    exit_with((n & 255) as i32)
+    Ok(exit_with((n & 255) as i32))
 }
 
 #[cfg(test)]
@@ -89,7 +90,7 @@ mod tests {
 
     fn exit(args: &[&str], last: &str) -> (Vec<Op>, String, i32) {
         let w = World::new(MemFs::rooted("/s")).var("?", last, false);
-        let o = w.run(super::run, args);
+        let o = w.run(crate::CommandName::Exit, args);
         let (_, err, status) = text(&o);
         (ops(&o), err, status)
     }

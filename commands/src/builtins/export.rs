@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::fmt::Write as _;
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::{Ctx, Effect, Op, Outcome};
 
@@ -94,13 +95,10 @@ fn list(ctx: &Ctx) -> Outcome {
     o
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<ExportArgs>("export", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<ExportArgs>(args)?;
     if a.print || a.operands.is_empty() {
-        return list(ctx);
+        return Ok(list(ctx));
     }
     let mut o = Outcome::ok();
     let mut status = 0;
@@ -141,7 +139,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             format!("export: {name}"),
         ));
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -161,7 +159,7 @@ mod tests {
     #[test]
     fn sets_and_marks() {
         let w = World::new(MemFs::rooted("/s")).var("a", "x", false);
-        let o = w.run(super::run, &["b=1", "1x=2", "c", "a+=y"]);
+        let o = w.run(crate::CommandName::Export, &["b=1", "1x=2", "c", "a+=y"]);
         assert_eq!(
             ops(&o),
             [
@@ -174,19 +172,19 @@ mod tests {
         assert_eq!(text(&o).1, "export: `1x=2': not a valid identifier\n");
         assert_eq!(o.status, 1);
         assert_eq!(
-            ops(&w.run(super::run, &["-n", "a"])),
+            ops(&w.run(crate::CommandName::Export, &["-n", "a"])),
             [set("a", None, false)]
         );
         assert_eq!(
-            text(&w.run(super::run, &["-f", "foo"])),
+            text(&w.run(crate::CommandName::Export, &["-f", "foo"])),
             (String::new(), "export: foo: not a function\n".into(), 1)
         );
         assert_eq!(
-            text(&w.run(super::run, &["=x"])).1,
+            text(&w.run(crate::CommandName::Export, &["=x"])).1,
             "export: `=x': not a valid identifier\n"
         );
         assert_eq!(
-            text(&w.run(super::run, &["-x"])),
+            text(&w.run(crate::CommandName::Export, &["-x"])),
             (
                 String::new(),
                 "export: -x: invalid option\nexport: usage: export [-fn] [name[=value] ...] or export -p\n".into(),
@@ -206,7 +204,10 @@ mod tests {
             .var("Q", "a\"b\\c$d`e", true)
             .var("Z", "a\"b\\c$d`e\nf'", true);
         let expected = "declare -x E=\"\"\ndeclare -x PWD=\"/tmp\"\ndeclare -x Q=\"a\\\"b\\\\c\\$d\\`e\"\ndeclare -x X\ndeclare -x Z=$'a\"b\\\\c$d`e\\nf\\''\n";
-        assert_eq!(text(&w.run(super::run, &[])).0, expected);
-        assert_eq!(text(&w.run(super::run, &["-p"])).0, expected);
+        assert_eq!(text(&w.run(crate::CommandName::Export, &[])).0, expected);
+        assert_eq!(
+            text(&w.run(crate::CommandName::Export, &["-p"])).0,
+            expected
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::{Ctx, Outcome};
 
 pub const USAGE: &str = "false";
@@ -17,8 +18,8 @@ pub fn help() -> String {
     crate::support::args::builtin_help_of::<FalseArgs>("false", USAGE)
 }
 
-pub fn run(_args: &[OsString], _ctx: &Ctx) -> Outcome {
-    Outcome::status(1)
+pub fn run(_args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
+    Ok(Outcome::status(1))
 }
 
 #[cfg(test)]
@@ -30,7 +31,7 @@ mod tests {
     fn fails_quietly() {
         let w = World::new(MemFs::rooted("/s"));
         assert_eq!(
-            text(&w.run(super::run, &["--help"])),
+            text(&w.run(crate::CommandName::False, &["--help"])),
             (String::new(), String::new(), 1)
         );
     }

@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::fmt::Write as _;
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::{CommandName, Ctx, Outcome};
 
@@ -75,15 +76,12 @@ fn overview(denied: &[CommandName]) -> String {
     s
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<HelpArgs>("help", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<HelpArgs>(args)?;
     let mut o = Outcome::ok();
     if a.patterns.is_empty() {
         o.out(overview(ctx.denied));
-        return o;
+        return Ok(o);
     }
     let topics: Vec<_> = topics()
         .into_iter()
@@ -137,7 +135,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             }
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -146,7 +144,7 @@ mod tests {
     use crate::testing::world::{World, text};
 
     fn help(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(super::run, args))
+        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Help, args))
     }
 
     #[test]

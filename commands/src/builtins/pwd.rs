@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::{Ctx, Outcome};
 
@@ -27,11 +28,8 @@ pub fn help() -> String {
     builtin_help_of::<PwdArgs>("pwd", USAGE)
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<PwdArgs>("pwd", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<PwdArgs>(args)?;
     let mut o = Outcome::ok();
     let path = if a.physical {
         match ctx.fs.canonicalize(ctx.cwd) {
@@ -41,7 +39,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 o.shell_err(format!(
                     "pwd: error retrieving current directory: getcwd: cannot access parent directories: {e}\n"
                 ));
-                return o.with_status(1);
+                return Ok(o.with_status(1));
             }
         }
     } else {
@@ -49,7 +47,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     };
     o.out(path.as_os_str().as_bytes());
     o.out(b"\n");
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -65,19 +63,22 @@ mod tests {
     fn logical_and_physical() {
         let w = world();
         assert_eq!(
-            text(&w.run(super::run, &[])),
+            text(&w.run(crate::CommandName::Pwd, &[])),
             ("/s/l\n".into(), String::new(), 0)
         );
-        assert_eq!(text(&w.run(super::run, &["-P"])).0, "/s/d\n");
-        assert_eq!(text(&w.run(super::run, &["-PL"])).0, "/s/l\n");
+        assert_eq!(text(&w.run(crate::CommandName::Pwd, &["-P"])).0, "/s/d\n");
+        assert_eq!(text(&w.run(crate::CommandName::Pwd, &["-PL"])).0, "/s/l\n");
         // bash ignores operands: `pwd extra` prints the cwd.
-        assert_eq!(text(&w.run(super::run, &["extra"])).0, "/s/l\n");
+        assert_eq!(
+            text(&w.run(crate::CommandName::Pwd, &["extra"])).0,
+            "/s/l\n"
+        );
     }
 
     #[test]
     fn bad_option_as_bash() {
         // bash 5.2: `bash: pwd: -x: invalid option` / `pwd: usage: pwd [-LP]`, status 2.
-        let o = world().run(super::run, &["-x"]);
+        let o = world().run(crate::CommandName::Pwd, &["-x"]);
         assert_eq!(
             text(&o),
             (

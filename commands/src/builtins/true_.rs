@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::{Ctx, Outcome};
 
 pub const USAGE: &str = "true";
@@ -17,8 +18,8 @@ pub fn help() -> String {
     crate::support::args::builtin_help_of::<TrueArgs>("true", USAGE)
 }
 
-pub fn run(_args: &[OsString], _ctx: &Ctx) -> Outcome {
-    Outcome::ok()
+pub fn run(_args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
+    Ok(Outcome::ok())
 }
 
 #[cfg(test)]
@@ -30,7 +31,7 @@ mod tests {
     fn ignores_everything() {
         let w = World::new(MemFs::rooted("/s"));
         assert_eq!(
-            text(&w.run(super::run, &["--help", "-x"])),
+            text(&w.run(crate::CommandName::True, &["--help", "-x"])),
             (String::new(), String::new(), 0)
         );
     }

@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::support::lookup::{builtin, is_keyword, program_paths};
 use crate::{Ctx, Outcome};
@@ -38,11 +39,8 @@ pub fn help() -> String {
     builtin_help_of::<TypeArgs>("type", USAGE)
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<TypeArgs>("type", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<TypeArgs>(args)?;
     let mut o = Outcome::ok();
     let mut status = 0;
     for name in &a.names {
@@ -102,7 +100,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             }
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -111,7 +109,7 @@ mod tests {
     use crate::testing::world::{World, text};
 
     fn ty(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(super::run, args))
+        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Type, args))
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::{Ctx, Effect, Op, Outcome};
 
@@ -24,11 +25,8 @@ pub fn help() -> String {
     builtin_help_of::<UndoArgs>("undo", USAGE)
 }
 
-pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<UndoArgs>("undo", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<UndoArgs>(args)?;
     let count = match a.operands.as_slice() {
         [] => 1,
         [n] => match n.to_str().and_then(|s| s.trim().parse::<usize>().ok()) {
@@ -39,13 +37,13 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
                     "undo: {}: numeric argument required\n",
                     n.to_string_lossy()
                 ));
-                return o;
+                return Ok(o);
             }
         },
         _ => {
             let mut o = Outcome::status(2);
             o.shell_err("undo: too many arguments\n");
-            return o;
+            return Ok(o);
         }
     };
     let mut o = Outcome::ok();
@@ -55,7 +53,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
         on_err: None,
         fail_status: 1,
     });
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -67,16 +65,16 @@ mod tests {
     #[test]
     fn counts_and_errors() {
         let w = World::new(MemFs::new());
-        let o = w.run(super::run, &[]);
+        let o = w.run(crate::CommandName::Undo, &[]);
         assert_eq!(ops(&o), vec![Op::Undo { count: 1 }]);
-        let o = w.run(super::run, &["3"]);
+        let o = w.run(crate::CommandName::Undo, &["3"]);
         assert_eq!(ops(&o), vec![Op::Undo { count: 3 }]);
         for bad in ["0", "x", "-1"] {
-            let o = w.run(super::run, &[bad]);
+            let o = w.run(crate::CommandName::Undo, &[bad]);
             assert_eq!(o.status, 2, "{bad}");
             assert!(ops(&o).is_empty());
         }
-        let o = w.run(super::run, &["1", "2"]);
+        let o = w.run(crate::CommandName::Undo, &["1", "2"]);
         assert_eq!(o.status, 2);
         assert!(text(&o).1.contains("too many arguments"));
     }

@@ -3,8 +3,9 @@
 
 use std::ffi::OsString;
 
-use crate::support::args::{builtin_help_of, parse_builtin};
+use crate::Stop;
 use crate::builtins::export::{is_identifier, not_identifier};
+use crate::support::args::{builtin_help_of, parse_builtin};
 use crate::{Ctx, Effect, Op, Outcome};
 
 pub const USAGE: &str = "unset [-f] [-v] [-n] [name ...]";
@@ -32,15 +33,12 @@ pub fn help() -> String {
     builtin_help_of::<UnsetArgs>("unset", USAGE)
 }
 
-pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
-    let a = match parse_builtin::<UnsetArgs>("unset", args, USAGE) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_builtin::<UnsetArgs>(args)?;
     let mut o = Outcome::ok();
     let mut status = 0;
     if a.functions && !a.variables {
-        return o;
+        return Ok(o);
     }
     for name in &a.operands {
         let name = name.to_string_lossy();
@@ -59,7 +57,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Outcome {
             format!("unset: {name}"),
         ));
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -76,19 +74,19 @@ mod tests {
     fn as_bash_5_2() {
         let w = World::new(MemFs::rooted("/s"));
         assert_eq!(
-            ops(&w.run(super::run, &["a", "b"])),
+            ops(&w.run(crate::CommandName::Unset, &["a", "b"])),
             [unset("a"), unset("b")]
         );
         // `unset 1x` and `unset -f 1x`: silent, status 0; `unset -v 1x y`: reported, status 1.
         assert_eq!(
-            text(&w.run(super::run, &["1x"])),
+            text(&w.run(crate::CommandName::Unset, &["1x"])),
             (String::new(), String::new(), 0)
         );
         assert_eq!(
-            text(&w.run(super::run, &["-f", "1x"])),
+            text(&w.run(crate::CommandName::Unset, &["-f", "1x"])),
             (String::new(), String::new(), 0)
         );
-        let o = w.run(super::run, &["-v", "1x", "y"]);
+        let o = w.run(crate::CommandName::Unset, &["-v", "1x", "y"]);
         assert_eq!(
             text(&o),
             (
@@ -99,7 +97,7 @@ mod tests {
         );
         assert_eq!(ops(&o), [unset("y")]);
         assert_eq!(
-            text(&w.run(super::run, &["-x"])),
+            text(&w.run(crate::CommandName::Unset, &["-x"])),
             (
                 String::new(),
                 "unset: -x: invalid option\nunset: usage: unset [-f] [-v] [-n] [name ...]\n".into(),

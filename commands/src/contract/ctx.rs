@@ -96,6 +96,9 @@ impl Default for Identity {
 
 /// Everything a handler may look at.
 pub struct Ctx<'a> {
+    /// The name the command was invoked as (a handler serving several names, such as `[` and
+    /// `test`, tells them apart by it).
+    pub name: CommandName,
     /// The read-only, contained view of the sandbox.
     pub fs: &'a dyn FsView,
     /// The logical virtual cwd (absolute, normalised; may contain links, as bash's `$PWD`).

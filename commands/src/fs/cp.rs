@@ -15,10 +15,11 @@
 //! The target logic (`-t`, `-T`, a last operand that is a directory) is shared with `mv`.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::fs::target::{has_trailing_slash, plan, same, strip_slashes};
+use crate::support::args::parse_args;
 use crate::support::paths::{Overlay, join_display, parent_of};
 use crate::{Ctx, Effect, FileKind, FsError, Meta, Op, Outcome, quote};
 
@@ -68,125 +69,6 @@ pub struct CpArgs {
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
     operands: Vec<OsString>,
-}
-
-/// One source and where it goes, both as typed (for messages) and resolved.
-pub(crate) struct Pair {
-    pub src: OsString,
-    pub dst: OsString,
-}
-
-/// Decides the destination of every source as GNU's `cp`/`mv` do: `-t DIR`, `-T`, or a last
-/// operand that is a directory (links followed). `Err` is the whole command's failure.
-pub(crate) fn plan(
-    cmd: &str,
-    ctx: &Ctx,
-    operands: &[OsString],
-    target: Option<&OsString>,
-    no_target: bool,
-) -> Result<Vec<Pair>, Outcome> {
-    let fail = |msg: String| {
-        let mut o = Outcome::status(1);
-        o.err(format!("{cmd}: {msg}\n"));
-        o
-    };
-    if let Some(t) = target {
-        if no_target {
-            return Err(fail(
-                "cannot combine --target-directory (-t) and --no-target-directory (-T)".into(),
-            ));
-        }
-        match ctx.fs.stat(&ctx.resolve(t), true) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(fail(format!(
-                    "target directory {}: Not a directory",
-                    quote(t)
-                )));
-            }
-            Err(e) => return Err(fail(format!("target directory {}: {e}", quote(t)))),
-        }
-        if operands.is_empty() {
-            return Err(usage_error(cmd, "missing file operand", 1));
-        }
-        return Ok(operands
-            .iter()
-            .map(|s| Pair {
-                src: s.clone(),
-                dst: into_dir(t, s),
-            })
-            .collect());
-    }
-    let (Some((last, sources)), true) = (operands.split_last(), !operands.is_empty()) else {
-        return Err(usage_error(cmd, "missing file operand", 1));
-    };
-    if sources.is_empty() {
-        return Err(usage_error(
-            cmd,
-            &format!("missing destination file operand after {}", quote(last)),
-            1,
-        ));
-    }
-    if no_target {
-        if let Some(extra) = operands.get(2) {
-            return Err(usage_error(
-                cmd,
-                &format!("extra operand {}", quote(extra)),
-                1,
-            ));
-        }
-        return Ok(vec![Pair {
-            src: sources.first().cloned().unwrap_or_default(),
-            dst: last.clone(),
-        }]);
-    }
-    let is_dir = ctx.fs.stat(&ctx.resolve(last), true);
-    match is_dir {
-        Ok(m) if m.is_dir() => Ok(sources
-            .iter()
-            .map(|s| Pair {
-                src: s.clone(),
-                dst: into_dir(last, s),
-            })
-            .collect()),
-        _ if sources.len() == 1 => Ok(vec![Pair {
-            src: sources.first().cloned().unwrap_or_default(),
-            dst: last.clone(),
-        }]),
-        Ok(_) => Err(fail(format!("target {}: Not a directory", quote(last)))),
-        Err(e) => Err(fail(format!("target {}: {e}", quote(last)))),
-    }
-}
-
-/// `DIR/BASE` where BASE is the source's last component without trailing slashes.
-fn into_dir(dir: &OsStr, src: &OsStr) -> OsString {
-    let b = src.as_bytes();
-    let end = b.iter().rposition(|&c| c != b'/').map_or(0, |i| i + 1);
-    let trimmed = b.get(..end).unwrap_or_default();
-    let base = trimmed.rsplit(|&c| c == b'/').next().unwrap_or(trimmed);
-    let base = if base.is_empty() { b } else { base };
-    join_display(dir, OsStr::from_bytes(base))
-}
-
-/// Whether an operand ends with a slash (more than a lone `/`).
-pub(crate) fn has_trailing_slash(name: &OsStr) -> bool {
-    let b = name.as_bytes();
-    b.len() > 1 && b.ends_with(b"/")
-}
-
-/// A path without its trailing slashes (`d/` → `d`), for the effects.
-pub(crate) fn strip_slashes(p: &Path) -> PathBuf {
-    let b = p.as_os_str().as_bytes();
-    let end = b
-        .iter()
-        .rposition(|&c| c != b'/')
-        .map_or(b.len().min(1), |i| i + 1);
-    PathBuf::from(OsStr::from_bytes(b.get(..end).unwrap_or(b)))
-}
-
-/// Whether two metadata name the same object.
-pub(crate) fn same(a: &Meta, b: &Meta) -> bool {
-    a.ino == b.ino && a.dev == b.dev
 }
 
 /// The inputs of one invocation and what it has produced so far.
@@ -640,15 +522,9 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<CpArgs>("cp", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    let pairs = match plan("cp", ctx, &a.operands, a.target.as_ref(), a.no_target) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<CpArgs>(args)?;
+    let pairs = plan(ctx, &a.operands, a.target.as_ref(), a.no_target)?;
     let recursive = a.recursive || a.archive;
     // GNU: -L follows; -P, -d and -a never; -r alone never either (FreeBSD's choice);
     // plain cp follows.
@@ -673,7 +549,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     for p in &pairs {
         job.operand(&p.src, &p.dst);
     }
-    job.out.with_status(job.status)
+    Ok(job.out.with_status(job.status))
 }
 
 #[cfg(test)]
@@ -799,7 +675,7 @@ mod tests {
             ),
         ];
         for (args, err) in cases {
-            let o = w.run(super::run, args);
+            let o = w.run(crate::CommandName::Cp, args);
             assert_eq!(text(&o), (String::new(), (*err).to_string(), 1), "{args:?}");
             assert!(ops(&o).is_empty(), "{args:?}");
         }
@@ -808,11 +684,11 @@ mod tests {
     #[test]
     fn files_and_links() {
         let w = world();
-        let o = w.run(super::run, &["-v", "f", "new"]);
+        let o = w.run(crate::CommandName::Cp, &["-v", "f", "new"]);
         assert_eq!(ops(&o), [copy("/s/f", "/s/new", false, false)]);
         assert_eq!(transcript(&o), "'f' -> 'new'\n");
         // Into a directory (a link to one too), several sources, one missing.
-        let o = w.run(super::run, &["nope", "f", "g", "ld"]);
+        let o = w.run(crate::CommandName::Cp, &["nope", "f", "g", "ld"]);
         assert_eq!(
             ops(&o),
             [
@@ -824,11 +700,11 @@ mod tests {
         // Links: followed by default, copied as links with -P/-d/-a/-r; an existing
         // destination is trashed first.
         assert_eq!(
-            ops(&w.run(super::run, &["lf", "n"])),
+            ops(&w.run(crate::CommandName::Cp, &["lf", "n"])),
             [copy("/s/lf", "/s/n", false, false)]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-P", "lf", "g"])),
+            ops(&w.run(crate::CommandName::Cp, &["-P", "lf", "g"])),
             [
                 Op::Trash {
                     path: PathBuf::from("/s/g")
@@ -837,29 +713,29 @@ mod tests {
             ]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-r", "ld", "n"])),
+            ops(&w.run(crate::CommandName::Cp, &["-r", "ld", "n"])),
             [copy("/s/ld", "/s/n", true, false)]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-P", "dang", "n"])),
+            ops(&w.run(crate::CommandName::Cp, &["-P", "dang", "n"])),
             [copy("/s/dang", "/s/n", true, false)]
         );
         // -n skips quietly; -i asks on stderr and an empty stdin says no (status 0).
         assert_eq!(
-            text(&w.run(super::run, &["-n", "f", "g"])),
+            text(&w.run(crate::CommandName::Cp, &["-n", "f", "g"])),
             (String::new(), String::new(), 0)
         );
-        let o = w.run(super::run, &["-i", "f", "g"]);
+        let o = w.run(crate::CommandName::Cp, &["-i", "f", "g"]);
         assert_eq!(text(&o), (String::new(), "cp: overwrite 'g'? ".into(), 0));
         assert!(ops(&o).is_empty());
         let w2 = world().stdin(b"y\n");
         assert_eq!(
-            ops(&w2.run(super::run, &["-i", "f", "g"])),
+            ops(&w2.run(crate::CommandName::Cp, &["-i", "f", "g"])),
             [copy("/s/f", "/s/g", false, false)]
         );
         // An executable keeps its x bits (umask 022) without -p; -p preserves.
         assert_eq!(
-            ops(&w.run(super::run, &["run.sh", "r2"])),
+            ops(&w.run(crate::CommandName::Cp, &["run.sh", "r2"])),
             [
                 copy("/s/run.sh", "/s/r2", false, false),
                 Op::SetMode {
@@ -869,7 +745,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-p", "run.sh", "r2"])),
+            ops(&w.run(crate::CommandName::Cp, &["-p", "run.sh", "r2"])),
             [copy("/s/run.sh", "/s/r2", false, true)]
         );
     }
@@ -878,7 +754,7 @@ mod tests {
     fn trees() {
         let w = world();
         // GNU `cp -rv d d2`: the directory first, then its entries by inode.
-        let o = w.run(super::run, &["-rv", "d", "d2"]);
+        let o = w.run(crate::CommandName::Cp, &["-rv", "d", "d2"]);
         assert_eq!(
             ops(&o),
             [
@@ -892,21 +768,21 @@ mod tests {
             "'d' -> 'd2'\n'd/sub' -> 'd2/sub'\n'd/x' -> 'd2/x'\n"
         );
         // Into an existing directory holding `d`: merged, existing directories silent.
-        let o = w.run(super::run, &["-rv", "d", "e"]);
+        let o = w.run(crate::CommandName::Cp, &["-rv", "d", "e"]);
         assert_eq!(transcript(&o), "'d/sub' -> 'e/d/sub'\n'd/x' -> 'e/d/x'\n");
         // -a: links as links, modes and times after the content.
-        let o = w.run(super::run, &["-a", "d", "a2"]);
+        let o = w.run(crate::CommandName::Cp, &["-a", "d", "a2"]);
         let got = ops(&o);
         assert_eq!(got.first(), Some(&mkdir("/s/a2")));
         assert!(matches!(got.last(), Some(Op::Touch { create: false, .. })));
         // Into itself: GNU copies until it meets the new directory, then stops.
-        let o = w.run(super::run, &["-rv", "d", "d/sub/new"]);
+        let o = w.run(crate::CommandName::Cp, &["-rv", "d", "d/sub/new"]);
         assert_eq!(
             transcript(&o),
             "'d' -> 'd/sub/new'\n'd/sub' -> 'd/sub/new/sub'\ncp: cannot copy a directory, 'd', into itself, 'd/sub/new'\n"
         );
         assert_eq!(o.status, 1);
-        let o = w.run(super::run, &["-r", "d", "d"]);
+        let o = w.run(crate::CommandName::Cp, &["-r", "d", "d"]);
         assert_eq!(
             ops(&o),
             [
@@ -920,7 +796,7 @@ mod tests {
             "cp: cannot copy a directory, 'd', into itself, 'd/d'\n"
         );
         assert_eq!(
-            text(&w.run(super::run, &["-r", "d", "ld"])).1,
+            text(&w.run(crate::CommandName::Cp, &["-r", "d", "ld"])).1,
             "cp: cannot copy a directory, 'd', into itself, 'ld/d'\n"
         );
     }

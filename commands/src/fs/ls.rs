@@ -18,7 +18,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::support::args::{parse_args, try_help};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
 use crate::support::datetime::{civil_from_days, to_epoch, tz_offset};
 use crate::support::paths::{join_display, normalize_lexical, parent_of};
 use crate::{Ctx, FileKind, FsError, Meta, Outcome, quote, quote_if_needed};
@@ -31,7 +33,19 @@ const SIX_MONTHS: u64 = 31_556_952 / 2;
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
-const COLOR_VALUES: &str = "Valid arguments are:\n  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n  - 'auto', 'tty', 'if-tty'\n";
+/// `--color=WHEN` (argmatch rows; synonyms adjacent). The value is not used: output is
+/// never coloured.
+const COLOR_WHEN: &[(&str, u8)] = &[
+    ("always", 1),
+    ("yes", 1),
+    ("force", 1),
+    ("never", 2),
+    ("no", 2),
+    ("none", 2),
+    ("auto", 3),
+    ("tty", 3),
+    ("if-tty", 3),
+];
 
 /// List information about the FILEs (the current directory by default).
 #[derive(clap::Parser, Debug)]
@@ -593,25 +607,10 @@ struct Pending {
     command_line: bool,
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<LsArgs>("ls", args, 2) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<LsArgs>(args)?;
     if let Some(when) = &a.color {
-        let known = [
-            "always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty",
-        ];
-        if !known.contains(&when.as_str()) {
-            // GNU's argmatch failure exits 1 here, not ls's usual 2.
-            let mut o = Outcome::status(1);
-            o.err(format!(
-                "ls: invalid argument {} for '--color'\n{COLOR_VALUES}{}",
-                quote(when),
-                try_help("ls")
-            ));
-            return o;
-        }
+        argmatch("--color", when, COLOR_WHEN)?;
     }
     let format = if a.long {
         Format::Long
@@ -768,7 +767,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             }
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -797,7 +796,7 @@ mod tests {
     }
 
     fn ls(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Ls, args))
     }
 
     fn at(secs: u64) -> SystemTime {

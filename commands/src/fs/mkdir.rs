@@ -5,7 +5,8 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::support::mode::Mode;
 use crate::support::paths::{Overlay, parent_of};
 use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote, quote_locale};
@@ -127,13 +128,10 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<MkdirArgs>("mkdir", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<MkdirArgs>(args)?;
     if a.dirs.is_empty() {
-        return usage_error("mkdir", MISSING, 1);
+        return Err(Stop::Usage(MISSING.into()));
     }
     let mode = match &a.mode {
         None => None,
@@ -143,7 +141,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             } else {
                 let mut o = Outcome::status(1);
                 o.err(format!("mkdir: invalid mode {}\n", quote(m)));
-                return o;
+                return Ok(o);
             }
         }
     };
@@ -162,7 +160,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             job.plain(d);
         }
     }
-    job.out.with_status(job.status)
+    Ok(job.out.with_status(job.status))
 }
 
 #[cfg(test)]
@@ -196,7 +194,7 @@ mod tests {
     fn creates_with_overlay() {
         let w = world();
         // GNU 9.1: `mkdir -v a a/b a`.
-        let o = w.run(super::run, &["-v", "a", "a/b", "a"]);
+        let o = w.run(crate::CommandName::Mkdir, &["-v", "a", "a/b", "a"]);
         assert_eq!(
             ops(&o),
             [mk("/s/a", None, false), mk("/s/a/b", None, false)]
@@ -215,7 +213,10 @@ mod tests {
     #[test]
     fn parents() {
         let w = world();
-        let o = w.run(super::run, &["-pv", "n1/n2", "n1/n3", "d/sub", "./q/"]);
+        let o = w.run(
+            crate::CommandName::Mkdir,
+            &["-pv", "n1/n2", "n1/n3", "d/sub", "./q/"],
+        );
         assert_eq!(
             ops(&o),
             [
@@ -230,7 +231,7 @@ mod tests {
             "mkdir: created directory 'n1'\nmkdir: created directory 'n1/n2'\nmkdir: created directory 'n1/n3'\nmkdir: created directory './q/'\n"
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-p", "-m", "700", "x/y"])),
+            ops(&w.run(crate::CommandName::Mkdir, &["-p", "-m", "700", "x/y"])),
             [mk("/s/x", None, true), mk("/s/x/y", Some(0o700), true)]
         );
     }
@@ -288,18 +289,18 @@ mod tests {
             ),
         ];
         for (args, err) in cases {
-            let o = w.run(super::run, args);
+            let o = w.run(crate::CommandName::Mkdir, args);
             assert_eq!(text(&o), (String::new(), (*err).to_string(), 1), "{args:?}");
             assert!(ops(&o).is_empty(), "{args:?}");
         }
-        assert!(ops(&w.run(super::run, &["-p", "d/sub/.."])).is_empty());
+        assert!(ops(&w.run(crate::CommandName::Mkdir, &["-p", "d/sub/.."])).is_empty());
     }
 
     #[test]
     fn symbolic_mode() {
         let w = world();
         assert_eq!(
-            ops(&w.run(super::run, &["-m", "u=rwx,go=rx,+t", "q"])),
+            ops(&w.run(crate::CommandName::Mkdir, &["-m", "u=rwx,go=rx,+t", "q"])),
             [mk("/s/q", Some(0o1755), false)]
         );
     }

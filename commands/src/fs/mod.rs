@@ -6,4 +6,5 @@ pub mod ls;
 pub mod mkdir;
 pub mod mv;
 pub mod rm;
+mod target;
 pub mod touch;

@@ -7,8 +7,9 @@
 
 use std::ffi::{OsStr, OsString};
 
+use crate::Stop;
+use crate::fs::target::{has_trailing_slash, plan, same, strip_slashes};
 use crate::support::args::parse_args;
-use crate::fs::cp::{has_trailing_slash, plan, same, strip_slashes};
 use crate::support::paths::{Overlay, is_dot_or_dotdot, parent_of};
 use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote};
 
@@ -185,15 +186,9 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<MvArgs>("mv", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    let pairs = match plan("mv", ctx, &a.operands, a.target.as_ref(), a.no_target) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<MvArgs>(args)?;
+    let pairs = plan(ctx, &a.operands, a.target.as_ref(), a.no_target)?;
     let mut job = Job {
         ctx,
         a: &a,
@@ -205,7 +200,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     for p in &pairs {
         job.one(&p.src, &p.dst);
     }
-    job.out.with_status(job.status)
+    Ok(job.out.with_status(job.status))
 }
 
 #[cfg(test)]
@@ -334,7 +329,7 @@ mod tests {
             ),
         ];
         for (args, err) in cases {
-            let o = w.run(super::run, args);
+            let o = w.run(crate::CommandName::Mv, args);
             assert_eq!(text(&o), (String::new(), (*err).to_string(), 1), "{args:?}");
             assert!(ops(&o).is_empty(), "{args:?}");
         }
@@ -343,49 +338,52 @@ mod tests {
     #[test]
     fn renames_and_overwrites() {
         let w = world();
-        let o = w.run(super::run, &["-v", "g", "g2"]);
+        let o = w.run(crate::CommandName::Mv, &["-v", "g", "g2"]);
         assert_eq!(ops(&o), [rename("/s/g", "/s/g2")]);
         assert_eq!(transcript(&o), "renamed 'g' -> 'g2'\n");
-        let o = w.run(super::run, &["-v", "g", "e2"]);
+        let o = w.run(crate::CommandName::Mv, &["-v", "g", "e2"]);
         assert_eq!(ops(&o), [rename("/s/g", "/s/e2/g")]);
         assert_eq!(transcript(&o), "renamed 'g' -> 'e2/g'\n");
         // Overwriting: the old target to the trash, then the rename.
         assert_eq!(
-            ops(&w.run(super::run, &["g", "f"])),
+            ops(&w.run(crate::CommandName::Mv, &["g", "f"])),
             [trash("/s/f"), rename("/s/g", "/s/f")]
         );
         // The link is replaced, not followed.
         assert_eq!(
-            ops(&w.run(super::run, &["f", "lf"])),
+            ops(&w.run(crate::CommandName::Mv, &["f", "lf"])),
             [trash("/s/lf"), rename("/s/f", "/s/lf")]
         );
         // An empty directory may be replaced by a directory.
         assert_eq!(
-            ops(&w.run(super::run, &["-T", "d/sub", "e2"])),
+            ops(&w.run(crate::CommandName::Mv, &["-T", "d/sub", "e2"])),
             [trash("/s/e2"), rename("/s/d/sub", "/s/e2")]
         );
         // -n skips quietly; -i asks; later operands see earlier moves.
         assert_eq!(
-            text(&w.run(super::run, &["-n", "g", "f"])),
+            text(&w.run(crate::CommandName::Mv, &["-n", "g", "f"])),
             (String::new(), String::new(), 0)
         );
         assert_eq!(
-            text(&w.run(super::run, &["-i", "g", "f"])).1,
+            text(&w.run(crate::CommandName::Mv, &["-i", "g", "f"])).1,
             "mv: overwrite 'f'? "
         );
-        assert!(ops(&w.run(super::run, &["-fi", "g", "f"])).is_empty());
-        assert_eq!(ops(&w.run(super::run, &["-if", "g", "f"])).len(), 2);
-        let o = w.run(super::run, &["-v", "dd", "nope", "e2"]);
+        assert!(ops(&w.run(crate::CommandName::Mv, &["-fi", "g", "f"])).is_empty());
+        assert_eq!(
+            ops(&w.run(crate::CommandName::Mv, &["-if", "g", "f"])).len(),
+            2
+        );
+        let o = w.run(crate::CommandName::Mv, &["-v", "dd", "nope", "e2"]);
         assert_eq!(
             transcript(&o),
             "renamed 'dd' -> 'e2/dd'\nmv: cannot stat 'nope': No such file or directory\n"
         );
-        let o = w.run(super::run, &["g", "h"]);
+        let o = w.run(crate::CommandName::Mv, &["g", "h"]);
         assert_eq!(ops(&o), [rename("/s/g", "/s/h")]);
-        let o = w.run(super::run, &["d/", "d2/"]);
+        let o = w.run(crate::CommandName::Mv, &["d/", "d2/"]);
         assert_eq!(ops(&o), [rename("/s/d", "/s/d2")]);
         assert_eq!(
-            ops(&w.run(super::run, &["dang", "e2"])),
+            ops(&w.run(crate::CommandName::Mv, &["dang", "e2"])),
             [rename("/s/dang", "/s/e2/dang")]
         );
     }

@@ -8,7 +8,9 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
 use crate::support::paths::{Overlay, is_dot_or_dotdot, normalize_lexical, walk_post_order};
 use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote};
 
@@ -215,11 +217,8 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<RmArgs>("rm", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<RmArgs>(args)?;
     let mut prompt = if a.interactive {
         Prompt::Always
     } else if a.once {
@@ -228,27 +227,25 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Prompt::Never
     };
     if let Some(when) = &a.when {
-        prompt = match when.as_str() {
-            "never" | "no" | "none" => Prompt::Never,
-            "once" => Prompt::Once,
-            "always" | "yes" => Prompt::Always,
-            other => {
-                let mut o = Outcome::status(1);
-                o.err(format!(
-                    "rm: invalid argument {} for '--interactive'\nValid arguments are:\n  - 'never', 'no', 'none'\n  - 'once'\n  - 'always', 'yes'\n{}",
-                    quote(other),
-                    crate::support::args::try_help("rm")
-                ));
-                return o;
-            }
-        };
+        prompt = argmatch(
+            "--interactive",
+            when,
+            &[
+                ("never", Prompt::Never),
+                ("no", Prompt::Never),
+                ("none", Prompt::Never),
+                ("once", Prompt::Once),
+                ("always", Prompt::Always),
+                ("yes", Prompt::Always),
+            ],
+        )?;
     }
     let force = a.force && prompt == Prompt::Never;
     if a.files.is_empty() {
         if force {
-            return Outcome::ok();
+            return Ok(Outcome::ok());
         }
-        return usage_error("rm", MISSING, 1);
+        return Err(Stop::Usage(MISSING.into()));
     }
     let mut job = Job {
         ctx,
@@ -266,13 +263,13 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             if a.recursive { " recursively" } else { "" }
         );
         if !job.ask(&q) {
-            return job.out;
+            return Ok(job.out);
         }
     }
     for f in &a.files {
         job.one(f);
     }
-    job.out.with_status(job.status)
+    Ok(job.out.with_status(job.status))
 }
 
 #[cfg(test)]
@@ -305,20 +302,20 @@ mod tests {
     fn verbose_order_as_gnu() {
         // GNU 9.1 `rm -rv d ld` and `rm -v f nope empty`, 2>&1.
         let w = world();
-        let o = w.run(super::run, &["-rv", "d", "ld"]);
+        let o = w.run(crate::CommandName::Rm, &["-rv", "d", "ld"]);
         assert_eq!(ops(&o), [trash("/s/d"), trash("/s/ld")]);
         assert_eq!(
             transcript(&o),
             "removed 'd/f'\nremoved 'd/e/g'\nremoved directory 'd/e'\nremoved directory 'd'\nremoved 'ld'\n"
         );
-        let o = w.run(super::run, &["-v", "f", "nope", "empty"]);
+        let o = w.run(crate::CommandName::Rm, &["-v", "f", "nope", "empty"]);
         assert_eq!(
             transcript(&o),
             "removed 'f'\nrm: cannot remove 'nope': No such file or directory\nrm: cannot remove 'empty': Is a directory\n"
         );
         assert_eq!(o.status, 1);
         assert_eq!(
-            ops(&w.run(super::run, &["-dv", "empty"])),
+            ops(&w.run(crate::CommandName::Rm, &["-dv", "empty"])),
             [trash("/s/empty")]
         );
     }
@@ -353,36 +350,39 @@ mod tests {
             ),
         ];
         for (args, err) in cases {
-            let o = w.run(super::run, args);
+            let o = w.run(crate::CommandName::Rm, args);
             assert_eq!(text(&o), (String::new(), (*err).to_string(), 1), "{args:?}");
             assert!(ops(&o).is_empty(), "{args:?}");
         }
         assert_eq!(
-            text(&w.run(super::run, &["-f"])),
+            text(&w.run(crate::CommandName::Rm, &["-f"])),
             (String::new(), String::new(), 0)
         );
         let w2 = world().cwd("/s/d");
         assert_eq!(
-            text(&w2.run(super::run, &[".."])).1,
+            text(&w2.run(crate::CommandName::Rm, &[".."])).1,
             "rm: cannot remove '..': Is a directory\n"
         );
         assert_eq!(
-            text(&w2.run(super::run, &["-r", "..", "."])),
+            text(&w2.run(crate::CommandName::Rm, &["-r", "..", "."])),
             (
                 String::new(),
                 "rm: refusing to remove '.' or '..' directory: skipping '..'\nrm: refusing to remove '.' or '..' directory: skipping '.'\n".into(),
                 1
             )
         );
-        let o = w.run(super::run, &["-f", "nope", "f/x", "f"]);
+        let o = w.run(crate::CommandName::Rm, &["-f", "nope", "f/x", "f"]);
         assert_eq!(text(&o), (String::new(), String::new(), 0));
         assert_eq!(ops(&o), [trash("/s/f")]);
         // The same operand twice: the second sees the first's pending removal.
         assert_eq!(
-            text(&w.run(super::run, &["f", "f"])).1,
+            text(&w.run(crate::CommandName::Rm, &["f", "f"])).1,
             "rm: cannot remove 'f': No such file or directory\n"
         );
-        assert_eq!(ops(&w.run(super::run, &["dang"])), [trash("/s/dang")]);
+        assert_eq!(
+            ops(&w.run(crate::CommandName::Rm, &["dang"])),
+            [trash("/s/dang")]
+        );
     }
 
     #[test]
@@ -390,21 +390,21 @@ mod tests {
         let danger = "rm: it is dangerous to operate recursively on '/'\nrm: use --no-preserve-root to override this failsafe\n";
         let w = World::new(MemFs::new().file("/a", b"")).cwd("/").mount("/");
         assert_eq!(
-            text(&w.run(super::run, &["-rf", "/"])),
+            text(&w.run(crate::CommandName::Rm, &["-rf", "/"])),
             (String::new(), danger.into(), 1)
         );
         assert_eq!(
-            text(&w.run(super::run, &["-r", "--", "///"])),
+            text(&w.run(crate::CommandName::Rm, &["-r", "--", "///"])),
             (String::new(), danger.into(), 1)
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-rf", "--no-preserve-root", "/"])),
+            ops(&w.run(crate::CommandName::Rm, &["-rf", "--no-preserve-root", "/"])),
             [trash("/")]
         );
         // At a mount point other than `/`, the sandbox root is refused the same way.
         let w = world();
         assert_eq!(
-            text(&w.run(super::run, &["-rf", "/s"])).1,
+            text(&w.run(crate::CommandName::Rm, &["-rf", "/s"])).1,
             "rm: it is dangerous to operate recursively on '/s' (same as '/')\nrm: use --no-preserve-root to override this failsafe\n"
         );
     }
@@ -413,7 +413,7 @@ mod tests {
     fn prompts_read_stdin() {
         // GNU 9.1 with </dev/null: the prompt, no newline, nothing removed, status 0.
         let w = world();
-        let o = w.run(super::run, &["-i", "d/f", "dang", "f"]);
+        let o = w.run(crate::CommandName::Rm, &["-i", "d/f", "dang", "f"]);
         assert_eq!(
             text(&o),
             (
@@ -424,27 +424,30 @@ mod tests {
         );
         assert!(ops(&o).is_empty());
         assert_eq!(
-            text(&w.run(super::run, &["-ri", "d"])).1,
+            text(&w.run(crate::CommandName::Rm, &["-ri", "d"])).1,
             "rm: descend into directory 'd'? "
         );
         assert_eq!(
-            text(&w.run(super::run, &["-ri", "empty"])).1,
+            text(&w.run(crate::CommandName::Rm, &["-ri", "empty"])).1,
             "rm: remove directory 'empty'? "
         );
         assert_eq!(
-            text(&w.run(super::run, &["-I", "f", "f", "f", "f"])).1,
+            text(&w.run(crate::CommandName::Rm, &["-I", "f", "f", "f", "f"])).1,
             "rm: remove 4 arguments? "
         );
         assert_eq!(
-            text(&w.run(super::run, &["-rI", "d"])).1,
+            text(&w.run(crate::CommandName::Rm, &["-rI", "d"])).1,
             "rm: remove 1 argument recursively? "
         );
         // -f after -i wins; -i after -f wins.
-        assert_eq!(ops(&w.run(super::run, &["-if", "f"])), [trash("/s/f")]);
-        assert!(ops(&w.run(super::run, &["-fi", "f"])).is_empty());
+        assert_eq!(
+            ops(&w.run(crate::CommandName::Rm, &["-if", "f"])),
+            [trash("/s/f")]
+        );
+        assert!(ops(&w.run(crate::CommandName::Rm, &["-fi", "f"])).is_empty());
         let w = world().stdin(b"y\nn\n");
         assert_eq!(
-            ops(&w.run(super::run, &["-i", "f", "d/f"])),
+            ops(&w.run(crate::CommandName::Rm, &["-i", "f", "d/f"])),
             [trash("/s/f")]
         );
     }

@@ -4,7 +4,8 @@
 
 use std::ffi::OsString;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::support::datetime::{parse_date, parse_stamp, tz_offset};
 use crate::support::paths::{Overlay, parent_of};
 use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, quote};
@@ -42,29 +43,22 @@ pub struct TouchArgs {
     files: Vec<OsString>,
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<TouchArgs>("touch", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<TouchArgs>(args)?;
     let (mut access, mut modify) = (a.access, a.modification);
     match a.time.as_deref() {
         None => {}
         Some("access" | "atime" | "use") => access = true,
         Some("modify" | "mtime") => modify = true,
         Some(other) => {
-            return usage_error(
-                "touch",
-                &format!(
-                    "invalid argument {} for '--time'\nValid arguments are:\n  - 'atime', 'access', 'use'\n  - 'mtime', 'modify'",
-                    quote(other)
-                ),
-                1,
-            );
+            return Err(Stop::Usage(format!(
+                "invalid argument {} for '--time'\nValid arguments are:\n  - 'atime', 'access', 'use'\n  - 'mtime', 'modify'",
+                quote(other)
+            )));
         }
     }
     if a.files.is_empty() {
-        return usage_error("touch", MISSING, 1);
+        return Err(Stop::Usage(MISSING.into()));
     }
     let offset = tz_offset(ctx);
     let invalid = |s: &str| {
@@ -82,20 +76,20 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                     "touch: failed to get attributes of {}: {e}\n",
                     quote(r)
                 ));
-                return o;
+                return Ok(o);
             }
         }
     }
     if let Some(d) = &a.date {
         match parse_date(d, ctx.now, offset) {
             Some(t) => (atime, mtime) = (t, t),
-            None => return invalid(d),
+            None => return Ok(invalid(d)),
         }
     }
     if let Some(s) = &a.stamp {
         match parse_stamp(s, ctx.now, offset) {
             Some(t) => (atime, mtime) = (t, t),
-            None => return invalid(s),
+            None => return Ok(invalid(s)),
         }
     }
     // Neither -a nor -m: both times.
@@ -148,7 +142,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             context,
         ));
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -187,7 +181,7 @@ mod tests {
         let w = world();
         let now = at(NOW.as_secs());
         assert_eq!(
-            ops(&w.run(super::run, &["f", "new", "new"])),
+            ops(&w.run(crate::CommandName::Touch, &["f", "new", "new"])),
             [
                 touch_op("/s/f", now, now, true),
                 touch_op("/s/new", now, now, true),
@@ -195,19 +189,19 @@ mod tests {
             ]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-c", "nope", "f"])),
+            ops(&w.run(crate::CommandName::Touch, &["-c", "nope", "f"])),
             [touch_op("/s/f", now, now, false)]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-a", "f"])),
+            ops(&w.run(crate::CommandName::Touch, &["-a", "f"])),
             [touch_op("/s/f", now, None, true)]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-m", "f"])),
+            ops(&w.run(crate::CommandName::Touch, &["-m", "f"])),
             [touch_op("/s/f", None, now, true)]
         );
         assert_eq!(
-            ops(&w.run(super::run, &["-r", "f", "d"])),
+            ops(&w.run(crate::CommandName::Touch, &["-r", "f", "d"])),
             [touch_op("/s/d", at(5), at(7), true)]
         );
     }
@@ -216,7 +210,7 @@ mod tests {
     fn dates_as_gnu() {
         // `touch -d/-t ... g; stat -c %y g` with GNU 9.1, TZ unset (UTC).
         let w = world();
-        let one = |args: &[&str]| ops(&w.run(super::run, args));
+        let one = |args: &[&str]| ops(&w.run(crate::CommandName::Touch, args));
         let t = at(1_577_934_240); // 2020-01-02 03:04:00
         assert_eq!(
             one(&["-d", "2020-01-02 03:04", "f"]),
@@ -257,7 +251,7 @@ mod tests {
         let w = world().var("TZ", "UTC-2", true);
         let t = at(1_577_934_240 - 7200);
         assert_eq!(
-            ops(&w.run(super::run, &["-d", "2020-01-02 03:04", "f"])),
+            ops(&w.run(crate::CommandName::Touch, &["-d", "2020-01-02 03:04", "f"])),
             [touch_op("/s/f", t, t, true)]
         );
     }
@@ -291,7 +285,7 @@ mod tests {
             ),
         ];
         for (args, err) in cases {
-            let o = w.run(super::run, args);
+            let o = w.run(crate::CommandName::Touch, args);
             assert_eq!(text(&o), (String::new(), (*err).to_string(), 1), "{args:?}");
             assert!(ops(&o).is_empty(), "{args:?}");
         }

@@ -6,7 +6,8 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::{Ctx, Outcome, quote};
 
 /// Print NAME with any leading directory components removed.
@@ -88,15 +89,12 @@ pub fn base(name: &[u8], suffix: Option<&[u8]>) -> Vec<u8> {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let _ = ctx;
     let normalised = options_first(args, options_end(args));
-    let a = match parse_args::<BasenameArgs>("basename", &normalised, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+    let a = parse_args::<BasenameArgs>(&normalised)?;
     let Some(first) = a.names.first() else {
-        return usage_error("basename", "missing operand", 1);
+        return Err(Stop::Usage("missing operand".into()));
     };
     let multiple = a.multiple || a.suffix.is_some();
     let (names, suffix): (&[OsString], Option<&OsString>) = if multiple {
@@ -107,7 +105,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             2 => (std::slice::from_ref(first), a.names.get(1)),
             _ => {
                 let extra = a.names.get(2).map(quote).unwrap_or_default();
-                return usage_error("basename", &format!("extra operand {extra}"), 1);
+                return Err(Stop::Usage(format!("extra operand {extra}")));
             }
         }
     };
@@ -119,7 +117,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     let mut o = Outcome::ok();
     o.out(out);
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -128,7 +126,7 @@ mod tests {
     use crate::testing::world::{World, text};
 
     fn bn(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(super::run, args))
+        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Basename, args))
     }
 
     #[test]

@@ -9,18 +9,21 @@
 //! printed anyway and the status is 1, exactly as GNU does without `CAP_SYS_TIME`.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
 use crate::support::datetime::to_epoch;
-use crate::support::datetime::{Zone, broken_down, parse_datetime, parse_stamp, session_zone, strftime};
+use crate::support::datetime::{
+    Zone, broken_down, parse_datetime, parse_stamp, session_zone, strftime,
+};
 use crate::support::input::{open_input, read_error};
 use crate::{Ctx, Outcome, quote_if_needed, quote_locale};
 
 const DEFAULT_FORMAT: &[u8] = b"%a %b %e %H:%M:%S %Z %Y";
-const MULTIPLE: &str = "date: multiple output formats specified\n";
+const MULTIPLE: &str = "multiple output formats specified";
 const EXCLUSIVE: &str = "the options to specify dates for printing are mutually exclusive";
 const PRINT_AND_SET: &str = "the options to print and set the time may not be used together";
 const CANNOT_SET: &str = "date: cannot set date: Operation not permitted\n";
@@ -66,30 +69,6 @@ pub struct DateArgs {
     operands: Vec<OsString>,
 }
 
-/// GNU's `argmatch`: an exact name or an unambiguous prefix of one.
-fn argmatch<'a>(arg: &str, names: &[&'a str]) -> Result<&'a str, &'static str> {
-    if let Some(n) = names.iter().find(|n| **n == arg) {
-        return Ok(n);
-    }
-    let hits: Vec<&&str> = names.iter().filter(|n| n.starts_with(arg)).collect();
-    match hits.as_slice() {
-        [one] if !arg.is_empty() => Ok(one),
-        [] => Err("invalid"),
-        _ => Err("ambiguous"),
-    }
-}
-
-fn bad_argument(kind: &str, arg: &str, option: &str, names: &[&str]) -> Outcome {
-    let mut msg = format!(
-        "{kind} argument {} for '{option}'\nValid arguments are:",
-        quote_locale(arg)
-    );
-    for n in names {
-        let _ = write!(msg, "\n  - '{n}'");
-    }
-    usage_error("date", &msg, 1)
-}
-
 /// GNU's short `-I` takes an optional attached value (`-Iseconds`), which the shared getopt
 /// does not know: rewrite it as the long option before parsing.
 fn normalize_iso(args: &[OsString]) -> Vec<OsString> {
@@ -129,7 +108,7 @@ fn show(secs: i64, nsec: u32, zone: &Zone, format: &[u8]) -> Vec<u8> {
 }
 
 fn invalid_date(s: &OsStr) -> String {
-    format!("date: invalid date {}\n", quote_locale(s))
+    format!("invalid date {}", quote_locale(s))
 }
 
 fn parse_os(s: &OsStr, ctx: &Ctx, zone: &Zone) -> Option<(i64, u32)> {
@@ -155,11 +134,8 @@ fn posix_time(s: &OsStr, ctx: &Ctx, offset: i64) -> Option<(i64, u32)> {
     parse_stamp(&stamp, ctx.now, offset).map(to_epoch)
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<DateArgs>("date", &normalize_iso(args), 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<DateArgs>(&normalize_iso(args))?;
     let zone = if a.utc {
         Zone::utc()
     } else {
@@ -168,36 +144,40 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     // The output format from the options, in GNU's order of checks.
     let mut format: Option<Vec<u8>> = None;
     for v in &a.iso {
-        let names = ["hours", "minutes", "date", "seconds", "ns"];
-        let f: &[u8] = match argmatch(v, &names) {
-            Ok("date") => b"%Y-%m-%d",
-            Ok("hours") => b"%Y-%m-%dT%H%:z",
-            Ok("minutes") => b"%Y-%m-%dT%H:%M%:z",
-            Ok("seconds") => b"%Y-%m-%dT%H:%M:%S%:z",
-            Ok(_) => b"%Y-%m-%dT%H:%M:%S,%N%:z",
-            Err(kind) => return bad_argument(kind, v, "--iso-8601", &names),
-        };
+        let f: &[u8] = argmatch(
+            "--iso-8601",
+            v,
+            &[
+                ("hours", b"%Y-%m-%dT%H%:z".as_slice()),
+                ("minutes", b"%Y-%m-%dT%H:%M%:z"),
+                ("date", b"%Y-%m-%d"),
+                ("seconds", b"%Y-%m-%dT%H:%M:%S%:z"),
+                ("ns", b"%Y-%m-%dT%H:%M:%S,%N%:z"),
+            ],
+        )?;
         if format.is_some() {
-            return fail(MULTIPLE);
+            return Err(Stop::Fail(MULTIPLE.into()));
         }
         format = Some(f.to_vec());
     }
     for v in &a.rfc_3339 {
-        let names = ["date", "seconds", "ns"];
-        let f: &[u8] = match argmatch(v, &names) {
-            Ok("date") => b"%Y-%m-%d",
-            Ok("seconds") => b"%Y-%m-%d %H:%M:%S%:z",
-            Ok(_) => b"%Y-%m-%d %H:%M:%S.%N%:z",
-            Err(kind) => return bad_argument(kind, v, "--rfc-3339", &names),
-        };
+        let f: &[u8] = argmatch(
+            "--rfc-3339",
+            v,
+            &[
+                ("date", b"%Y-%m-%d".as_slice()),
+                ("seconds", b"%Y-%m-%d %H:%M:%S%:z"),
+                ("ns", b"%Y-%m-%d %H:%M:%S.%N%:z"),
+            ],
+        )?;
         if format.is_some() {
-            return fail(MULTIPLE);
+            return Err(Stop::Fail(MULTIPLE.into()));
         }
         format = Some(f.to_vec());
     }
     for _ in 0..a.rfc_email {
         if format.is_some() {
-            return fail(MULTIPLE);
+            return Err(Stop::Fail(MULTIPLE.into()));
         }
         format = Some(b"%a, %d %b %Y %H:%M:%S %z".to_vec());
     }
@@ -205,30 +185,29 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         + usize::from(a.file.is_some())
         + usize::from(a.reference.is_some());
     if specified > 1 {
-        return usage_error("date", EXCLUSIVE, 1);
+        return Err(Stop::Usage(EXCLUSIVE.into()));
     }
     if a.set.is_some() && specified > 0 {
-        return usage_error("date", PRINT_AND_SET, 1);
+        return Err(Stop::Usage(PRINT_AND_SET.into()));
     }
     if let Some(extra) = a.operands.get(1) {
-        return usage_error("date", &format!("extra operand {}", quote_locale(extra)), 1);
+        return Err(Stop::Usage(format!(
+            "extra operand {}",
+            quote_locale(extra)
+        )));
     }
     let mut set_operand = None;
     if let Some(op) = a.operands.first() {
         if let Some(f) = op.as_bytes().strip_prefix(b"+") {
             if format.is_some() {
-                return fail(MULTIPLE);
+                return Err(Stop::Fail(MULTIPLE.into()));
             }
             format = Some(f.to_vec());
         } else if a.set.is_some() || specified > 0 {
-            return usage_error(
-                "date",
-                &format!(
-                    "the argument {} lacks a leading '+';\nwhen using an option to specify date(s), any non-option\nargument must be a format string beginning with '+'",
-                    quote_locale(op)
-                ),
-                1,
-            );
+            return Err(Stop::Usage(format!(
+                "the argument {} lacks a leading '+';\nwhen using an option to specify date(s), any non-option\nargument must be a format string beginning with '+'",
+                quote_locale(op)
+            )));
         } else {
             set_operand = Some(op);
         }
@@ -236,25 +215,22 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let format = format.unwrap_or_else(|| DEFAULT_FORMAT.to_vec());
     let mut o = Outcome::ok();
     if let Some(file) = &a.file {
-        return batch(ctx, file, &zone, &format);
+        return Ok(batch(ctx, file, &zone, &format));
     }
     let when = if let Some(r) = &a.reference {
         match ctx.fs.stat(&ctx.resolve(r), true) {
             Ok(m) => to_epoch(m.mtime),
-            Err(e) => {
-                o.err(format!("date: {}: {e}\n", quote_if_needed(r)));
-                return o.with_status(1);
-            }
+            Err(e) => return Err(Stop::Fail(format!("{}: {e}", quote_if_needed(r)))),
         }
     } else if let Some(s) = a.date.as_ref().or(a.set.as_ref()) {
         match parse_os(s, ctx, &zone) {
             Some(t) => t,
-            None => return fail(invalid_date(s)),
+            None => return Err(Stop::Fail(invalid_date(s))),
         }
     } else if let Some(op) = set_operand {
         match posix_time(op, ctx, zone.offset) {
             Some(t) => t,
-            None => return fail(invalid_date(op)),
+            None => return Err(Stop::Fail(invalid_date(op))),
         }
     } else {
         to_epoch(ctx.now)
@@ -265,7 +241,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         status = 1;
     }
     o.out(show(when.0, when.1, &zone, &format));
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 /// `-f DATEFILE`: one date per line; a bad line is reported and the rest still printed.
@@ -293,18 +269,11 @@ fn batch(ctx: &Ctx, file: &OsStr, zone: &Zone, format: &[u8]) -> Outcome {
         if let Some((s, n)) = parse_os(line, ctx, zone) {
             o.out(show(s, n, zone, format));
         } else {
-            o.err(invalid_date(line));
+            o.err(format!("{}: {}\n", ctx.name, invalid_date(line)));
             status = 1;
         }
     }
     o.with_status(status)
-}
-
-/// Status 1 with one stderr message.
-fn fail(msg: impl AsRef<[u8]>) -> Outcome {
-    let mut o = Outcome::status(1);
-    o.err(msg);
-    o
 }
 
 #[cfg(test)]
@@ -329,7 +298,7 @@ mod tests {
     }
 
     fn date(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Date, args))
     }
 
     fn ok(out: &str) -> (String, String, i32) {

@@ -4,7 +4,8 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::{Ctx, Outcome};
 
 /// Output each NAME with its last non-slash component and trailing slashes removed; if NAME
@@ -48,14 +49,11 @@ pub fn dir(name: &[u8]) -> &[u8] {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let _ = ctx;
-    let a = match parse_args::<DirnameArgs>("dirname", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+    let a = parse_args::<DirnameArgs>(args)?;
     if a.names.is_empty() {
-        return usage_error("dirname", "missing operand", 1);
+        return Err(Stop::Usage("missing operand".into()));
     }
     let eol = if a.zero { 0 } else { b'\n' };
     let mut out = Vec::new();
@@ -65,7 +63,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     let mut o = Outcome::ok();
     o.out(out);
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -74,7 +72,7 @@ mod tests {
     use crate::testing::world::{World, text};
 
     fn dn(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(super::run, args))
+        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Dirname, args))
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::ffi::OsString;
 
+use crate::Stop;
 use crate::support::lookup::program_paths;
 use crate::{Ctx, Outcome};
 
@@ -49,11 +50,8 @@ fn parse(args: &[OsString]) -> Result<WhichArgs, Outcome> {
     })
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse(args) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse(args)?;
     let mut o = Outcome::ok();
     let mut status = i32::from(a.names.is_empty());
     for name in &a.names {
@@ -70,7 +68,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             o.out(format!("{p}\n"));
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -79,7 +77,7 @@ mod tests {
     use crate::testing::world::{World, text};
 
     fn which(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(super::run, args))
+        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Which, args))
     }
 
     #[test]

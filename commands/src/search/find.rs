@@ -18,6 +18,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::Stop;
 use crate::support::fnmatch::fnmatch;
 use crate::support::paths::join_display;
 use crate::{Ctx, DirEntry, Effect, FileKind, FsError, Meta, Op, Outcome, quote_locale};
@@ -962,7 +963,7 @@ impl IntoBytes for OsString {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     // Leading options: -H, -L, -P (the last wins), -D and -O (accepted, ignored).
     let mut follow = Follow::Never;
     let mut i = 0;
@@ -1015,13 +1016,13 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Err(msg) => {
             let mut o = Outcome::status(1);
             o.err(format!("find: {msg}\n"));
-            return o;
+            return Ok(o);
         }
     };
     if expr.has(|x| matches!(x, Expr::Delete)) && expr.has(|x| matches!(x, Expr::Prune)) {
         let mut o = Outcome::status(1);
         o.err("find: The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.\n");
-        return o;
+        return Ok(o);
     }
     let expr = if expr.has_action() {
         expr
@@ -1055,7 +1056,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     f.flush();
     let status = f.status;
-    f.outcome.with_status(status)
+    Ok(f.outcome.with_status(status))
 }
 
 #[cfg(test)]
@@ -1079,7 +1080,7 @@ mod tests {
     }
 
     fn find(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Find, args))
     }
 
     #[test]
@@ -1103,7 +1104,7 @@ mod tests {
     #[test]
     fn delete_is_trash_children_first() {
         let w = world();
-        let o = w.run(super::run, &["a", "-delete"]);
+        let o = w.run(crate::CommandName::Find, &["a", "-delete"]);
         let t = |p: &str| Op::Trash {
             path: PathBuf::from(p),
         };
@@ -1113,7 +1114,7 @@ mod tests {
         );
         // `find a -name g -o -name a -delete` (findutils 4.9): `a` keeps `b`.
         let o = w.run(
-            super::run,
+            crate::CommandName::Find,
             &["a", "-name", "g", "-o", "-name", "a", "-delete"],
         );
         assert_eq!(text(&o).1, "find: cannot delete 'a': Directory not empty\n");

@@ -24,7 +24,10 @@ use std::path::PathBuf;
 use memchr::{memchr, memchr_iter, memrchr};
 use regex::bytes::{Regex, RegexBuilder};
 
-use crate::support::args::parse_args;
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::{help_of, parse_args};
+use crate::support::error::try_help;
 use crate::support::fnmatch::fnmatch;
 use crate::support::input::read_error;
 use crate::support::paths::join_display;
@@ -32,7 +35,6 @@ use crate::support::regex_gnu::{self, Syntax};
 use crate::{Ctx, FileKind, FsError, Outcome};
 
 const USAGE: &str = "Usage: grep [OPTION]... PATTERNS [FILE]...\n";
-const TRY: &str = "Try 'grep --help' for more information.\n";
 /// How much is read at once; also the longest stretch held besides one line.
 const CHUNK: usize = 256 * 1024;
 const STDIN_NAME: &str = "(standard input)";
@@ -180,10 +182,14 @@ pub struct GrepArgs {
     operands: Vec<OsString>,
 }
 
-fn fatal(msg: &str) -> Outcome {
-    let mut o = Outcome::status(2);
-    o.err(format!("grep: {msg}\n"));
-    o
+/// GNU grep prints its Usage line between a usage error's message and the Try line.
+fn with_usage_line(stop: Stop) -> Stop {
+    let usage = USAGE.trim_end();
+    match stop {
+        Stop::Usage(msg) => Stop::Usage(format!("{msg}\n{usage}")),
+        Stop::UsageWith(msg, status) => Stop::UsageWith(format!("{msg}\n{usage}"), status),
+        other => other,
+    }
 }
 
 /// Rewrites GNU's `-NUM` (same as `--context=NUM`) into `-C NUM`, leaving option values alone.
@@ -1049,32 +1055,21 @@ fn build_regex(a: &GrepArgs, pats: &[Vec<u8>], o: &mut Outcome) -> Result<Regexe
     Ok((Some(compile(&body, a, o)?), None))
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let args = expand_context_digits(args);
-    let mut a = match parse_args::<GrepArgs>("grep", &args, 2) {
-        Ok(a) => a,
-        Err(mut o) => {
-            // GNU grep prints its Usage line between the message and the Try line.
-            if let Some(crate::Step::Err(e)) = o.steps.last_mut()
-                && let Some(at) = e.windows(TRY.len()).position(|w| w == TRY.as_bytes())
-            {
-                e.splice(at..at, USAGE.bytes());
-            }
-            return o;
-        }
-    };
+    let mut a = parse_args::<GrepArgs>(&args).map_err(with_usage_line)?;
     let matchers = [a.extended, a.fixed, a.basic, a.perl]
         .iter()
         .filter(|&&b| b)
         .count();
     if matchers > 1 {
-        return fatal("conflicting matchers specified");
+        return Err(Stop::Fail("conflicting matchers specified".into()));
     }
     let binary = match a.binary_files.as_deref() {
         None | Some("binary") => Binary::Binary,
         Some("text") => Binary::Text,
         Some("without-match") => Binary::WithoutMatch,
-        Some(_) => return fatal("unknown binary-files type"),
+        Some(_) => return Err(Stop::Fail("unknown binary-files type".into())),
     };
     let binary = if a.text {
         Binary::Text
@@ -1084,21 +1079,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         binary
     };
     let dirs = match a.directories.as_deref() {
-        None | Some("read") => "read",
-        Some("skip") => "skip",
-        Some("recurse") => "recurse",
-        Some(other) => {
-            let mut o = Outcome::status(1);
-            o.err(format!(
-                "grep: invalid argument '{other}' for '--directories'\nValid arguments are:\n  - 'read'\n  - 'recurse'\n  - 'skip'\n{USAGE}{TRY}"
-            ));
-            return o;
-        }
+        None => "read",
+        Some(d) => argmatch(
+            "--directories",
+            d,
+            &[("read", "read"), ("recurse", "recurse"), ("skip", "skip")],
+        )
+        .map_err(with_usage_line)?,
     };
     let devices_skip = match a.devices.as_deref() {
         None | Some("read") => false,
         Some("skip") => true,
-        Some(_) => return fatal("unknown devices method"),
+        Some(_) => return Err(Stop::Fail("unknown devices method".into())),
     };
     if let Some(c) = a.color.as_deref()
         && !matches!(
@@ -1106,18 +1098,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             "always" | "yes" | "force" | "never" | "no" | "none" | "auto" | "tty" | "if-tty"
         )
     {
-        // GNU shows its help for an unknown WHEN.
-        return parse_args::<GrepArgs>("grep", &[OsString::from("--help")], 2)
-            .err()
-            .unwrap_or_default();
+        // GNU shows its help for an unknown WHEN (it compares names, no argmatch).
+        let mut o = Outcome::ok();
+        o.out(help_of::<GrepArgs>());
+        return Ok(o);
     }
-    let context_num = |v: &Option<OsString>| -> Result<Option<usize>, Outcome> {
+    let context_num = |v: &Option<OsString>| -> Result<Option<usize>, Stop> {
         match v {
             None => Ok(None),
             Some(v) => parse_num(v)
                 .map(|n| Some(usize::try_from(n).unwrap_or(usize::MAX)))
                 .ok_or_else(|| {
-                    fatal(&format!(
+                    Stop::Fail(format!(
                         "{}: invalid context length argument",
                         String::from_utf8_lossy(v.as_bytes())
                     ))
@@ -1130,29 +1122,30 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         context_num(&a.context),
     ) {
         (Ok(b), Ok(af), Ok(c)) => (b, af, c),
-        (Err(o), _, _) | (_, Err(o), _) | (_, _, Err(o)) => return o,
+        (Err(stop), _, _) | (_, Err(stop), _) | (_, _, Err(stop)) => return Err(stop),
     };
     let max = match &a.max_count {
         None => u64::MAX,
         Some(v) => match parse_num(v) {
             Some(n) => n,
-            None => return fatal("invalid max count"),
+            None => return Err(Stop::Fail("invalid max count".into())),
         },
     };
     let mut o = Outcome::ok();
     let Some(pats) = patterns(&mut a, ctx, &mut o) else {
         if o.steps.is_empty() {
+            // No pattern: GNU's usage(EXIT_TROUBLE), the Usage and Try lines alone.
             let mut u = Outcome::status(2);
-            u.err(format!("{USAGE}{TRY}"));
-            return u;
+            u.err(format!("{USAGE}{}", try_help("grep")));
+            return Ok(u);
         }
-        return o.with_status(2);
+        return Ok(o.with_status(2));
     };
     let Ok((re, pre)) = build_regex(&a, &pats, &mut o) else {
-        return o.with_status(2);
+        return Ok(o.with_status(2));
     };
     if max == 0 {
-        return o.with_status(1);
+        return Ok(o.with_status(1));
     }
     let mut exclude: Vec<Vec<u8>> = a.exclude.iter().map(|g| g.as_bytes().to_vec()).collect();
     for f in &a.exclude_from {
@@ -1168,7 +1161,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                     String::from_utf8_lossy(f.as_bytes()),
                     e.strerror()
                 ));
-                return o.with_status(2);
+                return Ok(o.with_status(2));
             }
         }
     }
@@ -1280,7 +1273,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     } else {
         1
     };
-    g.outcome.with_status(status)
+    Ok(g.outcome.with_status(status))
 }
 
 #[cfg(test)]
@@ -1301,7 +1294,7 @@ mod tests {
     }
 
     fn grep(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Grep, args))
     }
 
     #[test]

@@ -17,13 +17,7 @@ use std::fmt::Write as _;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use crate::Outcome;
-
-/// What this emulation answers to `--version`.
-const VERSION_LINE: &str = concat!(
-    " (trumansh ",
-    env!("CARGO_PKG_VERSION"),
-    "; emulates GNU coreutils 9.1)\n"
-);
+use crate::support::error::Stop;
 
 /// One option as getopt sees it.
 struct OptSpec {
@@ -62,18 +56,6 @@ fn specs(cmd: &clap::Command) -> Vec<OptSpec> {
             }
         })
         .collect()
-}
-
-/// The `Try '<name> --help' ...` tail of every GNU usage error.
-pub fn try_help(name: &str) -> String {
-    format!("Try '{name} --help' for more information.\n")
-}
-
-/// A GNU usage error: the message line, the Try line, `status`.
-pub fn usage_error(name: &str, msg: &str, status: i32) -> Outcome {
-    let mut o = Outcome::status(status);
-    o.err(format!("{name}: {msg}\n{}", try_help(name)));
-    o
 }
 
 fn flag_arg(spec: &OptSpec, short: char) -> OsString {
@@ -213,8 +195,7 @@ fn gnu_getopt(specs: &[OptSpec], args: &[OsString]) -> Gnu {
     Gnu::Args(opts)
 }
 
-fn prepare<T: clap::CommandFactory>(name: &str) -> clap::Command {
-    let _ = name;
+fn prepare<T: clap::CommandFactory>() -> clap::Command {
     let mut cmd = T::command()
         .disable_help_flag(true)
         .disable_version_flag(true)
@@ -224,15 +205,11 @@ fn prepare<T: clap::CommandFactory>(name: &str) -> clap::Command {
 }
 
 /// Turns clap's matches into the struct; clap errors here are value errors, shown GNU-style.
-fn finish<T: clap::Parser>(
-    cmd: clap::Command,
-    argv: Vec<OsString>,
-    on_error: impl Fn(String) -> Outcome,
-) -> Result<T, Outcome> {
+fn finish<T: clap::Parser>(cmd: clap::Command, argv: Vec<OsString>) -> Result<T, Stop> {
     let matches = cmd
         .try_get_matches_from(argv)
-        .map_err(|e| on_error(clap_message(&e)))?;
-    T::from_arg_matches(&matches).map_err(|e| on_error(clap_message(&e)))
+        .map_err(|e| Stop::Usage(clap_message(&e)))?;
+    T::from_arg_matches(&matches).map_err(|e| Stop::Usage(clap_message(&e)))
 }
 
 /// clap's message without its `error: ` prefix, usage and tips: one line.
@@ -246,52 +223,33 @@ fn clap_message(e: &clap::Error) -> String {
         .to_string()
 }
 
-/// Parses a GNU utility's `args`; on error returns GNU's diagnostic with `usage_status`
-/// (2 for `ls`, 1 for most others). `--help` and `--version` come back as an `Err` outcome
-/// with status 0 and the text on stdout.
-pub fn parse_args<T: clap::Parser>(
-    name: &str,
-    args: &[OsString],
-    usage_status: i32,
-) -> Result<T, Outcome> {
-    let cmd = prepare::<T>(name);
+/// Parses a GNU utility's `args`; an error is a [`Stop::Usage`] with GNU's diagnostic
+/// (the command's name, Try line and status are added by [`Stop::render`]). `--help` is a
+/// [`Stop::Done`] with the help on stdout, `--version` a [`Stop::Version`].
+pub fn parse_args<T: clap::Parser>(args: &[OsString]) -> Result<T, Stop> {
+    let cmd = prepare::<T>();
     match gnu_getopt(&specs(&cmd), args) {
-        Gnu::Error(msg) => Err(usage_error(name, &msg, usage_status)),
+        Gnu::Error(msg) => Err(Stop::Usage(msg)),
         Gnu::Help => {
             let mut o = Outcome::ok();
             o.out(gnu_help(&cmd));
-            Err(o)
+            Err(Stop::Done(o))
         }
-        Gnu::Version => {
-            let mut o = Outcome::ok();
-            o.out(format!("{name}{VERSION_LINE}"));
-            Err(o)
-        }
+        Gnu::Version => Err(Stop::Version),
         Gnu::Args(norm) => {
-            let full: Vec<OsString> = std::iter::once(OsString::from(name)).chain(norm).collect();
-            finish(cmd, full, |msg| usage_error(name, &msg, usage_status))
+            // clap wants a program name first; it never shows it.
+            let full: Vec<OsString> = std::iter::once(OsString::new()).chain(norm).collect();
+            finish(cmd, full)
         }
     }
 }
 
-/// A bash builtin's usage error: `name: -x: invalid option` (shell diagnostic), then the
-/// plain `name: usage: ...` line, status 2.
-pub fn builtin_usage_error(name: &str, msg: &str, usage: &str) -> Outcome {
-    let mut o = Outcome::status(2);
-    o.shell_err(format!("{name}: {msg}\n"));
-    o.err(format!("{name}: usage: {usage}\n"));
-    o
-}
-
 /// Parses a bash builtin's `args` as bash's `internal_getopt` does: option letters only
-/// before the first operand or `--`; `--help` shows the builtin's help. `usage` is the text
-/// after `name: usage: `.
-pub fn parse_builtin<T: clap::Parser>(
-    name: &str,
-    args: &[OsString],
-    usage: &str,
-) -> Result<T, Outcome> {
-    let cmd = prepare::<T>(name);
+/// before the first operand or `--`; `--help` is [`Stop::Help`] (the builtin's help topic).
+/// Errors are [`Stop::Usage`], which [`Stop::render`] shows as `name: -x: invalid option`
+/// plus the `name: usage: ...` line, status 2.
+pub fn parse_builtin<T: clap::Parser>(args: &[OsString]) -> Result<T, Stop> {
+    let cmd = prepare::<T>();
     let specs = specs(&cmd);
     let mut opts = Vec::new();
     let mut i = 0;
@@ -302,9 +260,7 @@ pub fn parse_builtin<T: clap::Parser>(
             break;
         }
         if arg == b"--help" {
-            let mut o = Outcome::ok();
-            o.out(builtin_help(&cmd, name, usage));
-            return Err(o);
+            return Err(Stop::Help);
         }
         if arg.len() < 2 || arg[0] != b'-' {
             break;
@@ -313,11 +269,7 @@ pub fn parse_builtin<T: clap::Parser>(
         let text = String::from_utf8_lossy(&arg[1..]).into_owned();
         for (pos, c) in text.char_indices() {
             let Some(spec) = specs.iter().find(|s| s.shorts.contains(&c)) else {
-                return Err(builtin_usage_error(
-                    name,
-                    &format!("-{c}: invalid option"),
-                    usage,
-                ));
+                return Err(Stop::Usage(format!("-{c}: invalid option")));
             };
             if !spec.takes_value {
                 opts.push(flag_arg(spec, c));
@@ -330,21 +282,17 @@ pub fn parse_builtin<T: clap::Parser>(
                 i += 1;
                 opts.push(value_arg(spec, c, v));
             } else {
-                return Err(builtin_usage_error(
-                    name,
-                    &format!("-{c}: option requires an argument"),
-                    usage,
-                ));
+                return Err(Stop::Usage(format!("-{c}: option requires an argument")));
             }
             break;
         }
     }
-    let full: Vec<OsString> = std::iter::once(OsString::from(name))
+    let full: Vec<OsString> = std::iter::once(OsString::new())
         .chain(opts)
         .chain(std::iter::once(OsString::from("--")))
         .chain(args[i..].iter().cloned())
         .collect();
-    finish(cmd, full, |msg| builtin_usage_error(name, &msg, usage))
+    finish(cmd, full)
 }
 
 /// The command's one-line summary, with the full stop clap's derive drops.
@@ -373,6 +321,11 @@ fn option_label(a: &clap::Arg) -> String {
         (None, Some(l)) => format!("    {l}={value}"),
         (None, None) => String::new(),
     }
+}
+
+/// The `--help` text of a utility's argument struct.
+pub fn help_of<T: clap::CommandFactory>() -> String {
+    gnu_help(&prepare::<T>())
 }
 
 /// A GNU-shaped `--help` written from the clap definition (never GNU's own text).
@@ -451,7 +404,7 @@ pub fn builtin_help(cmd: &clap::Command, name: &str, usage: &str) -> String {
 
 /// The help of a builtin struct, for `help NAME`.
 pub fn builtin_help_of<T: clap::CommandFactory>(name: &str, usage: &str) -> String {
-    builtin_help(&prepare::<T>(name), name, usage)
+    builtin_help(&prepare::<T>(), name, usage)
 }
 
 #[cfg(test)]
@@ -479,6 +432,23 @@ mod tests {
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
+    }
+
+    /// What the command table does with a stop: parse as command `name` with this status.
+    fn parse_args<T: clap::Parser>(
+        name: &str,
+        args: &[OsString],
+        status: i32,
+    ) -> Result<T, Outcome> {
+        super::parse_args(args).map_err(|s| s.render_program(name, status))
+    }
+
+    fn parse_builtin<T: clap::Parser>(
+        name: &str,
+        args: &[OsString],
+        usage: &'static str,
+    ) -> Result<T, Outcome> {
+        super::parse_builtin(args).map_err(|s| s.render_builtin(name, usage, String::new, 1))
     }
 
     fn err_of(r: Result<Demo, Outcome>) -> (String, String, i32) {

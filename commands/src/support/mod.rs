@@ -2,8 +2,10 @@
 //! patterns, modes, dates. Never a handler here, and a handler never imports another handler:
 //! what two commands share lives in this module (or in their family's `mod.rs`).
 
+pub mod argmatch;
 pub mod args;
 pub mod datetime;
+pub mod error;
 pub mod escapes;
 pub mod fnmatch;
 pub mod input;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::testing::memfs::MemFs;
-use crate::{Ctx, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
+use crate::{CommandName, Ctx, Effect, Identity, Op, Outcome, Stdin, Step, Vars};
 
 /// The time every test runs at: 2024-01-02 03:04:05 UTC.
 pub const NOW: Duration = Duration::from_secs(1_704_164_645);
@@ -59,10 +59,12 @@ impl World {
         self.tty = true;
         self
     }
-    /// Runs a handler (with a fresh stdin holding the world's bytes) and returns its outcome.
-    pub fn run(&self, f: fn(&[OsString], &Ctx) -> Outcome, args: &[&str]) -> Outcome {
+    /// Runs a command (with a fresh stdin holding the world's bytes) through the table, as
+    /// the runtime does, and returns its outcome.
+    pub fn run(&self, name: CommandName, args: &[&str]) -> Outcome {
         let stdin = Stdin::bytes(self.stdin.clone());
         let ctx = Ctx {
+            name,
             fs: &self.fs,
             cwd: &self.cwd,
             mount_point: &self.mount,
@@ -75,7 +77,7 @@ impl World {
             walk_depth: 256,
             denied: &[],
         };
-        f(&os(args), &ctx)
+        crate::run(name, &os(args), &ctx)
     }
 }
 

@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::io::Read;
 
+use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::read_error;
 use crate::{Ctx, FsError, Outcome, quote_if_needed};
@@ -159,11 +160,8 @@ fn copy_formatted(
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<CatArgs>("cat", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<CatArgs>(args)?;
     let f = Format {
         number: a.number || a.number_nonblank,
         nonblank: a.number_nonblank,
@@ -196,14 +194,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         match result {
             Ok(true) => {}
             // Nobody reads the output any more: stop, as on SIGPIPE.
-            Ok(false) => return o.with_status(status),
+            Ok(false) => return Ok(o.with_status(status)),
             Err(e) => {
                 o.err(format!("cat: {}: {e}\n", quote_if_needed(file)));
                 status = 1;
             }
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -221,7 +219,7 @@ mod tests {
     }
 
     fn cat(w: &World, args: &[&str]) -> (Vec<u8>, String, i32) {
-        let o = w.run(super::run, args);
+        let o = w.run(crate::CommandName::Cat, args);
         (o.stdout(), text(&o).1, o.status)
     }
 
@@ -257,7 +255,7 @@ mod tests {
     #[test]
     fn keeps_going_after_errors() {
         let w = world();
-        let o = w.run(super::run, &["nope", "d", "w", "a b"]);
+        let o = w.run(crate::CommandName::Cat, &["nope", "d", "w", "a b"]);
         assert_eq!(
             text(&o),
             (

@@ -6,7 +6,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::support::input::{open_input, operand_error, read_error};
 use crate::{Ctx, Outcome, quote};
 
@@ -251,34 +252,31 @@ impl Job {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<CutArgs>("cut", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<CutArgs>(args)?;
     if let Some(d) = &a.delimiter
         && d.len() > 1
     {
-        return usage_error("cut", ONE_CHAR, 1);
+        return Err(Stop::Usage(ONE_CHAR.into()));
     }
     let lists = a.bytes.len() + a.characters.len() + a.fields.len();
     if lists > 1 {
-        return usage_error("cut", ONE_LIST, 1);
+        return Err(Stop::Usage(ONE_LIST.into()));
     }
     let (list, fields) = match (a.bytes.first(), a.characters.first(), a.fields.first()) {
         (Some(l), _, _) | (_, Some(l), _) => (l, false),
         (_, _, Some(l)) => (l, true),
-        _ => return usage_error("cut", NO_LIST, 1),
+        _ => return Err(Stop::Usage(NO_LIST.into())),
     };
     if a.delimiter.is_some() && !fields {
-        return usage_error("cut", DELIM_FIELDS, 1);
+        return Err(Stop::Usage(DELIM_FIELDS.into()));
     }
     if a.only_delimited && !fields {
-        return usage_error("cut", SUPPRESS_FIELDS, 1);
+        return Err(Stop::Usage(SUPPRESS_FIELDS.into()));
     }
     let ranges = match set_fields(list.as_bytes(), !fields, a.complement) {
         Ok(r) => r,
-        Err(msg) => return usage_error("cut", &msg, 1),
+        Err(msg) => return Err(Stop::Usage(msg.to_string())),
     };
     let delim = a
         .delimiter
@@ -335,7 +333,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         }
         o.out(&out);
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -357,7 +355,7 @@ mod tests {
     }
 
     fn cut(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Cut, args))
     }
 
     #[test]

@@ -13,11 +13,12 @@
 
 use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
 use crate::support::input::{open_input, read_error};
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
@@ -859,20 +860,6 @@ fn filevercmp(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
-/// argmatch's list of valid arguments, one a line.
-fn valid_list(names: &[&str]) -> String {
-    names.iter().fold(String::new(), |mut s, n| {
-        let _ = write!(s, "\n  - '{n}'");
-        s
-    })
-}
-
-fn fail(msg: &str) -> Outcome {
-    let mut o = Outcome::status(FAIL);
-    o.err(format!("sort: {msg}\n"));
-    o
-}
-
 /// Splits input into lines (a last line without its delimiter still counts).
 fn split_lines(data: &[u8], eol: u8) -> Vec<&[u8]> {
     if data.is_empty() {
@@ -883,7 +870,7 @@ fn split_lines(data: &[u8], eol: u8) -> Vec<&[u8]> {
 }
 
 /// Reads every input, or GNU's message for the first that fails.
-fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
+fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Stop> {
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         if f != "-" {
@@ -900,7 +887,7 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
                     } else {
                         "cannot read"
                     };
-                    return Err(fail(&format!("{what}: {}: {e}", quote_if_needed(f))));
+                    return Err(Stop::Fail(format!("{what}: {}: {e}", quote_if_needed(f))));
                 }
             }
             continue;
@@ -913,7 +900,7 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
                     .map_err(|e| ("read failed", read_error(&e)))
             });
         if let Err((what, e)) = r {
-            return Err(fail(&format!("{what}: {}: {e}", quote_if_needed(f))));
+            return Err(Stop::Fail(format!("{what}: {}: {e}", quote_if_needed(f))));
         }
         out.push(data);
     }
@@ -921,7 +908,7 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Outcome> {
 }
 
 /// The global options as one key, and the separator, or the first option error.
-fn settings(a: &SortArgs) -> Result<(Key, Option<u8>), Outcome> {
+fn settings(a: &SortArgs) -> Result<(Key, Option<u8>), Stop> {
     let mut g = Key::default();
     let flags = [
         (a.ignore_leading_blanks, b'b'),
@@ -941,81 +928,51 @@ fn settings(a: &SortArgs) -> Result<(Key, Option<u8>), Outcome> {
             set_ordering(&[c], &mut g, Blanks::Both);
         }
     }
-    let names = [
-        "general-numeric",
-        "human-numeric",
-        "month",
-        "numeric",
-        "random",
-        "version",
-    ];
     for w in &a.sort {
-        let hits: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| n.starts_with(w.as_str()))
-            .collect();
-        let exact = names.iter().copied().find(|n| *n == w);
-        let Some(name) = exact.or(match hits.as_slice() {
-            [one] => Some(*one),
-            _ => None,
-        }) else {
-            let kind = if hits.is_empty() {
-                "invalid"
-            } else {
-                "ambiguous"
-            };
-            let list = valid_list(&names);
-            return Err(usage_error(
-                "sort",
-                &format!(
-                    "{kind} argument {} for '--sort'\nValid arguments are:{list}",
-                    quote_locale(w)
-                ),
-                1,
-            ));
-        };
-        let c = match name {
-            "general-numeric" => b'g',
-            "human-numeric" => b'h',
-            "month" => b'M',
-            "numeric" => b'n',
-            "random" => b'R',
-            _ => b'V',
-        };
+        let c = argmatch(
+            "--sort",
+            w,
+            &[
+                ("general-numeric", b'g'),
+                ("human-numeric", b'h'),
+                ("month", b'M'),
+                ("numeric", b'n'),
+                ("random", b'R'),
+                ("version", b'V'),
+            ],
+        )?;
         set_ordering(&[c], &mut g, Blanks::Both);
     }
     let mut tab: Option<u8> = None;
     for t in &a.separator {
         let b = t.as_bytes();
         let new = match b {
-            [] => return Err(fail("empty tab")),
+            [] => return Err(Stop::Fail("empty tab".into())),
             [c] => *c,
             b"\\0" => 0,
-            _ => return Err(fail(&format!("multi-character tab {}", quote_locale(t)))),
+            _ => {
+                return Err(Stop::Fail(format!(
+                    "multi-character tab {}",
+                    quote_locale(t)
+                )));
+            }
         };
         if tab.is_some_and(|old| old != new) {
-            return Err(fail("incompatible tabs"));
+            return Err(Stop::Fail("incompatible tabs".into()));
         }
         tab = Some(new);
     }
     Ok((g, tab))
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<SortArgs>("sort", args, FAIL) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    let (gkey, tab) = match settings(&a) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<SortArgs>(args)?;
+    let (gkey, tab) = settings(&a)?;
     let mut keys = Vec::new();
     for spec in &a.keys {
         match parse_key(spec.as_bytes()) {
             Ok(k) => keys.push(k),
-            Err(msg) => return fail(&msg),
+            Err(msg) => return Err(Stop::Fail(msg)),
         }
     }
     for k in &mut keys {
@@ -1027,7 +984,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         keys.push(gkey.clone());
     }
     if let Some(k) = keys.iter().find(|k| k.incompatible()) {
-        return fail(&format!("options '-{}' are incompatible", k.opts()));
+        return Err(Stop::Fail(format!(
+            "options '-{}' are incompatible",
+            k.opts()
+        )));
     }
     // -c / -C / --check=WHEN
     let mut check: Option<bool> = if a.check_quiet {
@@ -1036,37 +996,13 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         a.check_diagnose.then_some(false)
     };
     for w in &a.check {
-        let names = ["quiet", "silent", "diagnose-first"];
-        let hits: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| n.starts_with(w.as_str()))
-            .collect();
-        let exact = names.iter().copied().find(|n| *n == w);
-        match exact.or(match hits.as_slice() {
-            [one] => Some(*one),
-            _ => None,
-        }) {
-            Some("diagnose-first") => check = Some(false),
-            Some(_) => check = Some(true),
-            None => {
-                let kind = if hits.is_empty() {
-                    "invalid"
-                } else {
-                    "ambiguous"
-                };
-                // argmatch lists synonyms on one line; its usage error exits with 1.
-                let list = "\n  - 'quiet', 'silent'\n  - 'diagnose-first'";
-                return usage_error(
-                    "sort",
-                    &format!(
-                        "{kind} argument {} for '--check'\nValid arguments are:{list}",
-                        quote_locale(w)
-                    ),
-                    1,
-                );
-            }
-        }
+        // argmatch lists synonyms on one line.
+        let quiet = argmatch(
+            "--check",
+            w,
+            &[("quiet", true), ("silent", true), ("diagnose-first", false)],
+        )?;
+        check = Some(quiet);
     }
     let files = if a.files.is_empty() {
         vec![OsString::from("-")]
@@ -1085,20 +1021,17 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     if let Some(quiet) = check {
         let letter = if quiet { 'C' } else { 'c' };
         if let Some(extra) = files.get(1) {
-            return fail(&format!(
+            return Err(Stop::Fail(format!(
                 "extra operand {} not allowed with -{letter}",
                 quote(extra)
-            ));
+            )));
         }
         if a.output.is_some() {
-            return fail(&format!("options '-{letter}o' are incompatible"));
+            return Err(Stop::Fail(format!("options '-{letter}o' are incompatible")));
         }
         return check_sorted(ctx, &files, &cmp, eol, quiet);
     }
-    let inputs = match read_all(ctx, &files) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
+    let inputs = read_all(ctx, &files)?;
     let lists: Vec<Vec<&[u8]>> = inputs.iter().map(|d| split_lines(d, eol)).collect();
     let sorted = if a.merge {
         merge(lists, &cmp)
@@ -1137,7 +1070,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             o.out(data);
         }
     }
-    o
+    Ok(o)
 }
 
 /// `-m`: repeatedly takes the smallest head; ties go to the earlier file, as GNU's merge.
@@ -1167,14 +1100,17 @@ fn merge<'a>(lists: Vec<Vec<&'a [u8]>>, cmp: &Cmp) -> Vec<&'a [u8]> {
 }
 
 /// `-c`/`-C`: the first line out of order (or equal to the previous one with `-u`).
-fn check_sorted(ctx: &Ctx, files: &[OsString], cmp: &Cmp, eol: u8, quiet: bool) -> Outcome {
+fn check_sorted(
+    ctx: &Ctx,
+    files: &[OsString],
+    cmp: &Cmp,
+    eol: u8,
+    quiet: bool,
+) -> Result<Outcome, Stop> {
     let Some(file) = files.first() else {
-        return Outcome::ok();
+        return Ok(Outcome::ok());
     };
-    let inputs = match read_all(ctx, std::slice::from_ref(file)) {
-        Ok(i) => i,
-        Err(o) => return o,
-    };
+    let inputs = read_all(ctx, std::slice::from_ref(file))?;
     let data = inputs.first().map_or(&[][..], Vec::as_slice);
     let lines = split_lines(data, eol);
     for (n, pair) in lines.windows(2).enumerate() {
@@ -1189,10 +1125,10 @@ fn check_sorted(ctx: &Ctx, files: &[OsString], cmp: &Cmp, eol: u8, quiet: bool) 
                 msg.push(b'\n');
                 o.err(msg);
             }
-            return o;
+            return Ok(o);
         }
     }
-    Outcome::ok()
+    Ok(Outcome::ok())
 }
 
 #[cfg(test)]
@@ -1223,7 +1159,7 @@ mod tests {
     }
 
     fn sort(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Sort, args))
     }
 
     fn out(s: &str) -> (String, String, i32) {
@@ -1319,7 +1255,7 @@ mod tests {
         );
         assert_eq!(sort(&w, &["-C", "u"]), (String::new(), String::new(), 1));
         assert_eq!(sort(&w, &["-c", "s1"]), out(""));
-        let o = w.run(super::run, &["-o", "s1", "s2", "s1"]);
+        let o = w.run(crate::CommandName::Sort, &["-o", "s1", "s2", "s1"]);
         assert_eq!(text(&o), out(""));
         assert_eq!(
             ops(&o),

@@ -5,10 +5,11 @@
 //! are still written. `-` is a file named `-`, as in GNU 9.1.
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 
-use crate::support::args::{parse_args, try_help};
-use crate::{Ctx, Effect, Op, Outcome, quote_if_needed, quote_locale};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
+use crate::{Ctx, Effect, Op, Outcome, quote_if_needed};
 
 /// Copy standard input to each FILE, and also to standard output.
 #[derive(clap::Parser, Debug)]
@@ -31,33 +32,15 @@ pub struct TeeArgs {
 
 const MODES: [&str; 4] = ["warn", "warn-nopipe", "exit", "exit-nopipe"];
 
-/// `--output-error=MODE` by exact name or unambiguous prefix, as GNU's `XARGMATCH`.
-fn check_mode(mode: &str) -> Option<Outcome> {
-    let hits = MODES.iter().filter(|m| m.starts_with(mode)).count();
-    if MODES.contains(&mode) || hits == 1 {
-        return None;
-    }
-    let kind = if hits == 0 { "invalid" } else { "ambiguous" };
-    let mut msg = format!(
-        "tee: {kind} argument {} for '--output-error'\nValid arguments are:\n",
-        quote_locale(mode)
-    );
-    for m in MODES {
-        let _ = writeln!(msg, "  - '{m}'");
-    }
-    msg.push_str(&try_help("tee"));
-    let mut o = Outcome::status(1);
-    o.err(msg);
-    Some(o)
+/// `--output-error=MODE`, as GNU's `XARGMATCH`.
+fn check_mode(mode: &str) -> Result<(), Stop> {
+    argmatch("--output-error", mode, &MODES.map(|m| (m, m))).map(|_| ())
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<TeeArgs>("tee", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    if let Some(o) = a.output_error.as_deref().and_then(check_mode) {
-        return o;
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<TeeArgs>(args)?;
+    if let Some(mode) = a.output_error.as_deref() {
+        check_mode(mode)?;
     }
     let mut o = Outcome::ok();
     let input = ctx.stdin.read_all().unwrap_or_default();
@@ -72,7 +55,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         ));
     }
     o.out(&input);
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -86,7 +69,7 @@ mod tests {
     #[test]
     fn writes_each_file_then_stdout() {
         let w = World::new(MemFs::rooted("/s")).stdin(b"hi\n");
-        let o = w.run(super::run, &["-a", "x", "d/y"]);
+        let o = w.run(crate::CommandName::Tee, &["-a", "x", "d/y"]);
         assert_eq!(
             ops(&o),
             [
@@ -114,11 +97,11 @@ mod tests {
         // GNU coreutils 9.1, LC_ALL=C.
         let w = World::new(MemFs::rooted("/s"));
         assert_eq!(
-            text(&w.run(super::run, &["--output-error=x"])).1,
+            text(&w.run(crate::CommandName::Tee, &["--output-error=x"])).1,
             "tee: invalid argument 'x' for '--output-error'\nValid arguments are:\n  - 'warn'\n  - 'warn-nopipe'\n  - 'exit'\n  - 'exit-nopipe'\nTry 'tee --help' for more information.\n"
         );
         assert_eq!(
-            text(&w.run(super::run, &["-x"])).1,
+            text(&w.run(crate::CommandName::Tee, &["-x"])).1,
             "tee: invalid option -- 'x'\nTry 'tee --help' for more information.\n"
         );
     }

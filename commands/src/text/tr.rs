@@ -8,7 +8,8 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::{Ctx, Outcome, quote, quote_locale};
 
 /// Translate, squeeze, and/or delete characters from standard input, writing to standard
@@ -438,12 +439,6 @@ fn set_of(elems: &[Elem], complement: bool) -> [bool; 256] {
     set
 }
 
-fn fail(msg: &str) -> Outcome {
-    let mut o = Outcome::status(1);
-    o.err(format!("tr: {msg}\n"));
-    o
-}
-
 /// GNU's `validate` for translation: fills `[c*]`, checks case classes, pads string2.
 fn validate_translate(
     s1: &[Elem],
@@ -571,19 +566,16 @@ fn options_end(args: &[OsString]) -> usize {
         .unwrap_or(args.len())
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let normalised = crate::info::basename::options_first(args, options_end(args));
-    let a = match parse_args::<TrArgs>("tr", &normalised, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+    let a = parse_args::<TrArgs>(&normalised)?;
     let n = a.strings.len();
     let translating = n == 2 && !a.delete;
     let min = 1 + usize::from(a.delete == a.squeeze);
     let max = 1 + usize::from(!a.delete || a.squeeze);
     if n < min {
         if n == 0 {
-            return usage_error("tr", "missing operand", 1);
+            return Err(Stop::Usage("missing operand".into()));
         }
         let why = if a.squeeze {
             "Two strings must be given when both deleting and squeezing repeats."
@@ -591,7 +583,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             "Two strings must be given when translating."
         };
         let last = a.strings.last().map(quote).unwrap_or_default();
-        return usage_error("tr", &format!("missing operand after {last}\n{why}"), 1);
+        return Err(Stop::Usage(format!("missing operand after {last}\n{why}")));
     }
     if n > max {
         let extra = a.strings.get(max).map(quote).unwrap_or_default();
@@ -599,7 +591,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         if n == 2 {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }
-        return usage_error("tr", &msg, 1);
+        return Err(Stop::Usage(msg.to_string()));
     }
     let mut warnings = String::new();
     let mut specs = Vec::new();
@@ -611,7 +603,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
                 let mut o = Outcome::status(1);
                 o.err(warnings);
                 o.err(format!("tr: {msg}\n"));
-                return o;
+                return Ok(o);
             }
         }
     }
@@ -621,8 +613,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let s1 = specs.next().unwrap_or_default();
     let mut s2 = specs.next();
     if s1.iter().any(|e| matches!(e, Elem::Repeat(_, 0))) {
-        return fail("the [c*] repeat construct may not appear in string1")
-            .with_warnings(&warnings);
+        return Err(
+            Stop::Fail("the [c*] repeat construct may not appear in string1".into()).after(o),
+        );
     }
     if let Some(s2) = &mut s2 {
         let len1 = if a.complement {
@@ -644,16 +637,19 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             *n = len1 - len2;
         }
         if fills.len() > 1 {
-            return fail("only one [c*] repeat construct may appear in string2")
-                .with_warnings(&warnings);
+            return Err(
+                Stop::Fail("only one [c*] repeat construct may appear in string2".into()).after(o),
+            );
         }
         if translating {
             if let Err(msg) = validate_translate(&s1, s2, a.complement, a.truncate) {
-                return fail(&msg).with_warnings(&warnings);
+                return Err(Stop::Fail(msg).after(o));
             }
         } else if !fills.is_empty() {
-            return fail("the [c*] construct may appear in string2 only when translating")
-                .with_warnings(&warnings);
+            return Err(Stop::Fail(
+                "the [c*] construct may appear in string2 only when translating".into(),
+            )
+            .after(o));
         }
     }
     let input_bytes = ctx.stdin.read_all().unwrap_or_default();
@@ -683,7 +679,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         emit(input.iter().copied(), Some(&squeeze), &mut out);
     }
     o.out(out);
-    o
+    Ok(o)
 }
 
 /// Writes bytes, dropping a byte of the squeeze set that repeats the one just written.
@@ -701,23 +697,6 @@ fn emit(bytes: impl Iterator<Item = u8>, squeeze: Option<&[bool; 256]>, out: &mu
     }
 }
 
-trait WithWarnings {
-    fn with_warnings(self, warnings: &str) -> Outcome;
-}
-
-impl WithWarnings for Outcome {
-    /// Puts the escape warnings GNU printed while parsing before the error.
-    fn with_warnings(self, warnings: &str) -> Outcome {
-        if warnings.is_empty() {
-            return self;
-        }
-        let mut o = Outcome::status(self.status);
-        o.err(warnings);
-        o.err(self.stderr());
-        o
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::testing::memfs::MemFs;
@@ -727,7 +706,7 @@ mod tests {
         text(
             &World::new(MemFs::rooted("/s"))
                 .stdin(input.as_bytes())
-                .run(super::run, args),
+                .run(crate::CommandName::Tr, args),
         )
     }
 

@@ -4,11 +4,12 @@
 //! [`Op::WriteFile`] (created even when empty, as GNU's `freopen` does).
 
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
 use crate::support::input::{open_input, read_error};
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
@@ -75,38 +76,6 @@ enum Delimit {
     Separate,
     Append,
     Both,
-}
-
-/// GNU's `argmatch` over `names`, or its usage error for `option`.
-fn method(value: &str, option: &str, names: &[(&str, Delimit)]) -> Result<Delimit, Outcome> {
-    if let Some((_, d)) = names.iter().find(|(n, _)| *n == value) {
-        return Ok(*d);
-    }
-    let hits: Vec<Delimit> = names
-        .iter()
-        .filter(|(n, _)| n.starts_with(value))
-        .map(|(_, d)| *d)
-        .collect();
-    if let [one] = hits.as_slice() {
-        return Ok(*one);
-    }
-    let kind = if hits.is_empty() {
-        "invalid"
-    } else {
-        "ambiguous"
-    };
-    let list = names.iter().fold(String::new(), |mut s, (n, _)| {
-        let _ = write!(s, "\n  - '{n}'");
-        s
-    });
-    Err(usage_error(
-        "uniq",
-        &format!(
-            "{kind} argument {} for '{option}'\nValid arguments are:{list}",
-            quote_locale(value)
-        ),
-        1,
-    ))
 }
 
 /// A count option's value (`xstrtoumax`; too large saturates), or GNU's message.
@@ -323,13 +292,13 @@ impl Mode {
     }
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<UniqArgs>("uniq", &normalize(args), 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<UniqArgs>(&normalize(args))?;
     if let Some(extra) = a.operands.get(2) {
-        return usage_error("uniq", &format!("extra operand {}", quote_locale(extra)), 1);
+        return Err(Stop::Usage(format!(
+            "extra operand {}",
+            quote_locale(extra)
+        )));
     }
     let counts = [
         (&a.skip_fields, "invalid number of fields to skip", 0),
@@ -343,10 +312,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     let mut values = [0usize; 3];
     for (slot, (v, what, default)) in values.iter_mut().zip(counts) {
         *slot = match v {
-            Some(v) => match count_arg(v, what) {
-                Ok(n) => n,
-                Err(o) => return o,
-            },
+            Some(v) => count_arg(v, what)?,
             None => default,
         };
     }
@@ -359,10 +325,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             ("prepend", Delimit::Prepend),
             ("separate", Delimit::Separate),
         ];
-        match method(m, "--all-repeated", &names) {
-            Ok(d) => delimit = d,
-            Err(o) => return o,
-        }
+        delimit = argmatch("--all-repeated", m, &names)?;
     }
     let mut grouping = Delimit::None;
     if let Some(m) = &a.group {
@@ -372,20 +335,17 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             ("separate", Delimit::Separate),
             ("both", Delimit::Both),
         ];
-        match method(m, "--group", &names) {
-            Ok(d) => grouping = d,
-            Err(o) => return o,
-        }
+        grouping = argmatch("--group", m, &names)?;
     }
     if a.group.is_some() && (a.count || a.repeated || all_repeated || a.unique) {
-        return usage_error("uniq", "--group is mutually exclusive with -c/-d/-D/-u", 1);
+        return Err(Stop::Usage(
+            "--group is mutually exclusive with -c/-d/-D/-u".into(),
+        ));
     }
     if a.count && all_repeated {
-        return usage_error(
-            "uniq",
-            "printing all duplicated lines and repeat counts is meaningless",
-            1,
-        );
+        return Err(Stop::Usage(
+            "printing all duplicated lines and repeat counts is meaningless".into(),
+        ));
     }
     let mode = Mode {
         skip_fields,
@@ -406,7 +366,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
         Err(e) => {
             let mut o = Outcome::status(1);
             o.err(format!("uniq: {}: {e}\n", quote_if_needed(&input)));
-            return o;
+            return Ok(o);
         }
     };
     let mut reader = BufReader::new(reader);
@@ -431,7 +391,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
 ",
             quote(&input)
         ));
-        return o;
+        return Ok(o);
     };
     let mut o = Outcome::ok();
     match a.operands.get(1) {
@@ -449,7 +409,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             o.out(data);
         }
     }
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -473,7 +433,7 @@ mod tests {
     }
 
     fn uniq(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Uniq, args))
     }
 
     fn out(s: &str) -> (String, String, i32) {
@@ -535,7 +495,7 @@ mod tests {
     #[test]
     fn output_file() {
         let w = world();
-        let o = w.run(super::run, &["dupes", "out"]);
+        let o = w.run(crate::CommandName::Uniq, &["dupes", "out"]);
         assert_eq!(text(&o), out(""));
         assert_eq!(
             ops(&o),

@@ -9,7 +9,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
 use crate::support::input::{open_input, operand_error, read_error};
 use crate::{Ctx, FileKind, FsError, Outcome, quote, quote_if_needed};
 
@@ -230,11 +231,8 @@ fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
         .collect())
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
-    let a = match parse_args::<WcArgs>("wc", args, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<WcArgs>(args)?;
     let mut sel = Select {
         lines: a.lines,
         words: a.words,
@@ -249,21 +247,17 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     }
     let (names, shown, from_list) = if let Some(f) = &a.files0_from {
         if let Some(extra) = a.files.first() {
-            return usage_error(
-                "wc",
-                &format!(
-                    "extra operand {}\nfile operands cannot be combined with --files0-from",
-                    quote(extra)
-                ),
-                1,
-            );
+            return Err(Stop::Usage(format!(
+                "extra operand {}\nfile operands cannot be combined with --files0-from",
+                quote(extra)
+            )));
         }
         match names_from(ctx, f) {
             Ok(n) => {
                 let shown = n.iter().cloned().map(Some).collect::<Vec<_>>();
                 (n, shown, Some(f.clone()))
             }
-            Err(o) => return o,
+            Err(o) => return Ok(o),
         }
     } else if a.files.is_empty() {
         (vec![OsString::from("-")], vec![None], None)
@@ -333,7 +327,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     if names.len() > 1 {
         o.out(format_line(&total, sel, width, Some(OsStr::new("total"))));
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 #[cfg(test)]
@@ -361,7 +355,7 @@ mod tests {
     }
 
     fn wc(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Wc, args))
     }
 
     #[test]

@@ -8,12 +8,13 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, usage_error};
+use crate::Stop;
+use crate::support::args::parse_args;
+use crate::support::input::read_error;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, parse_size,
     read_failure, size_error,
 };
-use crate::support::input::read_error;
 use crate::{Ctx, FileKind, FsError, Outcome, ReadSeek};
 
 /// Print the first 10 lines of each FILE to standard output.
@@ -65,7 +66,7 @@ fn obsolete(
     count: &mut Count,
     headers: &mut Headers,
     zero: &mut bool,
-) -> Option<Outcome> {
+) -> Result<(), Stop> {
     let body = arg.get(1..).unwrap_or_default();
     let digits = body.iter().take_while(|c| c.is_ascii_digit()).count();
     let mut number = body.get(..digits).unwrap_or_default().to_vec();
@@ -86,24 +87,23 @@ fn obsolete(
             b'v' => *headers = Headers::Always,
             b'z' => *zero = true,
             _ => {
-                return Some(usage_error(
-                    "head",
-                    &format!("invalid trailing option -- {}", char::from(c)),
-                    1,
-                ));
+                return Err(Stop::Usage(format!(
+                    "invalid trailing option -- {}",
+                    char::from(c)
+                )));
             }
         }
     }
     number.extend(multiplier);
     match parse_size(&number) {
         Ok(n) => count.n = n,
-        Err(e) => return Some(size_error("head", count.lines, &number, e)),
+        Err(e) => return Err(size_error(count.lines, &number, e)),
     }
-    None
+    Ok(())
 }
 
 /// Parses `-n`/`-c` values in order, as GNU validates each one as it meets it.
-fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Option<Outcome> {
+fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Result<(), Stop> {
     for v in values {
         let b = v.as_bytes();
         let (elide, digits) = match b.strip_prefix(b"-") {
@@ -114,13 +114,13 @@ fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Option<Ou
             Ok(n) => {
                 *count = Count { lines, elide, n };
             }
-            Err(e) => return Some(size_error("head", lines, digits, e)),
+            Err(e) => return Err(size_error(lines, digits, e)),
         }
     }
-    None
+    Ok(())
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut count = Count {
         lines: true,
         elide: false,
@@ -132,25 +132,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
     if let Some((first, tail)) = args.split_first() {
         let b = first.as_bytes();
         if b.len() > 1 && b.first() == Some(&b'-') && b.get(1).is_some_and(u8::is_ascii_digit) {
-            if let Some(o) = obsolete(b, &mut count, &mut headers, &mut zero) {
-                return o;
-            }
+            obsolete(b, &mut count, &mut headers, &mut zero)?;
             rest = tail;
         }
     }
     if let Some(d) = digit_option(rest, "cnqvz", "cn", &["bytes", "lines"]) {
-        return usage_error("head", &format!("invalid trailing option -- {d}"), 1);
+        return Err(Stop::Usage(format!("invalid trailing option -- {d}")));
     }
-    let a = match parse_args::<HeadArgs>("head", rest, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    if let Some(o) = parse_count(&a.bytes, false, &mut count) {
-        return o;
-    }
-    if let Some(o) = parse_count(&a.lines, true, &mut count) {
-        return o;
-    }
+    let a = parse_args::<HeadArgs>(rest)?;
+    parse_count(&a.bytes, false, &mut count)?;
+    parse_count(&a.lines, true, &mut count)?;
     if a.quiet {
         headers = Headers::Never;
     } else if a.verbose {
@@ -207,7 +198,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             }
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 /// Prints the head of one input; returns how many bytes it consumed.
@@ -317,7 +308,7 @@ mod tests {
     }
 
     fn head(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Head, args))
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::SeekFrom;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::Stop;
 use crate::support::input::read_error;
 use crate::{Ctx, FsError, Outcome, ReadSeek, quote};
 
@@ -108,18 +109,16 @@ pub fn parse_size(s: &[u8]) -> Result<u64, SizeError> {
 }
 
 /// `head: invalid number of lines: '2x'` (with GNU's errno text on overflow).
-pub fn size_error(cmd: &str, lines: bool, arg: &[u8], e: SizeError) -> Outcome {
+pub fn size_error(lines: bool, arg: &[u8], e: SizeError) -> Stop {
     let what = if lines { "lines" } else { "bytes" };
     let tail = match e {
         SizeError::Invalid => "",
         SizeError::Overflow => ": Value too large for defined data type",
     };
-    let mut o = Outcome::status(1);
-    o.err(format!(
-        "{cmd}: invalid number of {what}: {}{tail}\n",
+    Stop::Fail(format!(
+        "invalid number of {what}: {}{tail}",
         quote(OsStr::from_bytes(arg))
-    ));
-    o
+    ))
 }
 
 /// The first digit GNU's getopt would meet as an option letter (`head a -3`, `tail -n1 -3`),

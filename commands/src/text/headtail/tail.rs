@@ -11,12 +11,14 @@ use std::ffi::{OsStr, OsString};
 use std::io::SeekFrom;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::support::args::{parse_args, try_help};
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
+use crate::support::input::read_error;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, parse_size,
     read_failure, size_error,
 };
-use crate::support::input::read_error;
 use crate::{Ctx, FileKind, FsError, Outcome, ReadSeek, quote};
 
 const NOT_SUPPORTED: &str = "following is not supported in this shell";
@@ -75,15 +77,9 @@ struct Count {
     n: u64,
 }
 
-fn fail(msg: &str) -> Outcome {
-    let mut o = Outcome::status(1);
-    o.err(format!("tail: {msg}\n"));
-    o
-}
-
 /// GNU's `parse_obsolete_option`: `-N[bcl][f]` or `+N[bcl][f]` as the only option, with at
 /// most one file operand. `None`: not the obsolete form.
-fn obsolete(args: &[OsString]) -> Option<Result<(Count, bool), Outcome>> {
+fn obsolete(args: &[OsString]) -> Option<Result<(Count, bool), Stop>> {
     let first = args.first()?.as_bytes();
     let second = args.get(1).map(|a| a.as_bytes());
     let shape_ok = match args.len() {
@@ -146,7 +142,7 @@ fn obsolete(args: &[OsString]) -> Option<Result<(Count, bool), Outcome>> {
             {
                 Some(v) => n = v,
                 None => {
-                    return Some(Err(fail(&format!(
+                    return Some(Err(Stop::Fail(format!(
                         "invalid number: {}: Numerical result out of range",
                         quote(OsStr::from_bytes(first))
                     ))));
@@ -157,7 +153,7 @@ fn obsolete(args: &[OsString]) -> Option<Result<(Count, bool), Outcome>> {
             match n.checked_mul(512) {
                 Some(v) => n = v,
                 None => {
-                    return Some(Err(fail(&format!(
+                    return Some(Err(Stop::Fail(format!(
                         "invalid number: {}: Numerical result out of range",
                         quote(OsStr::from_bytes(first))
                     ))));
@@ -177,7 +173,7 @@ fn obsolete(args: &[OsString]) -> Option<Result<(Count, bool), Outcome>> {
 }
 
 /// Parses `-n`/`-c` values in order; a leading `+` anywhere makes GNU count from the start.
-fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Option<Outcome> {
+fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Result<(), Stop> {
     for v in values {
         let b = v.as_bytes();
         let digits = if b.first() == Some(&b'+') {
@@ -191,61 +187,44 @@ fn parse_count(values: &[OsString], lines: bool, count: &mut Count) -> Option<Ou
                 count.lines = lines;
                 count.n = n;
             }
-            Err(e) => return Some(size_error("tail", lines, digits, e)),
+            Err(e) => return Err(size_error(lines, digits, e)),
         }
     }
-    None
+    Ok(())
 }
 
-/// `--follow=HOW`, by unambiguous prefix as GNU's `XARGMATCH`.
-fn follow_mode(how: &str) -> Result<(), Outcome> {
-    let choices = ["descriptor", "name"];
-    let hits: Vec<&str> = choices
-        .iter()
-        .copied()
-        .filter(|c| c.starts_with(how))
-        .collect();
-    if hits.len() == 1 || choices.contains(&how) {
-        return Ok(());
-    }
-    let kind = if hits.is_empty() {
-        "invalid"
-    } else {
-        "ambiguous"
-    };
-    let mut o = Outcome::status(1);
-    o.err(format!(
-        "tail: {kind} argument {} for '--follow'\nValid arguments are:\n  - 'descriptor'\n  - 'name'\n{}",
-        crate::quote_locale(how),
-        try_help("tail")
-    ));
-    Err(o)
+/// `--follow=HOW`, as GNU's `XARGMATCH`.
+fn follow_mode(how: &str) -> Result<(), Stop> {
+    argmatch("--follow", how, &[("descriptor", 0u8), ("name", 1)]).map(|_| ())
 }
 
 /// Checks the values of the options that only matter when following.
-fn check_follow_values(a: &TailArgs) -> Option<Outcome> {
+fn check_follow_values(a: &TailArgs) -> Result<(), Stop> {
     if let Some(s) = &a.sleep
         && !s.trim_start().parse::<f64>().is_ok_and(|v| v >= 0.0)
     {
-        return Some(fail(&format!("invalid number of seconds: {}", quote(s))));
+        return Err(Stop::Fail(format!(
+            "invalid number of seconds: {}",
+            quote(s)
+        )));
     }
     if let Some(p) = &a.pid
         && parse_size(p.as_bytes()).is_err()
     {
-        return Some(fail(&format!("invalid PID: {}", quote(p))));
+        return Err(Stop::Fail(format!("invalid PID: {}", quote(p))));
     }
     if let Some(m) = &a.max_unchanged_stats
         && parse_size(m.as_bytes()).is_err()
     {
-        return Some(fail(&format!(
+        return Err(Stop::Fail(format!(
             "invalid maximum number of unchanged stats between opens: {}",
             quote(m)
         )));
     }
-    None
+    Ok(())
 }
 
-pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut count = Count {
         lines: true,
         from_start: false,
@@ -259,7 +238,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             follow = f;
             rest = args.get(1..).unwrap_or_default();
         }
-        Some(Err(o)) => return o,
+        Some(Err(stop)) => return Err(stop),
         None => {}
     }
     if let Some(d) = digit_option(
@@ -274,26 +253,15 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             "max-unchanged-stats",
         ],
     ) {
-        return fail(&format!("option used in invalid context -- {d}"));
+        return Err(Stop::Fail(format!("option used in invalid context -- {d}")));
     }
-    let a = match parse_args::<TailArgs>("tail", rest, 1) {
-        Ok(a) => a,
-        Err(o) => return o,
-    };
-    if let Some(how) = &a.follow
-        && let Err(o) = follow_mode(how)
-    {
-        return o;
+    let a = parse_args::<TailArgs>(rest)?;
+    if let Some(how) = &a.follow {
+        follow_mode(how)?;
     }
-    if let Some(o) = parse_count(&a.bytes, false, &mut count) {
-        return o;
-    }
-    if let Some(o) = parse_count(&a.lines, true, &mut count) {
-        return o;
-    }
-    if let Some(o) = check_follow_values(&a) {
-        return o;
-    }
+    parse_count(&a.bytes, false, &mut count)?;
+    parse_count(&a.lines, true, &mut count)?;
+    check_follow_values(&a)?;
     follow |= a.follow.is_some() || a.follow_name;
     let retry = a.retry || a.follow_name;
     let by_descriptor = a
@@ -397,7 +365,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Outcome {
             status = 1;
         }
     }
-    o.with_status(status)
+    Ok(o.with_status(status))
 }
 
 /// Prints the tail of one seekable input.
@@ -496,7 +464,7 @@ mod tests {
     }
 
     fn tail(w: &World, args: &[&str]) -> (String, String, i32) {
-        text(&w.run(super::run, args))
+        text(&w.run(crate::CommandName::Tail, args))
     }
 
     #[test]
