@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
+use crate::support::ident::{is_identifier, not_identifier};
 use crate::{Ctx, Effect, Op, Outcome};
 
 pub const USAGE: &str = "export [-fn] [name[=value] ...] or export -p";
@@ -31,20 +32,6 @@ pub struct ExportArgs {
 /// The text of `help export` and `export --help`.
 pub fn help() -> String {
     builtin_help_of::<ExportArgs>("export", USAGE)
-}
-
-/// A shell identifier: `[A-Za-z_][A-Za-z0-9_]*`.
-pub fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The ``name: `x': not a valid identifier`` diagnostic of `export` and `unset`.
-pub fn not_identifier(builtin: &str, word: &str) -> String {
-    format!("{builtin}: `{word}': not a valid identifier\n")
 }
 
 /// A value as `declare -p` shows it: in double quotes with `"`, `\`, `$` and backquote

@@ -4,8 +4,8 @@
 use std::ffi::OsString;
 
 use crate::Stop;
-use crate::builtins::export::{is_identifier, not_identifier};
 use crate::support::args::{builtin_help_of, parse_builtin};
+use crate::support::ident::{is_identifier, not_identifier};
 use crate::{Ctx, Effect, Op, Outcome};
 
 pub const USAGE: &str = "unset [-f] [-v] [-n] [name ...]";

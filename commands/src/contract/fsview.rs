@@ -114,6 +114,21 @@ impl FsError {
     }
 }
 
+impl FsError {
+    /// The error a failed `read(2)` or `lseek(2)` on an open file maps to: the one mapping
+    /// from `io::Error` (what a [`ReadSeek`] reports) to the errno a command shows.
+    pub fn from_io(e: &std::io::Error) -> FsError {
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::IsADirectory => FsError::IsADirectory,
+            ErrorKind::FileTooLarge => FsError::TooLarge,
+            ErrorKind::NotFound => FsError::NotFound,
+            ErrorKind::TimedOut => FsError::TimedOut,
+            _ => FsError::Io,
+        }
+    }
+}
+
 impl std::fmt::Display for FsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.strerror())
@@ -140,12 +155,7 @@ pub trait FsView {
         let mut buf = Vec::new();
         self.open(path)?
             .read_to_end(&mut buf)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::IsADirectory => FsError::IsADirectory,
-                std::io::ErrorKind::FileTooLarge => FsError::TooLarge,
-                std::io::ErrorKind::TimedOut => FsError::TimedOut,
-                _ => FsError::Io,
-            })?;
+            .map_err(|e| FsError::from_io(&e))?;
         Ok(buf)
     }
     /// The target of a symbolic link, as stored in the link (`readlink(2)`).

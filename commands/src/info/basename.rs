@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
-use crate::support::args::parse_args;
+use crate::support::args::{options_first, parse_args};
 use crate::{Ctx, Outcome, quote};
 
 /// Print NAME with any leading directory components removed.
@@ -50,19 +50,6 @@ fn options_end(args: &[OsString]) -> usize {
         }
     }
     args.len()
-}
-
-/// The arguments with a `--` where `+` getopt stops (at `end`), so that the permuting
-/// parser sees everything after it as operands. Shared with `tr`.
-pub fn options_first(args: &[OsString], end: usize) -> Vec<OsString> {
-    let rest = args.get(end..).unwrap_or_default();
-    let rest = rest
-        .strip_prefix(&[OsString::from("--")][..])
-        .unwrap_or(rest);
-    let mut out: Vec<OsString> = args.get(..end).unwrap_or_default().to_vec();
-    out.push(OsString::from("--"));
-    out.extend(rest.iter().cloned());
-    out
 }
 
 /// GNU's `base_name` + `strip_trailing_slashes` + `remove_suffix`.

@@ -223,6 +223,20 @@ fn clap_message(e: &clap::Error) -> String {
         .to_string()
 }
 
+/// The arguments with a `--` where `+` getopt stops (at `end`), so that the permuting
+/// parser sees everything after it as operands: a `+`-mode getopt (`POSIXLY_CORRECT`-style)
+/// for the utilities whose operands may start with `-` (`basename`, `tr`).
+pub fn options_first(args: &[OsString], end: usize) -> Vec<OsString> {
+    let rest = args.get(end..).unwrap_or_default();
+    let rest = rest
+        .strip_prefix(&[OsString::from("--")][..])
+        .unwrap_or(rest);
+    let mut out: Vec<OsString> = args.get(..end).unwrap_or_default().to_vec();
+    out.push(OsString::from("--"));
+    out.extend(rest.iter().cloned());
+    out
+}
+
 /// Parses a GNU utility's `args`; an error is a [`Stop::Usage`] with GNU's diagnostic
 /// (the command's name, Try line and status are added by [`Stop::render`]). `--help` is a
 /// [`Stop::Done`] with the help on stdout, `--version` a [`Stop::Version`].

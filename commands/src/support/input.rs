@@ -2,7 +2,7 @@
 //! always as a stream so that a large file is never held whole.
 
 use std::ffi::OsStr;
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 
 use crate::{Ctx, FsError, Outcome, Stdin, quote_if_needed};
 
@@ -18,15 +18,9 @@ pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn Read + 'a
     }
 }
 
-/// The error a failed `read(2)` maps to.
+/// The error a failed `read(2)` maps to ([`FsError::from_io`]).
 pub fn read_error(e: &std::io::Error) -> FsError {
-    match e.kind() {
-        ErrorKind::IsADirectory => FsError::IsADirectory,
-        ErrorKind::FileTooLarge => FsError::TooLarge,
-        ErrorKind::NotFound => FsError::NotFound,
-        ErrorKind::TimedOut => FsError::TimedOut,
-        _ => FsError::Io,
-    }
+    FsError::from_io(e)
 }
 
 /// `cmd: name: strerror` with the name quoted only where GNU's `quotef` would (`wc`, `head`,

@@ -20,6 +20,7 @@ use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
 use crate::support::input::{open_input, read_error};
+use crate::support::size::unit_power;
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
 /// GNU sort's failure status (`SORT_FAILURE`).
@@ -590,17 +591,7 @@ fn unit_order(s: &[u8]) -> i32 {
             break;
         }
     }
-    let order = match ch {
-        b'K' | b'k' => 1,
-        b'M' => 2,
-        b'G' => 3,
-        b'T' => 4,
-        b'P' => 5,
-        b'E' => 6,
-        b'Z' => 7,
-        b'Y' => 8,
-        _ => 0,
-    };
+    let order = unit_power(ch).map_or(0, |p| p as i32);
     match (any_nonzero, neg) {
         (false, _) => 0,
         (true, true) => -order,

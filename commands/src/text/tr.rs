@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
-use crate::support::args::parse_args;
+use crate::support::args::{options_first, parse_args};
 use crate::{Ctx, Outcome, quote, quote_locale};
 
 /// Translate, squeeze, and/or delete characters from standard input, writing to standard
@@ -567,7 +567,7 @@ fn options_end(args: &[OsString]) -> usize {
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
-    let normalised = crate::info::basename::options_first(args, options_end(args));
+    let normalised = options_first(args, options_end(args));
     let a = parse_args::<TrArgs>(&normalised)?;
     let n = a.strings.len();
     let translating = n == 2 && !a.delete;

@@ -11,9 +11,10 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::read_error;
+use crate::support::size::parse_size;
 use crate::text::headtail::{
-    CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, parse_size,
-    read_failure, size_error,
+    CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
+    size_error,
 };
 use crate::{Ctx, FileKind, FsError, Outcome, ReadSeek};
 

@@ -11,102 +11,11 @@ use std::io::SeekFrom;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
-use crate::support::input::read_error;
+use crate::support::size::SizeError;
 use crate::{Ctx, FsError, Outcome, ReadSeek, quote};
 
 /// How much is read at a time.
 pub const CHUNK: usize = 64 * 1024;
-
-/// Why a size argument was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SizeError {
-    /// Not a number, or trailing garbage: `invalid number of lines: '2x'`.
-    Invalid,
-    /// Too large for 64 bits: the message gets `: Value too large for defined data type`.
-    Overflow,
-}
-
-/// The power a suffix letter scales by, with base 1024 or 1000.
-fn suffix_power(c: u8) -> Option<u32> {
-    Some(match c {
-        b'k' | b'K' => 1,
-        b'm' | b'M' => 2,
-        b'G' => 3,
-        b'T' => 4,
-        b'P' => 5,
-        b'E' => 6,
-        b'Z' => 7,
-        b'Y' => 8,
-        _ => return None,
-    })
-}
-
-/// gnulib's `xstrtoumax(s, .., 10, .., "bkKmMGTPEZY0")`: leading blanks and `+` allowed, `-`
-/// refused, decimal digits (a lone suffix means 1), then one optional suffix: `b` (512), a
-/// power of 1024 (`K`, `KiB`) or of 1000 (`KB`).
-pub fn parse_size(s: &[u8]) -> Result<u64, SizeError> {
-    let mut i = 0;
-    while s.get(i).is_some_and(|c| matches!(c, b' ' | b'\t'..=b'\r')) {
-        i += 1;
-    }
-    match s.get(i) {
-        Some(b'-') => return Err(SizeError::Invalid),
-        Some(b'+') => i += 1,
-        _ => {}
-    }
-    let start = i;
-    let mut overflow = false;
-    let mut value: u64 = 0;
-    while let Some(d) = s.get(i).filter(|c| c.is_ascii_digit()) {
-        if let Some(v) = value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(d - b'0')))
-        {
-            value = v;
-        } else {
-            overflow = true;
-            value = u64::MAX;
-        }
-        i += 1;
-    }
-    let rest = s.get(i..).unwrap_or_default();
-    if i == start {
-        // No digits: a valid suffix alone stands for 1 (`-n K`), anything else is invalid.
-        match rest.first() {
-            Some(&c) if c == b'b' || suffix_power(c).is_some() => value = 1,
-            _ => return Err(SizeError::Invalid),
-        }
-    }
-    let Some(&c) = rest.first() else {
-        return if overflow {
-            Err(SizeError::Overflow)
-        } else {
-            Ok(value)
-        };
-    };
-    let (scaled, used) = if c == b'b' {
-        (value.checked_mul(512), 1)
-    } else if let Some(power) = suffix_power(c) {
-        let (base, used) = match rest.get(1) {
-            Some(b'i') if rest.get(2) == Some(&b'B') => (1024u64, 3),
-            Some(b'B' | b'D') => (1000, 2),
-            _ => (1024, 1),
-        };
-        (
-            base.checked_pow(power).and_then(|m| value.checked_mul(m)),
-            used,
-        )
-    } else {
-        return Err(SizeError::Invalid);
-    };
-    if rest.len() > used {
-        return Err(SizeError::Invalid);
-    }
-    match scaled {
-        Some(v) if !overflow => Ok(v),
-        _ => Err(SizeError::Overflow),
-    }
-}
 
 /// `head: invalid number of lines: '2x'` (with GNU's errno text on overflow).
 pub fn size_error(lines: bool, arg: &[u8], e: SizeError) -> Stop {
@@ -201,19 +110,16 @@ pub fn read_failure(cmd: &str, name: &OsStr, e: &FsError) -> String {
     format!("{cmd}: error reading {shown}: {e}\n")
 }
 
-fn io(e: &std::io::Error) -> FsError {
-    read_error(e)
-}
-
 /// The input's length, seeking to its end.
 pub fn length(r: &mut dyn ReadSeek) -> Result<u64, FsError> {
-    r.seek(SeekFrom::End(0)).map_err(|e| io(&e))
+    r.seek(SeekFrom::End(0)).map_err(|e| FsError::from_io(&e))
 }
 
 /// Reads the chunk `[start, start + buf.len())`.
 fn read_at(r: &mut dyn ReadSeek, start: u64, buf: &mut [u8]) -> Result<(), FsError> {
-    r.seek(SeekFrom::Start(start)).map_err(|e| io(&e))?;
-    r.read_exact(buf).map_err(|e| io(&e))
+    r.seek(SeekFrom::Start(start))
+        .map_err(|e| FsError::from_io(&e))?;
+    r.read_exact(buf).map_err(|e| FsError::from_io(&e))
 }
 
 /// The offset where the last `n` lines of an input of `len` bytes begin (an unterminated last
@@ -264,13 +170,14 @@ pub fn copy_range(
     if from >= to {
         return Ok(());
     }
-    r.seek(SeekFrom::Start(from)).map_err(|e| io(&e))?;
+    r.seek(SeekFrom::Start(from))
+        .map_err(|e| FsError::from_io(&e))?;
     let mut left = to - from;
     let mut buf = vec![0u8; CHUNK];
     while left > 0 {
         let want = usize::try_from(left.min(CHUNK as u64)).unwrap_or(CHUNK);
         let chunk = buf.get_mut(..want).unwrap_or_default();
-        let got = r.read(chunk).map_err(|e| io(&e))?;
+        let got = r.read(chunk).map_err(|e| FsError::from_io(&e))?;
         if got == 0 {
             break;
         }

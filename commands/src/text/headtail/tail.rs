@@ -15,9 +15,10 @@ use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
 use crate::support::input::read_error;
+use crate::support::size::parse_size;
 use crate::text::headtail::{
-    CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, parse_size,
-    read_failure, size_error,
+    CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
+    size_error,
 };
 use crate::{Ctx, FileKind, FsError, Outcome, ReadSeek, quote};
 
