@@ -106,23 +106,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn xstrtoumax_suffixes() {
-        // GNU coreutils 9.1: `head -c 2K` is 2048 bytes, `-c 2KB` 2000, `-c 2KiB` 2048,
-        // `-c 1b` 512, `-c m` one MiB, `-c 2x` invalid, `-c 99999999999999999999` too large.
+    fn sizes_as_gnu() {
+        // `head -n ARG` / `head -c ARG` with GNU coreutils 9.1.
+        assert_eq!(parse_size(b"10"), Ok(10));
+        assert_eq!(parse_size(b" +2"), Ok(2));
         assert_eq!(parse_size(b"2K"), Ok(2048));
         assert_eq!(parse_size(b"2KB"), Ok(2000));
-        assert_eq!(parse_size(b"2KiB"), Ok(2048));
+        assert_eq!(parse_size(b"1KiB"), Ok(1024));
         assert_eq!(parse_size(b"1b"), Ok(512));
-        assert_eq!(parse_size(b"m"), Ok(1 << 20));
-        assert_eq!(parse_size(b" +7"), Ok(7));
+        assert_eq!(parse_size(b"K"), Ok(1024));
+        assert_eq!(parse_size(b"010"), Ok(10));
+        assert_eq!(parse_size(b"1E"), Ok(1 << 60));
         assert_eq!(parse_size(b"2x"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"1k2"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"0x10"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b""), Err(SizeError::Invalid));
         assert_eq!(parse_size(b"-1"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"2KiBx"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"1Y"), Err(SizeError::Overflow));
         assert_eq!(
-            parse_size(b"99999999999999999999"),
+            parse_size(b"99999999999999999999999"),
             Err(SizeError::Overflow)
         );
-        assert_eq!(parse_size(b"1Y"), Err(SizeError::Overflow));
+    }
+
+    #[test]
+    fn lowercase_m_and_trailing_garbage() {
+        assert_eq!(parse_size(b"m"), Ok(1 << 20));
+        assert_eq!(parse_size(b"2KiBx"), Err(SizeError::Invalid));
     }
 
     #[test]

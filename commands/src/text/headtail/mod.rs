@@ -197,30 +197,6 @@ mod tests {
     use std::io::Cursor;
 
     #[test]
-    fn sizes_as_gnu() {
-        // `head -n ARG` / `head -c ARG` with GNU coreutils 9.1.
-        assert_eq!(parse_size(b"10"), Ok(10));
-        assert_eq!(parse_size(b" +2"), Ok(2));
-        assert_eq!(parse_size(b"2K"), Ok(2048));
-        assert_eq!(parse_size(b"2KB"), Ok(2000));
-        assert_eq!(parse_size(b"1KiB"), Ok(1024));
-        assert_eq!(parse_size(b"1b"), Ok(512));
-        assert_eq!(parse_size(b"K"), Ok(1024));
-        assert_eq!(parse_size(b"010"), Ok(10));
-        assert_eq!(parse_size(b"1E"), Ok(1 << 60));
-        assert_eq!(parse_size(b"2x"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"1k2"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"0x10"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b""), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"-1"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"1Y"), Err(SizeError::Overflow));
-        assert_eq!(
-            parse_size(b"99999999999999999999999"),
-            Err(SizeError::Overflow)
-        );
-    }
-
-    #[test]
     fn digits_after_operands() {
         let a = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
         assert_eq!(digit_option(&a(&["f", "-3"]), "nqvz", "nc", &[]), Some('3'));
