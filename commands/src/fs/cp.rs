@@ -123,7 +123,7 @@ struct Inside {
 
 impl Job<'_> {
     fn error(&mut self, msg: &str) {
-        self.out.err(format!("cp: {msg}\n"));
+        self.out.err(format!("{}: {msg}\n", self.ctx.name));
         self.status = 1;
     }
 

@@ -54,7 +54,7 @@ struct Job<'a> {
 
 impl Job<'_> {
     fn error(&mut self, msg: &str) {
-        self.out.err(format!("mv: {msg}\n"));
+        self.out.err(format!("{}: {msg}\n", self.ctx.name));
         self.status = 1;
     }
 

@@ -4,7 +4,7 @@
 use std::ffi::OsStr;
 use std::io::Read;
 
-use crate::{Ctx, FsError, Outcome, Stdin, quote_if_needed};
+use crate::{CommandName, Ctx, FsError, Outcome, Stdin, quote_if_needed};
 
 /// Opens an operand for reading, as a stream: `-` is the command's stdin; anything else a
 /// file (links followed). A directory opens, and its first read fails with `IsADirectory`.
@@ -25,7 +25,7 @@ pub fn read_error(e: &std::io::Error) -> FsError {
 
 /// `cmd: name: strerror` with the name quoted only where GNU's `quotef` would (`wc`, `head`,
 /// `grep`, `cat` style).
-pub fn operand_error(cmd: &str, operand: &OsStr, e: &FsError) -> String {
+pub fn operand_error(cmd: CommandName, operand: &OsStr, e: &FsError) -> String {
     format!("{cmd}: {}: {}\n", quote_if_needed(operand), e.strerror())
 }
 

@@ -7,8 +7,8 @@ use std::io::Read;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::read_error;
-use crate::{Ctx, FsError, Outcome, quote_if_needed};
+use crate::support::input::{open_input, operand_error, read_error};
+use crate::{Ctx, FsError, Outcome};
 
 /// Output lines of files or stdin, concatenated.
 #[derive(clap::Parser, Debug)]
@@ -183,20 +183,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut o = Outcome::ok();
     let mut status = 0;
     for file in &files {
-        let reader: Result<Box<dyn Read + '_>, FsError> = if file == "-" {
-            Ok(Box::new(ctx.stdin))
-        } else {
-            ctx.fs
-                .open(&ctx.resolve(file))
-                .map(|r| Box::new(r) as Box<dyn Read>)
-        };
-        let result = reader.and_then(|mut r| copy_formatted(&mut *r, &f, &mut st, ctx, &mut o));
+        let result = open_input(ctx, file)
+            .and_then(|mut r| copy_formatted(&mut *r, &f, &mut st, ctx, &mut o));
         match result {
             Ok(true) => {}
             // Nobody reads the output any more: stop, as on SIGPIPE.
             Ok(false) => return Ok(o.with_status(status)),
             Err(e) => {
-                o.err(format!("cat: {}: {e}\n", quote_if_needed(file)));
+                o.err(operand_error(ctx.name, file, &e));
                 status = 1;
             }
         }

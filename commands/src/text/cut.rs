@@ -300,7 +300,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         let reader = match open_input(ctx, name) {
             Ok(r) => r,
             Err(e) => {
-                o.err(operand_error("cut", name, &e));
+                o.err(operand_error(ctx.name, name, &e));
                 status = 1;
                 continue;
             }
@@ -325,7 +325,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 Err(e) => {
                     o.out(&out);
                     out.clear();
-                    o.err(operand_error("cut", name, &read_error(&e)));
+                    o.err(operand_error(ctx.name, name, &read_error(&e)));
                     status = 1;
                     break;
                 }

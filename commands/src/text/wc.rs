@@ -298,7 +298,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 _ => match open_input(ctx, name) {
                     Ok(mut r) => count_stream(&mut r, sel),
                     Err(e) => {
-                        o.err(operand_error("wc", name, &e));
+                        o.err(operand_error(ctx.name, name, &e));
                         status = 1;
                         continue;
                     }
@@ -308,14 +308,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             match open_input(ctx, name) {
                 Ok(mut r) => count_stream(&mut r, sel),
                 Err(e) => {
-                    o.err(operand_error("wc", name, &e));
+                    o.err(operand_error(ctx.name, name, &e));
                     status = 1;
                     continue;
                 }
             }
         };
         if let Some(e) = err {
-            o.err(operand_error("wc", name, &e));
+            o.err(operand_error(ctx.name, name, &e));
             status = 1;
         }
         o.out(format_line(&counts, sel, width, show.as_deref()));

@@ -66,7 +66,7 @@ impl Find<'_> {
 
     pub(super) fn error(&mut self, msg: &str) {
         self.flush();
-        self.outcome.err(format!("find: {msg}\n"));
+        self.outcome.err(format!("{}: {msg}\n", self.ctx.name));
         self.status = 1;
     }
 

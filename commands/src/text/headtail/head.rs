@@ -172,7 +172,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             match ctx.fs.open(&path) {
                 Ok(r) => r,
                 Err(e) => {
-                    o.err(open_error("head", name, &e));
+                    o.err(open_error(ctx.name, name, &e));
                     status = 1;
                     continue;
                 }
@@ -194,7 +194,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         match result {
             Ok(_) => {}
             Err(e) => {
-                o.err(read_failure("head", name, &e));
+                o.err(read_failure(ctx.name, name, &e));
                 status = 1;
             }
         }

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::size::SizeError;
-use crate::{Ctx, FsError, Outcome, ReadSeek, quote};
+use crate::{CommandName, Ctx, FsError, Outcome, ReadSeek, quote};
 
 /// How much is read at a time.
 pub const CHUNK: usize = 64 * 1024;
@@ -96,12 +96,12 @@ pub fn header(o: &mut Outcome, first: &mut bool, name: &OsStr) {
 }
 
 /// `cmd: cannot open 'x' for reading: ...`.
-pub fn open_error(cmd: &str, name: &OsStr, e: &FsError) -> String {
+pub fn open_error(cmd: CommandName, name: &OsStr, e: &FsError) -> String {
     format!("{cmd}: cannot open {} for reading: {e}\n", quote(name))
 }
 
 /// `cmd: error reading 'x': ...`; standard input is named as GNU does.
-pub fn read_failure(cmd: &str, name: &OsStr, e: &FsError) -> String {
+pub fn read_failure(cmd: CommandName, name: &OsStr, e: &FsError) -> String {
     let shown = if name == "-" {
         String::from("'standard input'")
     } else {

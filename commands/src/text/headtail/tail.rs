@@ -305,7 +305,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             match ctx.fs.open(&ctx.resolve(name)) {
                 Ok(r) => r,
                 Err(e) => {
-                    o.err(open_error("tail", name, &e));
+                    o.err(open_error(ctx.name, name, &e));
                     status = 1;
                     waiting |= retry;
                     continue;
@@ -334,7 +334,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 }
             }
             Err(e) => {
-                o.err(read_failure("tail", name, &e));
+                o.err(read_failure(ctx.name, name, &e));
                 status = 1;
                 if follow && kind == FileKind::Dir {
                     o.err(format!(
