@@ -16,3 +16,4 @@ pub mod paths;
 pub mod quote;
 pub mod regex_gnu;
 pub mod size;
+pub mod walk;

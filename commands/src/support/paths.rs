@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::support::walk::{Follow, Node, Refused, Visit, Walk};
 use crate::{FileKind, FsError, FsView};
 
 /// How many entries [`walk_post_order`] lists at most.
@@ -93,62 +94,45 @@ pub struct WalkEntry {
 }
 
 /// Lists a tree post-order (contents before their directory) in the order `read_dir` gives,
-/// as GNU `rm -r` visits it through `fts`. Iterative; stops descending at `max_depth` (the tree
-/// is still one effect; only the report is cut)
-/// and stops listing at [`WALK_ENTRY_CAP`]. Links are never followed.
+/// as GNU `rm -r` visits it through `fts`, on the shared [`Walk`]: stops descending at
+/// `max_depth` (the tree is still one effect; only the report is cut) and stops listing at
+/// [`WALK_ENTRY_CAP`]. Links are never followed. `display` is not empty (an empty operand
+/// never reaches a walk).
 pub fn walk_post_order(
     fs: &dyn FsView,
     root: &Path,
     display: &OsStr,
     max_depth: usize,
 ) -> Vec<WalkEntry> {
-    struct Frame {
-        path: PathBuf,
-        display: OsString,
-        pending: std::vec::IntoIter<crate::DirEntry>,
-        error: Option<FsError>,
-    }
-    let open = |path: PathBuf, display: OsString, depth: usize| {
-        let (entries, error) = if depth >= max_depth {
-            (Vec::new(), None)
-        } else {
-            match fs.read_dir(&path) {
-                Ok(e) => (e, None),
-                Err(e) => (Vec::new(), Some(e)),
-            }
-        };
-        Frame {
-            path,
-            display,
-            pending: entries.into_iter(),
-            error,
-        }
+    let dir = |node: Node, error: Option<FsError>| WalkEntry {
+        display: node.display,
+        kind: FileKind::Dir,
+        error,
     };
+    // A directory that is not entered is listed at once, with the error that kept it closed.
+    let refused = |(node, why): (Node, Refused)| match why {
+        Refused::Unreadable(e) => dir(node, Some(e)),
+        Refused::TooDeep | Refused::Loop => dir(node, None),
+    };
+    let mut walk = Walk::new(fs, Follow::Never, max_depth);
+    if let Err(r) = walk.descend(Walk::root(root.to_path_buf(), display)) {
+        return vec![refused(r)];
+    }
     let mut out = Vec::new();
-    let mut stack = vec![open(root.to_path_buf(), display.to_os_string(), 0)];
-    while let Some(top) = stack.last_mut() {
-        if out.len() >= WALK_ENTRY_CAP {
-            break;
-        }
-        if let Some(entry) = top.pending.next() {
-            let path = top.path.join(&entry.name);
-            let shown = join_display(&top.display, &entry.name);
-            if entry.kind == FileKind::Dir {
-                let depth = stack.len();
-                stack.push(open(path, shown, depth));
-            } else {
-                out.push(WalkEntry {
-                    display: shown,
-                    kind: entry.kind,
-                    error: None,
-                });
+    while out.len() < WALK_ENTRY_CAP {
+        let Some(visit) = walk.next() else { break };
+        match visit {
+            Visit::Entry(n) if n.kind == FileKind::Dir => {
+                if let Err(r) = walk.descend(n) {
+                    out.push(refused(r));
+                }
             }
-        } else if let Some(done) = stack.pop() {
-            out.push(WalkEntry {
-                display: done.display,
-                kind: FileKind::Dir,
-                error: done.error,
-            });
+            Visit::Entry(n) | Visit::Broken(n, _) => out.push(WalkEntry {
+                display: n.display,
+                kind: n.kind,
+                error: None,
+            }),
+            Visit::Leave(n) => out.push(dir(n, None)),
         }
     }
     out

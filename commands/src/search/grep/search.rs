@@ -3,6 +3,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::support::walk::{Follow, Refused, Visit, Walk};
 
 /// Whether a glob matches a name (recursion: the base name) or, for a command-line name,
 /// any suffix of it that starts after a `/` (GNU's `EXCLUDE_ANCHORED` off).
@@ -149,87 +150,58 @@ impl Grep<'_> {
         }
     }
 
-    /// `-r`: an iterative walk in directory order; links followed only with `-R`.
+    /// `-r`: the shared walk in directory order; links followed only with `-R`.
     pub(super) fn walk(&mut self, root: PathBuf, display: OsString) {
-        struct Frame {
-            path: PathBuf,
-            display: OsString,
-            entries: std::vec::IntoIter<crate::DirEntry>,
-            id: Option<(u64, u64)>,
-        }
         let ctx = self.ctx;
-        let id_of = |p: &std::path::Path| ctx.fs.stat(p, true).ok().map(|m| (m.dev, m.ino));
-        let mut stack: Vec<Frame> = Vec::new();
-        let root_id = if self.o.deref { id_of(&root) } else { None };
-        match ctx.fs.read_dir(&root) {
-            Ok(entries) => stack.push(Frame {
-                path: root,
-                display,
-                entries: entries.into_iter(),
-                id: root_id,
-            }),
-            Err(e) => return self.file_error(display.as_bytes(), &e),
+        let follow = if self.o.deref {
+            Follow::Always
+        } else {
+            Follow::Never
+        };
+        let mut walk = Walk::new(ctx.fs, follow, ctx.walk_depth);
+        if let Err((_, Refused::Unreadable(e))) = walk.enter(Walk::root(root, &display)) {
+            return self.file_error(display.as_bytes(), &e);
         }
-        while let Some(top) = stack.last_mut() {
+        while let Some(visit) = walk.next() {
             if self.quit {
                 return;
             }
-            let Some(entry) = top.entries.next() else {
-                stack.pop();
-                continue;
+            let node = match visit {
+                Visit::Entry(node) => node,
+                Visit::Broken(node, e) => {
+                    self.file_error(node.display.as_bytes(), &e);
+                    continue;
+                }
+                Visit::Leave(_) => continue,
             };
-            let path = top.path.join(&entry.name);
-            // `grep -r pat` with no operand shows names without `./`.
-            let shown = if top.display.is_empty() {
-                entry.name.clone()
-            } else {
-                join_display(&top.display, &entry.name)
-            };
-            let kind = match entry.kind {
-                FileKind::Symlink if self.o.deref => match ctx.fs.stat(&path, true) {
-                    Ok(m) => m.kind,
-                    Err(e) => {
-                        self.file_error(shown.as_bytes(), &e);
-                        continue;
-                    }
-                },
-                k => k,
-            };
-            match kind {
+            match node.kind {
                 FileKind::Dir => {
-                    if self.dir_excluded(shown.as_bytes(), false) {
+                    if self.dir_excluded(node.display.as_bytes(), false) {
                         continue;
                     }
-                    let id = if self.o.deref { id_of(&path) } else { None };
-                    if id.is_some() && stack.iter().any(|f| f.id == id) {
-                        self.message(&format!(
-                            "grep: {}: warning: recursive directory loop\n",
-                            String::from_utf8_lossy(shown.as_bytes())
-                        ));
+                    let Err((node, why)) = walk.descend(node) else {
                         continue;
-                    }
-                    if stack.len() >= ctx.walk_depth {
-                        self.message(&format!(
-                            "grep: {}: directory nesting deeper than {} levels; not searched\n",
-                            String::from_utf8_lossy(shown.as_bytes()),
-                            ctx.walk_depth
-                        ));
-                        self.error = true;
-                        continue;
-                    }
-                    match ctx.fs.read_dir(&path) {
-                        Ok(entries) => stack.push(Frame {
-                            path,
-                            display: shown,
-                            entries: entries.into_iter(),
-                            id,
-                        }),
-                        Err(e) => self.file_error(shown.as_bytes(), &e),
+                    };
+                    let shown = String::from_utf8_lossy(node.display.as_bytes()).into_owned();
+                    match why {
+                        Refused::Loop => {
+                            self.message(&format!(
+                                "grep: {shown}: warning: recursive directory loop\n"
+                            ));
+                        }
+                        Refused::TooDeep => {
+                            self.message(&format!(
+                                "grep: {shown}: directory nesting deeper than {} levels; not searched\n",
+                                ctx.walk_depth
+                            ));
+                            self.error = true;
+                        }
+                        Refused::Unreadable(e) => self.file_error(node.display.as_bytes(), &e),
                     }
                 }
                 FileKind::File => {
-                    if !self.excluded(shown.as_bytes(), false) {
-                        self.search_path(&path, shown.as_bytes());
+                    if !self.excluded(node.display.as_bytes(), false) {
+                        self.search_path(&node.path, node.display.as_bytes());
                     }
                 }
                 // Links under `-r`, devices and fifos: skipped, as GNU does when recursing.
