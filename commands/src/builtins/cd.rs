@@ -122,16 +122,10 @@ mod tests {
 
     use crate::Op;
     use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, ops, text};
+    use crate::testing::world::{World, ops, small_tree, text};
 
     fn world() -> World {
-        World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d/sub")
-                .file("/s/f", b"")
-                .symlink("/s/ld", "d/sub")
-                .symlink("/s/dang", "nowhere"),
-        )
+        World::new(small_tree().symlink("/s/ld", "d/sub"))
     }
 
     fn cwd_of(w: &World, args: &[&str]) -> Vec<Op> {

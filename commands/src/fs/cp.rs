@@ -557,21 +557,12 @@ mod tests {
     use std::path::PathBuf;
 
     use crate::Op;
-    use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, ops, text, transcript};
+
+    use crate::testing::world::{World, copy_tree, ops, text, transcript};
 
     fn world() -> World {
         World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d/sub")
-                .file("/s/d/x", b"x\n")
-                .dir("/s/e/d/keep")
-                .file("/s/f", b"hi\n")
-                .file("/s/g", b"g\n")
-                .symlink("/s/lf", "f")
-                .symlink("/s/dang", "nowhere")
-                .symlink("/s/ld", "d")
-                .dir("/s/dd/f")
+            copy_tree()
                 .file("/s/run.sh", b"#!/bin/sh\n")
                 .perm("/s/run.sh", 0o755),
         )

@@ -168,16 +168,11 @@ mod tests {
     use std::path::PathBuf;
 
     use crate::Op;
-    use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, ops, text, transcript};
+
+    use crate::testing::world::{World, ops, small_tree, text, transcript};
 
     fn world() -> World {
-        World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d/sub")
-                .file("/s/f", b"")
-                .symlink("/s/dang", "nowhere"),
-        )
+        World::new(small_tree())
     }
 
     fn mk(p: &str, mode: Option<u32>, exist_ok: bool) -> Op {

@@ -81,6 +81,50 @@ impl World {
     }
 }
 
+/// `line 1\n` … `line 30\n`: the file the head, tail and wc tests count in.
+pub fn lines30() -> Vec<u8> {
+    (1..=30)
+        .map(|i| format!("line {i}\n"))
+        .collect::<Vec<_>>()
+        .concat()
+        .into_bytes()
+}
+
+/// The named world of the text filters, rooted at `/s`: a directory `d`, `lines.txt`
+/// ([`lines30`]), `nonl.txt` (no final newline), `empty.txt` and `colon.txt` (fields).
+pub fn texts() -> MemFs {
+    MemFs::rooted("/s")
+        .dir("/s/d")
+        .file("/s/lines.txt", &lines30())
+        .file("/s/nonl.txt", b"no newline at end")
+        .file("/s/empty.txt", b"")
+        .file("/s/colon.txt", b"a:b:c\nd:e:f\ng\n1:2:3:4\n")
+}
+
+/// A small tree, rooted at `/s`: `d/sub/`, an empty file `f`, a dangling link `dang`.
+pub fn small_tree() -> MemFs {
+    MemFs::rooted("/s")
+        .dir("/s/d/sub")
+        .file("/s/f", b"")
+        .symlink("/s/dang", "nowhere")
+}
+
+/// The tree of the copy and move tests, rooted at `/s`: `d/{sub/,x}`, `e/d/keep/` (a
+/// destination with a `d` inside), files `f` and `g`, links `lf` → `f`, `ld` → `d` and a
+/// dangling `dang`, and `dd/f/` (a directory named like a file).
+pub fn copy_tree() -> MemFs {
+    MemFs::rooted("/s")
+        .dir("/s/d/sub")
+        .file("/s/d/x", b"x\n")
+        .dir("/s/e/d/keep")
+        .file("/s/f", b"hi\n")
+        .file("/s/g", b"g\n")
+        .symlink("/s/lf", "f")
+        .symlink("/s/dang", "nowhere")
+        .symlink("/s/ld", "d")
+        .dir("/s/dd/f")
+}
+
 pub fn os(v: &[&str]) -> Vec<OsString> {
     v.iter().map(OsString::from).collect()
 }

@@ -338,20 +338,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, text};
+
+    use crate::testing::world::{World, text, texts};
 
     fn world() -> World {
-        World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d")
-                .file(
-                    "/s/data.csv",
-                    b"name,age,city\nalice,30,paris\nbob,25,berlin\ncarol,35,rome\ndave,25,paris\n",
-                )
-                .file("/s/colon.txt", b"a:b:c\nd:e:f\ng\n1:2:3:4\n")
-                .file("/s/nonl.txt", b"no newline at end"),
-        )
+        World::new(texts().file(
+            "/s/data.csv",
+            b"name,age,city\nalice,30,paris\nbob,25,berlin\ncarol,35,rome\ndave,25,paris\n",
+        ))
     }
 
     fn cut(w: &World, args: &[&str]) -> (String, String, i32) {

@@ -332,23 +332,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, text};
+
+    use crate::testing::world::{World, text, texts};
 
     fn world() -> World {
-        let lines = (1..=30)
-            .map(|i| format!("line {i}\n"))
-            .collect::<Vec<_>>()
-            .concat();
         World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d")
-                .file("/s/lines.txt", lines.as_bytes())
+            texts()
                 .file(
                     "/s/words.txt",
                     b"the quick brown fox\njumps over  the lazy dog\n\n  leading spaces\ttab\nThe END\n",
                 )
-                .file("/s/empty.txt", b"")
                 .file("/s/f0", b"lines.txt\0words.txt\0")
                 .file("/s/f1", b"nope\0\0lines.txt"),
         )

@@ -447,21 +447,11 @@ fn skip_lines(
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
-    use crate::testing::world::{World, text};
+
+    use crate::testing::world::{World, text, texts};
 
     fn world() -> World {
-        let lines = (1..=30)
-            .map(|i| format!("line {i}\n"))
-            .collect::<Vec<_>>()
-            .concat();
-        World::new(
-            MemFs::rooted("/s")
-                .dir("/s/d")
-                .file("/s/lines.txt", lines.as_bytes())
-                .file("/s/nonl.txt", b"no newline at end")
-                .file("/s/colon.txt", b"a:b:c\nd:e:f\ng\n1:2:3:4\n"),
-        )
+        World::new(texts())
     }
 
     fn tail(w: &World, args: &[&str]) -> (String, String, i32) {
