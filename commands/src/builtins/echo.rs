@@ -73,6 +73,7 @@ fn parse(args: &[OsString]) -> EchoArgs<'_> {
     a
 }
 
+#[allow(clippy::unnecessary_wraps)] // the command table's handler signature
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let a = parse(args);
     let utf8 = utf8_locale(ctx.vars);

@@ -49,6 +49,7 @@ pub fn help() -> String {
     builtin_help_of::<ExitArgs>("exit", USAGE)
 }
 
+#[allow(clippy::unnecessary_wraps)] // the command table's handler signature
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut rest = args;
     if let Some(first) = rest.first() {

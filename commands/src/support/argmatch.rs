@@ -68,7 +68,7 @@ pub fn valid_arguments<T: PartialEq>(table: &[(&str, T)]) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 

@@ -175,7 +175,7 @@ impl Iterator for Walk<'_> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::testing::memfs::MemFs;
@@ -205,10 +205,10 @@ mod tests {
                     }
                 }
                 Visit::Entry(n) => {
-                    out.push(format!("{:?} {}", n.kind, n.display.to_string_lossy()))
+                    out.push(format!("{:?} {}", n.kind, n.display.to_string_lossy()));
                 }
                 Visit::Broken(n, e) => {
-                    out.push(format!("broken {} {e}", n.display.to_string_lossy()))
+                    out.push(format!("broken {} {e}", n.display.to_string_lossy()));
                 }
                 Visit::Leave(n) => out.push(format!("post {}", n.display.to_string_lossy())),
             }

@@ -276,7 +276,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     let ranges = match set_fields(list.as_bytes(), !fields, a.complement) {
         Ok(r) => r,
-        Err(msg) => return Err(Stop::Usage(msg.to_string())),
+        Err(msg) => return Err(Stop::Usage(msg)),
     };
     let delim = a
         .delimiter

@@ -44,6 +44,7 @@ impl IntoBytes for OsString {
     }
 }
 
+#[allow(clippy::unnecessary_wraps)] // the command table's handler signature
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     // Leading options: -H, -L, -P (the last wins), -D and -O (accepted, ignored).
     let mut follow = Follow::Never;

@@ -253,7 +253,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if no_operand && recursive {
             // Names without the `./` prefix.
             let root = ctx.resolve(".");
-            g.walk(root, OsString::new());
+            g.walk(root, OsStr::new(""));
         } else {
             g.operand(op);
         }

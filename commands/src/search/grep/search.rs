@@ -130,7 +130,7 @@ impl Grep<'_> {
                     if self.o.skip_dirs || self.dir_excluded(name, true) {
                         return;
                     }
-                    return self.walk(path, op.to_os_string());
+                    return self.walk(path, op);
                 }
                 Ok(m) if m.kind == FileKind::Other && self.o.skip_devices => return,
                 Ok(_) => {}
@@ -151,7 +151,7 @@ impl Grep<'_> {
     }
 
     /// `-r`: the shared walk in directory order; links followed only with `-R`.
-    pub(super) fn walk(&mut self, root: PathBuf, display: OsString) {
+    pub(super) fn walk(&mut self, root: PathBuf, display: &OsStr) {
         let ctx = self.ctx;
         let follow = if self.o.deref {
             Follow::Always
@@ -159,7 +159,7 @@ impl Grep<'_> {
             Follow::Never
         };
         let mut walk = Walk::new(ctx.fs, follow, ctx.walk_depth);
-        if let Err((_, Refused::Unreadable(e))) = walk.enter(Walk::root(root, &display)) {
+        if let Err((_, Refused::Unreadable(e))) = walk.enter(Walk::root(root, display)) {
             return self.file_error(display.as_bytes(), &e);
         }
         while let Some(visit) = walk.next() {

@@ -212,7 +212,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if n == 2 {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }
-        return Err(Stop::Usage(msg.to_string()));
+        return Err(Stop::Usage(msg));
     }
     let mut warnings = String::new();
     let mut specs = Vec::new();
