@@ -12,6 +12,19 @@ use std::fmt::Write as _;
 use crate::Stop;
 use crate::quote_locale;
 
+/// coreutils' `--color[=WHEN]` (`ls`, later `dir`, `diff`): always, never, auto.
+pub const COLOR_WHEN: &[(&str, u8)] = &[
+    ("always", 1),
+    ("yes", 1),
+    ("force", 1),
+    ("never", 2),
+    ("no", 2),
+    ("none", 2),
+    ("auto", 3),
+    ("tty", 3),
+    ("if-tty", 3),
+];
+
 /// The status of an argmatch failure.
 const ARGMATCH_STATUS: i32 = 1;
 
@@ -72,17 +85,7 @@ pub fn valid_arguments<T: PartialEq>(table: &[(&str, T)]) -> String {
 mod tests {
     use super::*;
 
-    const WHEN: &[(&str, u8)] = &[
-        ("always", 1),
-        ("yes", 1),
-        ("force", 1),
-        ("never", 2),
-        ("no", 2),
-        ("none", 2),
-        ("auto", 3),
-        ("tty", 3),
-        ("if-tty", 3),
-    ];
+    const WHEN: &[(&str, u8)] = COLOR_WHEN;
 
     fn err(r: Result<u8, Stop>) -> (String, i32) {
         match r.unwrap_err() {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::Stop;
-use crate::support::argmatch::argmatch;
+use crate::support::argmatch::{COLOR_WHEN, argmatch};
 use crate::support::args::parse_args;
 use crate::support::datetime::{civil_from_days, to_epoch, tz_offset};
 use crate::support::paths::{join_display, normalize_lexical, parent_of};
@@ -36,19 +36,6 @@ const TAB: usize = 8;
 const SIX_MONTHS: u64 = 31_556_952 / 2;
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-/// `--color=WHEN` (argmatch rows; synonyms adjacent). The value is not used: output is
-/// never coloured.
-const COLOR_WHEN: &[(&str, u8)] = &[
-    ("always", 1),
-    ("yes", 1),
-    ("force", 1),
-    ("never", 2),
-    ("no", 2),
-    ("none", 2),
-    ("auto", 3),
-    ("tty", 3),
-    ("if-tty", 3),
 ];
 
 /// List information about the FILEs (the current directory by default).
@@ -299,6 +286,7 @@ struct Pending {
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let a = parse_args::<LsArgs>(args)?;
     if let Some(when) = &a.color {
+        // The value is not used: output is never coloured.
         argmatch("--color", when, COLOR_WHEN)?;
     }
     let format = if a.long {
