@@ -103,7 +103,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let shown = ansic_if_needed(&dir);
     match target(ctx, &joined, a.physical) {
         Ok(path) => {
-            let mut effect = Effect::new(Op::SetCwd { path: path.clone() }, format!("cd: {shown}"));
+            let mut effect = Effect::new(
+                Op::SetCwd { path: path.clone() },
+                format!("{}: {shown}", ctx.name),
+            );
             if print {
                 let mut line = path.as_os_str().as_bytes().to_vec();
                 line.push(b'\n');

@@ -71,7 +71,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         let mut o = exit_with(2);
         o.steps.insert(
             0,
-            crate::Step::ShellErr(format!("exit: {text}: {NUMERIC}\n").into_bytes()),
+            crate::Step::ShellErr(format!("{}: {text}: {NUMERIC}\n", ctx.name).into_bytes()),
         );
         return Ok(o);
     };

@@ -106,7 +106,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             continue;
         }
         if a.functions {
-            o.shell_err(format!("export: {name}: not a function\n"));
+            o.shell_err(format!("{}: {name}: not a function\n", ctx.name));
             status = 1;
             continue;
         }
@@ -123,7 +123,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 value,
                 export: !a.unexport,
             },
-            format!("export: {name}"),
+            format!("{}: {name}", ctx.name),
         ));
     }
     Ok(o.with_status(status))

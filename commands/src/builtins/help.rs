@@ -106,7 +106,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             .collect();
         if hits.is_empty() {
             o.shell_err(format!(
-                "help: no help topics match `{pat}'.  Try `help help' or `man -k {pat}' or `info {pat}'.\n"
+                "{}: no help topics match `{pat}'.  Try `help help' or `man -k {pat}' or `info {pat}'.\n",
+                ctx.name,
             ));
             status = 1;
             continue;

@@ -37,7 +37,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             Err(e) => {
                 // bash: `pwd: error retrieving current directory: getcwd: ...`
                 o.shell_err(format!(
-                    "pwd: error retrieving current directory: getcwd: cannot access parent directories: {e}\n"
+                    "{}: error retrieving current directory: getcwd: cannot access parent directories: {e}\n",
+                    ctx.name,
                 ));
                 return Ok(o.with_status(1));
             }

@@ -96,7 +96,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if !found {
             status = 1;
             if !a.kind && !a.path {
-                o.shell_err(format!("type: {name}: not found\n"));
+                o.shell_err(format!("{}: {name}: not found\n", ctx.name));
             }
         }
     }

@@ -273,7 +273,8 @@ impl Job<'_> {
         if self.no_clobber {
             return None;
         }
-        if self.interactive && !self.ask(&format!("cp: overwrite {}? ", quote(dst))) {
+        if self.interactive && !self.ask(&format!("{}: overwrite {}? ", self.ctx.name, quote(dst)))
+        {
             return None;
         }
         Some(true)
@@ -294,7 +295,7 @@ impl Job<'_> {
                 Op::Trash {
                     path: dst_path.to_path_buf(),
                 },
-                format!("cp: cannot remove {}", quote(dst)),
+                format!("{}: cannot remove {}", self.ctx.name, quote(dst)),
             ));
         }
         let what = if as_link {
@@ -309,7 +310,7 @@ impl Job<'_> {
                 links_as_links: as_link,
                 preserve: self.preserve,
             },
-            format!("cp: {what} {}", quote(dst)),
+            format!("{}: {what} {}", self.ctx.name, quote(dst)),
         );
         if let Some(v) = self.verbose_line(src, dst) {
             e = e.on_ok(v);
@@ -328,7 +329,11 @@ impl Job<'_> {
                 path: dst_path.to_path_buf(),
                 mode,
             },
-            format!("cp: preserving permissions for {}", quote(dst)),
+            format!(
+                "{}: preserving permissions for {}",
+                self.ctx.name,
+                quote(dst)
+            ),
         ));
     }
 
@@ -386,7 +391,7 @@ impl Job<'_> {
                     mode: None,
                     exist_ok: false,
                 },
-                format!("cp: cannot create directory {}", quote(dst)),
+                format!("{}: cannot create directory {}", self.ctx.name, quote(dst)),
             );
             if let Some(v) = self.verbose_line(src, dst) {
                 e = e.on_ok(v);
@@ -432,7 +437,11 @@ impl Job<'_> {
                     mtime: Some(f.meta.mtime),
                     create: false,
                 },
-                format!("cp: preserving times for {}", quote(&f.dst_shown)),
+                format!(
+                    "{}: preserving times for {}",
+                    self.ctx.name,
+                    quote(&f.dst_shown)
+                ),
             ));
         } else if f.created {
             let wanted = f.meta.perm & 0o777 & !UMASK;

@@ -140,7 +140,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 Some(mode.apply(0o777, true))
             } else {
                 let mut o = Outcome::status(1);
-                o.err(format!("mkdir: invalid mode {}\n", quote(m)));
+                o.err(format!("{}: invalid mode {}\n", ctx.name, quote(m)));
                 return Ok(o);
             }
         }

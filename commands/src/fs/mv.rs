@@ -158,7 +158,9 @@ impl Job<'_> {
                 if self.a.no_clobber {
                     return;
                 }
-                if self.a.interactive && !self.ask(&format!("mv: overwrite {}? ", quote(dst))) {
+                if self.a.interactive
+                    && !self.ask(&format!("{}: overwrite {}? ", self.ctx.name, quote(dst)))
+                {
                     return;
                 }
                 // The old target goes to the trash first, so the line can be undone.

@@ -147,7 +147,8 @@ impl Job<'_> {
                     format!("{} (same as '/')", quote(name))
                 };
                 self.out.err(format!(
-                    "rm: it is dangerous to operate recursively on {shown}\n{DANGER_HINT}"
+                    "{}: it is dangerous to operate recursively on {shown}\n{DANGER_HINT}",
+                    self.ctx.name,
                 ));
                 self.status = 1;
                 return;
@@ -163,10 +164,20 @@ impl Job<'_> {
             if self.prompt == Prompt::Always {
                 // TODO(rm): -i on a non-empty tree asks per entry in GNU; here one question
                 // to descend and one for the directory decide for the whole tree.
-                if !empty && !self.ask(&format!("rm: descend into directory {}? ", quote(name))) {
+                if !empty
+                    && !self.ask(&format!(
+                        "{}: descend into directory {}? ",
+                        self.ctx.name,
+                        quote(name)
+                    ))
+                {
                     return;
                 }
-                if !self.ask(&format!("rm: remove directory {}? ", quote(name))) {
+                if !self.ask(&format!(
+                    "{}: remove directory {}? ",
+                    self.ctx.name,
+                    quote(name)
+                )) {
                     return;
                 }
             }
@@ -186,7 +197,8 @@ impl Job<'_> {
         }
         if self.prompt == Prompt::Always {
             let q = format!(
-                "rm: remove {} {}? ",
+                "{}: remove {} {}? ",
+                self.ctx.name,
                 self.kind_name(&path, kind),
                 quote(name)
             );
@@ -258,7 +270,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if prompt == Prompt::Once && (a.recursive || a.files.len() > 3) {
         let n = a.files.len();
         let q = format!(
-            "rm: remove {n} argument{}{}? ",
+            "{}: remove {n} argument{}{}? ",
+            ctx.name,
             if n == 1 { "" } else { "s" },
             if a.recursive { " recursively" } else { "" }
         );

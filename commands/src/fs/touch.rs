@@ -63,7 +63,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let offset = tz_offset(ctx);
     let invalid = |s: &str| {
         let mut o = Outcome::status(1);
-        o.err(format!("touch: invalid date format {}\n", quote(s)));
+        o.err(format!("{}: invalid date format {}\n", ctx.name, quote(s)));
         o
     };
     let (mut atime, mut mtime) = (ctx.now, ctx.now);
@@ -73,7 +73,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             Err(e) => {
                 let mut o = Outcome::status(1);
                 o.err(format!(
-                    "touch: failed to get attributes of {}: {e}\n",
+                    "{}: failed to get attributes of {}: {e}\n",
+                    ctx.name,
                     quote(r)
                 ));
                 return Ok(o);
@@ -121,16 +122,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 Err(e) => Some(e),
             };
             if let Some(e) = err {
-                o.err(format!("touch: cannot touch {}: {e}\n", quote(f)));
+                o.err(format!("{}: cannot touch {}: {e}\n", ctx.name, quote(f)));
                 status = 1;
                 continue;
             }
             overlay.create(&path, FileKind::File);
         }
         let context = if exists {
-            format!("touch: setting times of {}", quote(f))
+            format!("{}: setting times of {}", ctx.name, quote(f))
         } else {
-            format!("touch: cannot touch {}", quote(f))
+            format!("{}: cannot touch {}", ctx.name, quote(f))
         };
         o.effect(Effect::new(
             Op::Touch {

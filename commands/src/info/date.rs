@@ -255,7 +255,7 @@ fn batch(ctx: &Ctx, file: &OsStr, zone: &Zone, format: &[u8]) -> Outcome {
         // GNU 9.1 treats a read error (a directory) as the end of the input, silently.
         Err(crate::FsError::IsADirectory) => return o,
         Err(e) => {
-            o.err(format!("date: {}: {e}\n", quote_if_needed(file)));
+            o.err(format!("{}: {}: {e}\n", ctx.name, quote_if_needed(file)));
             return o.with_status(1);
         }
     }

@@ -51,7 +51,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 data: input.clone(),
                 append: a.append,
             },
-            format!("tee: {}", quote_if_needed(file)),
+            format!("{}: {}", ctx.name, quote_if_needed(file)),
         ));
     }
     o.out(&input);

@@ -365,7 +365,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         Ok(r) => r,
         Err(e) => {
             let mut o = Outcome::status(1);
-            o.err(format!("uniq: {}: {e}\n", quote_if_needed(&input)));
+            o.err(format!("{}: {}: {e}\n", ctx.name, quote_if_needed(&input)));
             return Ok(o);
         }
     };
@@ -402,7 +402,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                     data,
                     append: false,
                 },
-                format!("uniq: {}", quote_if_needed(out)),
+                format!("{}: {}", ctx.name, quote_if_needed(out)),
             ));
         }
         _ => {

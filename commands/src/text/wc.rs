@@ -209,7 +209,8 @@ fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
         Err(FsError::IsADirectory) => {
             let mut o = Outcome::status(1);
             o.err(format!(
-                "wc: {}: read error: {}\n",
+                "{}: {}: read error: {}\n",
+                ctx.name,
                 quote_if_needed(f),
                 FsError::IsADirectory
             ));
@@ -217,7 +218,11 @@ fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
         }
         Err(e) => {
             let mut o = Outcome::status(1);
-            o.err(format!("wc: cannot open {} for reading: {e}\n", quote(f)));
+            o.err(format!(
+                "{}: cannot open {} for reading: {e}\n",
+                ctx.name,
+                quote(f)
+            ));
             return Err(o);
         }
     };
@@ -276,11 +281,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if name.is_empty() {
             match &from_list {
                 Some(f) => o.err(format!(
-                    "wc: {}:{}: {ZERO_LENGTH}\n",
+                    "{}: {}:{}: {ZERO_LENGTH}\n",
+                    ctx.name,
                     quote_if_needed(f),
                     i + 1
                 )),
-                None => o.err(format!("wc: {ZERO_LENGTH}\n")),
+                None => o.err(format!("{}: {ZERO_LENGTH}\n", ctx.name)),
             };
             status = 1;
             continue;

@@ -370,7 +370,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                     files.push(item_at(ctx, &path, op.clone(), Some(m), kind, &opts));
                 }
                 Err(e) => {
-                    o.err(format!("ls: cannot access {}: {e}\n", quote(op)));
+                    o.err(format!("{}: cannot access {}: {e}\n", ctx.name, quote(op)));
                     status = 2;
                 }
             },
@@ -435,7 +435,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             Err(e) => {
                 o.out(out);
                 o.err(format!(
-                    "ls: cannot open directory {}: {e}\n",
+                    "{}: cannot open directory {}: {e}\n",
+                    ctx.name,
                     quote(OsStr::new(&d.shown))
                 ));
                 // A subdirectory found while recursing is a minor problem (1) in GNU.

@@ -181,7 +181,7 @@ impl Find<'_> {
             Op::Trash {
                 path: e.path.to_path_buf(),
             },
-            format!("find: cannot delete {shown}"),
+            format!("{}: cannot delete {shown}", self.ctx.name),
         ));
         self.trashed = true;
         true

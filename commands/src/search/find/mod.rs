@@ -97,7 +97,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         Ok(e) => e,
         Err(msg) => {
             let mut o = Outcome::status(1);
-            o.err(format!("find: {msg}\n"));
+            o.err(format!("{}: {msg}\n", ctx.name));
             return Ok(o);
         }
     };

@@ -151,7 +151,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             ),
             Err(e) => {
                 o.err(format!(
-                    "grep: {}: {}\n",
+                    "{}: {}: {}\n",
+                    ctx.name,
                     String::from_utf8_lossy(f.as_bytes()),
                     e.strerror()
                 ));

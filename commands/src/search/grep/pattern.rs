@@ -26,7 +26,8 @@ pub(super) fn patterns(a: &mut GrepArgs, ctx: &Ctx, o: &mut Outcome) -> Option<V
             }
             Err(e) => {
                 o.err(format!(
-                    "grep: {}: {}\n",
+                    "{}: {}: {}\n",
+                    ctx.name,
                     String::from_utf8_lossy(f.as_bytes()),
                     e.strerror()
                 ));

@@ -85,7 +85,8 @@ impl Grep<'_> {
         self.error = true;
         if !self.o.no_messages {
             self.message(&format!(
-                "grep: {}: {}\n",
+                "{}: {}: {}\n",
+                self.ctx.name,
                 String::from_utf8_lossy(name),
                 e.strerror()
             ));
@@ -186,12 +187,13 @@ impl Grep<'_> {
                     match why {
                         Refused::Loop => {
                             self.message(&format!(
-                                "grep: {shown}: warning: recursive directory loop\n"
+                                "{}: {shown}: warning: recursive directory loop\n",
+                                self.ctx.name,
                             ));
                         }
                         Refused::TooDeep => {
                             self.message(&format!(
-                                "grep: {shown}: directory nesting deeper than {} levels; not searched\n",
+                                "{}: {shown}: directory nesting deeper than {} levels; not searched\n", self.ctx.name,
                                 ctx.walk_depth
                             ));
                             self.error = true;
@@ -405,7 +407,8 @@ impl Grep<'_> {
         }
         if st.binary && self.o.binary == Binary::Binary {
             self.message(&format!(
-                "grep: {}: binary file matches\n",
+                "{}: {}: binary file matches\n",
+                self.ctx.name,
                 String::from_utf8_lossy(name)
             ));
             st.done = true;

@@ -338,7 +338,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 status = 1;
                 if follow && kind == FileKind::Dir {
                     o.err(format!(
-                        "tail: {}: cannot follow end of this type of file; giving up on this name\n",
+                        "{}: {}: cannot follow end of this type of file; giving up on this name\n",
+                        ctx.name,
                         crate::quote_if_needed(name)
                     ));
                 }
@@ -359,7 +360,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             };
             for name in names {
                 o.err(format!(
-                    "tail: cannot follow {}: {NOT_SUPPORTED}\n",
+                    "{}: cannot follow {}: {NOT_SUPPORTED}\n",
+                    ctx.name,
                     quote(name)
                 ));
             }

@@ -325,7 +325,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                     data,
                     append: false,
                 },
-                format!("sort: open failed: {}", quote_if_needed(out)),
+                format!("{}: open failed: {}", ctx.name, quote_if_needed(out)),
             );
             e.fail_status = FAIL;
             o.effect(e);
@@ -383,8 +383,13 @@ fn check_sorted(
         if d == Ordering::Greater || (cmp.unique && d == Ordering::Equal) {
             let mut o = Outcome::status(1);
             if !quiet {
-                let mut msg =
-                    format!("sort: {}:{}: disorder: ", file.to_string_lossy(), n + 2).into_bytes();
+                let mut msg = format!(
+                    "{}: {}:{}: disorder: ",
+                    ctx.name,
+                    file.to_string_lossy(),
+                    n + 2
+                )
+                .into_bytes();
                 msg.extend_from_slice(line);
                 msg.push(b'\n');
                 o.err(msg);

@@ -223,7 +223,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             Err(msg) => {
                 let mut o = Outcome::status(1);
                 o.err(warnings);
-                o.err(format!("tr: {msg}\n"));
+                o.err(format!("{}: {msg}\n", ctx.name));
                 return Ok(o);
             }
         }
