@@ -1,14 +1,37 @@
 //! The fixed set of commands trumansh emulates, and the contract every handler follows.
 //!
-//! A handler is a pure function `run(args, ctx) -> Result<Outcome, Stop>`: it reads the sandbox only through
-//! [`Ctx::fs`] (an [`FsView`]), never touches the disk, the process cwd, the environment or the
-//! terminal, and describes every change as an [`Effect`] for the runtime to check, apply and
-//! journal. The crate-local `clippy.toml` and the print lints below make the compiler refuse
-//! the APIs that would break that.
+//! A handler is a pure function `run(args, ctx) -> Result<Outcome, Stop>`: it reads the
+//! sandbox only through [`Ctx::fs`] (an [`FsView`]), never touches the disk, the process cwd,
+//! the environment or the terminal, and describes every change as an [`Effect`] for the
+//! runtime to check, apply and journal. It stops early with `?` and a [`Stop`]; [`run`] turns
+//! the stop into the command's diagnostic in one place (the `NAME: ` prefix, the `Try` line and
+//! the status from the table). The crate-local `clippy.toml` and the print lints below make
+//! the compiler refuse the APIs that would break that.
 //!
-//! Adding a command is one row in the `commands!` table below (variant, name, handler module,
-//! builtin/program) and one file with its handler in its family folder; the table generates
-//! the rest. `which`, `type`, `help` and completion all read [`CommandName::ALL`].
+//! The crate is laid out by what a file is:
+//!
+//! - `contract/`: what a handler is given and returns ([`Ctx`], [`FsView`], [`Outcome`]);
+//! - `support/`: GNU and bash mechanics shared by handlers (argument parsing, argmatch, the
+//!   error path, inputs, the directory walk, sizes, quoting, dates...); never a handler;
+//! - `builtins/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
+//!   command, a folder once a command passes about 600 lines; no handler imports another
+//!   (what a family shares lives in its `mod.rs` or a non-handler file beside them);
+//! - `testing/`: [`memfs`] and the unit-test harness with its named worlds.
+//!
+//! Adding a command:
+//!
+//! 1. write `FAMILY/NAME.rs` with the clap argument struct (its doc comments are the help) and
+//!    `pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop>`, parsing with
+//!    `support::args::parse_args` (a builtin: `parse_builtin`, plus `pub const USAGE` and
+//!    `pub fn help()`), failing with `Err(Stop::...)` or `?`;
+//! 2. declare it in `FAMILY/mod.rs`;
+//! 3. add its row to the `commands!` table below, in name order (kind, and the failure
+//!    status when it is not 1);
+//! 4. put anything a second command would need in `support/` (or the family's shared file),
+//!    never in the handler;
+//! 5. add unit tests at the bottom of the file (on a named world of `testing::world` where one
+//!    fits) and a transcript case; `which`, `type`, `help` and completion read
+//!    [`CommandName::ALL`] without further changes.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 #[macro_use]

@@ -1,5 +1,6 @@
 //! Path helpers shared by handlers: bash's logical normalisation (`cd -L`), GNU's
-//! `.`/`..` operand test, and an iterative, depth-capped tree walk in `fts` order.
+//! `.`/`..` operand test, the overlay of an invocation's pending effects, and `rm -r`'s
+//! post-order listing of a tree (on [`crate::support::walk`]).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;

@@ -1,5 +1,7 @@
-//! A small harness for handler unit tests: a [`MemFs`] world, a [`Ctx`] over it, and the
-//! outcome as (stdout, stderr, status) strings.
+//! A small harness for handler unit tests: a [`MemFs`] world, a [`Ctx`] over it, the command
+//! run through the table as the runtime runs it, and the outcome as (stdout, stderr, status)
+//! strings; plus the named worlds several handlers' tests share ([`texts`], [`small_tree`],
+//! [`copy_tree`]).
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
-//! What `head` and `tail` share: GNU's size arguments (`xstrtoumax` with the suffixes
-//! `bkKmMGTPEZY` and `KB`/`KiB` forms), the scan for digit options GNU's getopt rejects,
-//! the `==> name <==` headers, and the seek-based reads that keep memory bounded: the start of
-//! the last N lines is found by reading a seekable input backwards in chunks.
+//! `head` and `tail`, and what only they share: the message of a refused size argument (the
+//! parsing itself is [`crate::support::size`]), the scan for digit options GNU's getopt
+//! rejects, the `==> name <==` headers, and the seek-based reads that keep memory bounded: the
+//! start of the last N lines is found by reading a seekable input backwards in chunks.
 
 pub mod head;
 pub mod tail;
