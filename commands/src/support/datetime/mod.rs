@@ -17,13 +17,19 @@
 //! relative hours/minutes/seconds).
 
 mod format;
+mod lex;
 mod parse;
+mod words;
 pub use format::strftime;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use format::*;
 #[allow(clippy::wildcard_imports, unused_imports)]
+use lex::*;
+#[allow(clippy::wildcard_imports, unused_imports)]
 use parse::*;
 pub use parse::{parse_date, parse_datetime, parse_stamp};
+#[allow(clippy::wildcard_imports, unused_imports)]
+use words::*;
 
 use std::time::{Duration, SystemTime};
 
