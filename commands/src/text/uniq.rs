@@ -79,13 +79,11 @@ enum Delimit {
 }
 
 /// A count option's value (`xstrtoumax`; too large saturates), or GNU's message.
-fn count_arg(v: &OsStr, what: &str) -> Result<usize, Outcome> {
+fn count_arg(v: &OsStr, what: &str) -> Result<usize, Stop> {
     let b = v.as_bytes();
     let digits = b.strip_prefix(b"+").unwrap_or(b);
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        let mut o = Outcome::status(1);
-        o.err(format!("uniq: {}: {what}\n", quote_if_needed(v)));
-        return Err(o);
+        return Err(Stop::Fail(format!("{}: {what}", quote_if_needed(v))));
     }
     Ok(digits.iter().fold(0usize, |n, &d| {
         n.checked_mul(10)

@@ -198,7 +198,7 @@ fn number_width(ctx: &Ctx, names: &[OsString], sel: Select) -> usize {
 }
 
 /// The names listed in `--files0-from=F`, or the error that ends the command.
-fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
+fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Stop> {
     let data = if f == "-" {
         ctx.stdin.read_all().map_err(|e| read_error(&e))
     } else {
@@ -207,23 +207,17 @@ fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Outcome> {
     let data = match data {
         Ok(d) => d,
         Err(FsError::IsADirectory) => {
-            let mut o = Outcome::status(1);
-            o.err(format!(
-                "{}: {}: read error: {}\n",
-                ctx.name,
+            return Err(Stop::Fail(format!(
+                "{}: read error: {}",
                 quote_if_needed(f),
                 FsError::IsADirectory
-            ));
-            return Err(o);
+            )));
         }
         Err(e) => {
-            let mut o = Outcome::status(1);
-            o.err(format!(
-                "{}: cannot open {} for reading: {e}\n",
-                ctx.name,
+            return Err(Stop::Fail(format!(
+                "cannot open {} for reading: {e}",
                 quote(f)
-            ));
-            return Err(o);
+            )));
         }
     };
     let body = data.strip_suffix(b"\0").unwrap_or(&data);
@@ -257,13 +251,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 quote(extra)
             )));
         }
-        match names_from(ctx, f) {
-            Ok(n) => {
-                let shown = n.iter().cloned().map(Some).collect::<Vec<_>>();
-                (n, shown, Some(f.clone()))
-            }
-            Err(o) => return Ok(o),
-        }
+        let n = names_from(ctx, f)?;
+        let shown = n.iter().cloned().map(Some).collect::<Vec<_>>();
+        (n, shown, Some(f.clone()))
     } else if a.files.is_empty() {
         (vec![OsString::from("-")], vec![None], None)
     } else {
