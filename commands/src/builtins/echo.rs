@@ -102,11 +102,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     fn echo(args: &[&str]) -> Vec<u8> {
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         let o = w.run(crate::CommandName::Echo, args);
         assert_eq!(o.status, 0);
         o.stdout()
@@ -128,12 +128,12 @@ mod tests {
 
     #[test]
     fn unicode_follows_the_session_locale() {
-        let w = World::new(MemFs::rooted("/s")).var("LANG", "C.UTF-8", true);
+        let w = World::empty().var("LANG", "C.UTF-8", true);
         assert_eq!(
             text(&w.run(crate::CommandName::Echo, &["-e", r"\u00e9"])).0,
             "é\n"
         );
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         assert_eq!(
             text(&w.run(crate::CommandName::Echo, &["-e", r"\u00e9"])).0,
             "\\u00E9\n"

@@ -86,11 +86,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 #[cfg(test)]
 mod tests {
     use crate::Op;
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, ops, text};
 
     fn exit(args: &[&str], last: &str) -> (Vec<Op>, String, i32) {
-        let w = World::new(MemFs::rooted("/s")).var("?", last, false);
+        let w = World::empty().var("?", last, false);
         let o = w.run(crate::CommandName::Exit, args);
         let (_, err, status) = text(&o);
         (ops(&o), err, status)

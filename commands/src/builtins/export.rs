@@ -132,7 +132,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 #[cfg(test)]
 mod tests {
     use crate::Op;
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, ops, text};
 
     fn set(name: &str, value: Option<&str>, export: bool) -> Op {
@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn sets_and_marks() {
-        let w = World::new(MemFs::rooted("/s")).var("a", "x", false);
+        let w = World::empty().var("a", "x", false);
         let o = w.run(crate::CommandName::Export, &["b=1", "1x=2", "c", "a+=y"]);
         assert_eq!(
             ops(&o),
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn lists_like_declare_x() {
         // `env -i bash -c 'export X E= Z=...; export -p'` with bash 5.2.
-        let w = World::new(MemFs::rooted("/s"))
+        let w = World::empty()
             .var("HIDDEN", "1", false)
             .var("PWD", "/tmp", true)
             .var("E", "", true)

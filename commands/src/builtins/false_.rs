@@ -25,12 +25,12 @@ pub fn run(_args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     #[test]
     fn fails_quietly() {
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         assert_eq!(
             text(&w.run(crate::CommandName::False, &["--help"])),
             (String::new(), String::new(), 1)

@@ -25,12 +25,12 @@ pub fn run(_args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     #[test]
     fn ignores_everything() {
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         assert_eq!(
             text(&w.run(crate::CommandName::True, &["--help", "-x"])),
             (String::new(), String::new(), 0)

@@ -63,7 +63,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
 #[cfg(test)]
 mod tests {
     use crate::Op;
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, ops, text};
 
     fn unset(name: &str) -> Op {
@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn as_bash_5_2() {
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         assert_eq!(
             ops(&w.run(crate::CommandName::Unset, &["a", "b"])),
             [unset("a"), unset("b")]

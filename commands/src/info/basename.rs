@@ -109,11 +109,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     fn bn(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Basename, args))
+        text(&World::empty().run(crate::CommandName::Basename, args))
     }
 
     #[test]

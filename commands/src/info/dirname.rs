@@ -68,11 +68,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     fn dn(args: &[&str]) -> (String, String, i32) {
-        text(&World::new(MemFs::rooted("/s")).run(crate::CommandName::Dirname, args))
+        text(&World::empty().run(crate::CommandName::Dirname, args))
     }
 
     #[test]

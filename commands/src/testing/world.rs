@@ -36,6 +36,11 @@ impl World {
             identity: Identity::default(),
         }
     }
+    /// The empty world: `/s` and nothing in it (commands that only read their arguments,
+    /// stdin or the variables).
+    pub fn empty() -> Self {
+        World::new(MemFs::rooted("/s"))
+    }
     pub fn cwd(mut self, cwd: &str) -> Self {
         self.cwd = PathBuf::from(cwd);
         self

@@ -62,13 +62,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 mod tests {
     use std::path::PathBuf;
 
-    use crate::testing::memfs::MemFs;
     use crate::testing::world::{World, ops, text};
     use crate::{Op, Step};
 
     #[test]
     fn writes_each_file_then_stdout() {
-        let w = World::new(MemFs::rooted("/s")).stdin(b"hi\n");
+        let w = World::empty().stdin(b"hi\n");
         let o = w.run(crate::CommandName::Tee, &["-a", "x", "d/y"]);
         assert_eq!(
             ops(&o),
@@ -95,7 +94,7 @@ mod tests {
     #[test]
     fn errors_as_gnu() {
         // GNU coreutils 9.1, LC_ALL=C.
-        let w = World::new(MemFs::rooted("/s"));
+        let w = World::empty();
         assert_eq!(
             text(&w.run(crate::CommandName::Tee, &["--output-error=x"])).1,
             "tee: invalid argument 'x' for '--output-error'\nValid arguments are:\n  - 'warn'\n  - 'warn-nopipe'\n  - 'exit'\n  - 'exit-nopipe'\nTry 'tee --help' for more information.\n"

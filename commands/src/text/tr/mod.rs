@@ -320,12 +320,12 @@ fn emit(bytes: impl Iterator<Item = u8>, squeeze: Option<&[bool; 256]>, out: &mu
 
 #[cfg(test)]
 mod tests {
-    use crate::testing::memfs::MemFs;
+
     use crate::testing::world::{World, text};
 
     fn tr(input: &str, args: &[&str]) -> (String, String, i32) {
         text(
-            &World::new(MemFs::rooted("/s"))
+            &World::empty()
                 .stdin(input.as_bytes())
                 .run(crate::CommandName::Tr, args),
         )
