@@ -329,6 +329,7 @@ pub(crate) fn run_command(
         ]),
     );
     let ctx = Ctx {
+        name: command,
         fs: env.sandbox,
         cwd: env.cwd,
         mount_point: env.sandbox.mount_point(),

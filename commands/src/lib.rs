@@ -1,276 +1,110 @@
 //! The fixed set of commands trumansh emulates, and the contract every handler follows.
 //!
-//! A handler is a pure function `run(args, ctx) -> Outcome`: it reads the sandbox only through
-//! [`Ctx::fs`] (an [`FsView`]), never touches the disk, the process cwd, the environment or the
-//! terminal, and describes every change as an [`Effect`] for the runtime to check, apply and
-//! journal. The crate-local `clippy.toml` and the print lints below make the compiler refuse
-//! the APIs that would break that.
+//! A handler is a pure function `run(args, ctx) -> Result<Outcome, Stop>`: it reads the
+//! sandbox only through [`Ctx::fs`] (an [`FsView`]), never touches the disk, the process cwd,
+//! the environment or the terminal, and describes every change as an [`Effect`] for the
+//! runtime to check, apply and journal. It stops early with `?` and a [`Stop`]; [`run`] turns
+//! the stop into the command's diagnostic in one place (the `NAME: ` prefix, the `Try` line and
+//! the status from the table). The crate-local `clippy.toml` and the print lints below make
+//! the compiler refuse the APIs that would break that.
 //!
-//! Adding a command is a compile-time checklist: a variant in [`CommandName`], its entry in
-//! [`CommandName::ALL`] and [`CommandName::as_str`], one file with its handler, and the arm in
-//! [`run`]. `which`, `type`, `help` and completion all read [`CommandName::ALL`].
+//! The crate is laid out by what a file is:
+//!
+//! - `contract/`: what a handler is given and returns ([`Ctx`], [`FsView`], [`Outcome`]);
+//! - `support/`: GNU and bash mechanics shared by handlers (argument parsing, argmatch, the
+//!   error path, inputs, the directory walk, sizes, quoting, dates...); never a handler;
+//! - `builtins/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
+//!   command, a folder once a command passes about 600 lines; no handler imports another
+//!   (what a family shares lives in its `mod.rs` or a non-handler file beside them);
+//! - `testing/`: [`memfs`] and the unit-test harness with its named worlds.
+//!
+//! Adding a command:
+//!
+//! 1. write `FAMILY/NAME.rs` with the clap argument struct (its doc comments are the help) and
+//!    `pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop>`, parsing with
+//!    `support::args::parse_args` (a builtin: `parse_builtin`, plus `pub const USAGE` and
+//!    `pub fn help()`), failing with `Err(Stop::...)` or `?`;
+//! 2. declare it in `FAMILY/mod.rs`;
+//! 3. add its row to the `commands!` table below, in name order (kind, and the failure
+//!    status when it is not 1);
+//! 4. put anything a second command would need in `support/` (or the family's shared file),
+//!    never in the handler;
+//! 5. add unit tests at the bottom of the file (on a named world of `testing::world` where one
+//!    fits) and a transcript case; `which`, `type`, `help` and completion read
+//!    [`CommandName::ALL`] without further changes.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod args;
-mod ctx;
-mod datetime;
-mod escapes;
-mod fnmatch;
-mod fsview;
-mod lookup;
-pub mod memfs;
-mod mode;
-mod outcome;
-mod paths;
-mod quote;
-mod regex_gnu;
-#[cfg(test)]
-mod testutil;
+#[macro_use]
+mod registry;
 
-mod basename;
-mod cat;
-mod cd;
-mod cp;
-mod cut;
-mod date;
-mod dirname;
-mod echo;
-mod exit;
-mod export;
-mod false_;
-mod find;
-mod grep;
-mod head;
-mod headtail;
-mod help;
-mod input;
-mod ls;
-mod mkdir;
-mod mv;
-mod pwd;
-mod rm;
-mod sort;
-mod tail;
-mod tee;
-mod touch;
-mod tr;
-mod true_;
-mod type_;
-mod undo;
-mod uniq;
-mod unset;
-mod wc;
-mod which;
+mod builtins;
+mod contract;
+mod fs;
+mod info;
+mod search;
+mod support;
+mod testing;
+mod text;
 
 use std::ffi::OsString;
-use std::str::FromStr;
 
-pub use args::parse_args;
-pub use ctx::{Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against};
-pub use fnmatch::fnmatch;
-pub use fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
-pub use outcome::{Directive, Effect, Op, Outcome, Step};
-pub use quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
+pub use contract::ctx::{
+    Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+};
+pub use contract::fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
+pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
+pub use registry::{HelpTopic, Kind};
+pub use support::args::parse_args;
+pub use support::error::Stop;
+pub use support::fnmatch::fnmatch;
+pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
+pub use testing::memfs;
 
-/// Every command trumansh knows. Anything else is `command not found` (127).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CommandName {
-    Basename,
-    Cat,
-    Cd,
-    Cp,
-    Cut,
-    Date,
-    Dirname,
-    Echo,
-    Exit,
-    Export,
-    False,
-    Find,
-    Grep,
-    Head,
-    Help,
-    Ls,
-    Mkdir,
-    Mv,
-    Pwd,
-    Rm,
-    Sort,
-    Tail,
-    Tee,
-    Touch,
-    Tr,
-    True,
-    Type,
-    Undo,
-    Uniq,
-    Unset,
-    Wc,
-    Which,
+/// A handler: the operands after the command name, and what it may look at. It stops early
+/// with `?` and a [`Stop`]; [`run`] renders the stop.
+pub type Handler = fn(&[OsString], &Ctx) -> Result<Outcome, Stop>;
+
+// The command table: one row per command, in name order; `registry.rs` generates the rest.
+// Kind: `Builtin` (bash builtin, no program), `Program` (`/usr/bin/NAME`), `Both`. `(N)`: the
+// status of the command's own failures when it is not 1 (GNU's "trouble" status).
+commands! {
+//  variant    name        handler                         kind
+    Basename   "basename"  info::basename                  Program;
+    Cat        "cat"       text::cat                       Program;
+    Cd         "cd"        builtins::cd                    Builtin;
+    Cp         "cp"        fs::cp                          Program;
+    Cut        "cut"       text::cut                       Program;
+    Date       "date"      info::date                      Program;
+    Dirname    "dirname"   info::dirname                   Program;
+    Echo       "echo"      builtins::echo                  Both;
+    Exit       "exit"      builtins::exit                  Builtin;
+    Export     "export"    builtins::export                Builtin;
+    False      "false"     builtins::false_                Both;
+    Find       "find"      search::find                    Program;
+    Grep       "grep"      search::grep                    Program(2);
+    Head       "head"      text::headtail::head            Program;
+    Help       "help"      builtins::help                  Builtin;
+    Ls         "ls"        fs::ls                          Program(2);
+    Mkdir      "mkdir"     fs::mkdir                       Program;
+    Mv         "mv"        fs::mv                          Program;
+    Pwd        "pwd"       builtins::pwd                   Both;
+    Rm         "rm"        fs::rm                          Program;
+    Sort       "sort"      text::sort                      Program(2);
+    Tail       "tail"      text::headtail::tail            Program;
+    Tee        "tee"       text::tee                       Program;
+    Touch      "touch"     fs::touch                       Program;
+    Tr         "tr"        text::tr                        Program;
+    True       "true"      builtins::true_                 Both;
+    Type       "type"      builtins::type_                 Builtin;
+    Undo       "undo"      builtins::undo                  Builtin;
+    Uniq       "uniq"      text::uniq                      Program;
+    Unset      "unset"     builtins::unset                 Builtin;
+    Wc         "wc"        text::wc                        Program;
+    Which      "which"     info::which                     Program;
 }
 
-impl CommandName {
-    /// All commands, in name order.
-    pub const ALL: &'static [CommandName] = &[
-        CommandName::Basename,
-        CommandName::Cat,
-        CommandName::Cd,
-        CommandName::Cp,
-        CommandName::Cut,
-        CommandName::Date,
-        CommandName::Dirname,
-        CommandName::Echo,
-        CommandName::Exit,
-        CommandName::Export,
-        CommandName::False,
-        CommandName::Find,
-        CommandName::Grep,
-        CommandName::Head,
-        CommandName::Help,
-        CommandName::Ls,
-        CommandName::Mkdir,
-        CommandName::Mv,
-        CommandName::Pwd,
-        CommandName::Rm,
-        CommandName::Sort,
-        CommandName::Tail,
-        CommandName::Tee,
-        CommandName::Touch,
-        CommandName::Tr,
-        CommandName::True,
-        CommandName::Type,
-        CommandName::Undo,
-        CommandName::Uniq,
-        CommandName::Unset,
-        CommandName::Wc,
-        CommandName::Which,
-    ];
-
-    /// The name the agent types.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CommandName::Basename => "basename",
-            CommandName::Cat => "cat",
-            CommandName::Cd => "cd",
-            CommandName::Cp => "cp",
-            CommandName::Cut => "cut",
-            CommandName::Date => "date",
-            CommandName::Dirname => "dirname",
-            CommandName::Echo => "echo",
-            CommandName::Exit => "exit",
-            CommandName::Export => "export",
-            CommandName::False => "false",
-            CommandName::Find => "find",
-            CommandName::Grep => "grep",
-            CommandName::Head => "head",
-            CommandName::Help => "help",
-            CommandName::Ls => "ls",
-            CommandName::Mkdir => "mkdir",
-            CommandName::Mv => "mv",
-            CommandName::Pwd => "pwd",
-            CommandName::Rm => "rm",
-            CommandName::Sort => "sort",
-            CommandName::Tail => "tail",
-            CommandName::Tee => "tee",
-            CommandName::Touch => "touch",
-            CommandName::Tr => "tr",
-            CommandName::True => "true",
-            CommandName::Type => "type",
-            CommandName::Undo => "undo",
-            CommandName::Uniq => "uniq",
-            CommandName::Unset => "unset",
-            CommandName::Wc => "wc",
-            CommandName::Which => "which",
-        }
-    }
-
-    /// Whether bash implements it as a builtin (`type` says `is a shell builtin`; errors get
-    /// the shell's `bash: ` prefix).
-    pub fn is_builtin(self) -> bool {
-        matches!(
-            self,
-            CommandName::Cd
-                | CommandName::Echo
-                | CommandName::Exit
-                | CommandName::Export
-                | CommandName::False
-                | CommandName::Help
-                | CommandName::Pwd
-                | CommandName::True
-                | CommandName::Type
-                | CommandName::Undo
-                | CommandName::Unset
-        )
-    }
-
-    /// Where the command appears to be installed, for `which`/`type`: every emulated
-    /// utility looks like a GNU one in `/usr/bin`. `None` for builtins with no program of
-    /// the same name (`cd`, `export`, ...).
-    pub fn program_path(self) -> Option<String> {
-        match self {
-            CommandName::Cd
-            | CommandName::Exit
-            | CommandName::Export
-            | CommandName::Help
-            | CommandName::Type
-            | CommandName::Undo
-            | CommandName::Unset => None,
-            other => Some(format!("/usr/bin/{}", other.as_str())),
-        }
-    }
-}
-
-impl FromStr for CommandName {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        CommandName::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str() == s)
-            .ok_or(())
-    }
-}
-
-impl std::fmt::Display for CommandName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Runs one command. `args` are the operands after the command name.
+/// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.
+/// The one place where a handler's [`Stop`] becomes its diagnostic ([`Stop::render`]).
 pub fn run(name: CommandName, args: &[OsString], ctx: &Ctx) -> Outcome {
-    match name {
-        CommandName::Basename => basename::run(args, ctx),
-        CommandName::Cat => cat::run(args, ctx),
-        CommandName::Cd => cd::run(args, ctx),
-        CommandName::Cp => cp::run(args, ctx),
-        CommandName::Cut => cut::run(args, ctx),
-        CommandName::Date => date::run(args, ctx),
-        CommandName::Dirname => dirname::run(args, ctx),
-        CommandName::Echo => echo::run(args, ctx),
-        CommandName::Exit => exit::run(args, ctx),
-        CommandName::Export => export::run(args, ctx),
-        CommandName::False => false_::run(args, ctx),
-        CommandName::Find => find::run(args, ctx),
-        CommandName::Grep => grep::run(args, ctx),
-        CommandName::Head => head::run(args, ctx),
-        CommandName::Help => help::run(args, ctx),
-        CommandName::Ls => ls::run(args, ctx),
-        CommandName::Mkdir => mkdir::run(args, ctx),
-        CommandName::Mv => mv::run(args, ctx),
-        CommandName::Pwd => pwd::run(args, ctx),
-        CommandName::Rm => rm::run(args, ctx),
-        CommandName::Sort => sort::run(args, ctx),
-        CommandName::Tail => tail::run(args, ctx),
-        CommandName::Tee => tee::run(args, ctx),
-        CommandName::Touch => touch::run(args, ctx),
-        CommandName::Tr => tr::run(args, ctx),
-        CommandName::True => true_::run(args, ctx),
-        CommandName::Type => type_::run(args, ctx),
-        CommandName::Undo => undo::run(args, ctx),
-        CommandName::Uniq => uniq::run(args, ctx),
-        CommandName::Unset => unset::run(args, ctx),
-        CommandName::Wc => wc::run(args, ctx),
-        CommandName::Which => which::run(args, ctx),
-    }
+    (name.handler())(args, ctx).unwrap_or_else(|stop| stop.render(name))
 }

@@ -1,0 +1,14 @@
+//! bash builtins: parsed like bash's `internal_getopt`, diagnostics with the shell's `bash: `
+//! prefix (as [`Step::ShellErr`](crate::Step::ShellErr)), help topics for `help`.
+
+pub mod cd;
+pub mod echo;
+pub mod exit;
+pub mod export;
+pub mod false_;
+pub mod help;
+pub mod pwd;
+pub mod true_;
+pub mod type_;
+pub mod undo;
+pub mod unset;

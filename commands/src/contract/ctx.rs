@@ -1,0 +1,362 @@
+//! What a handler is given: the view of the sandbox, the virtual cwd, the shell variables,
+//! its stdin, and the few facts about the world it may show (time, user names).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::{CommandName, FsView, Outcome, Step};
+
+/// One shell variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Var {
+    /// `None`: declared (`export X`) but never given a value, which bash keeps apart from
+    /// an empty value (`declare -x X` vs `declare -x X=""`, `${X-unset}`).
+    pub value: Option<String>,
+    pub exported: bool,
+}
+
+/// The session's shell variables (never the host's environment).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Vars {
+    map: BTreeMap<String, Var>,
+}
+
+impl Vars {
+    /// The value of a variable, if set.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.map.get(name).and_then(|v| v.value.as_deref())
+    }
+    /// The variable with its export flag.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.map.get(name)
+    }
+    /// Sets a value, keeping the export flag of an existing variable (and setting it when
+    /// `export`).
+    pub fn set(&mut self, name: &str, value: String, export: bool) {
+        let exported = export || self.map.get(name).is_some_and(|v| v.exported);
+        self.map.insert(
+            name.to_string(),
+            Var {
+                value: Some(value),
+                exported,
+            },
+        );
+    }
+    /// Marks a variable exported, declaring it without a value if it does not exist (bash
+    /// shows `declare -x X`).
+    pub fn export(&mut self, name: &str) {
+        match self.map.get_mut(name) {
+            Some(v) => v.exported = true,
+            None => {
+                self.map.insert(
+                    name.to_string(),
+                    Var {
+                        value: None,
+                        exported: true,
+                    },
+                );
+            }
+        }
+    }
+    /// Removes a variable.
+    pub fn unset(&mut self, name: &str) {
+        self.map.remove(name);
+    }
+    /// All variables in name order (C locale).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Var)> {
+        self.map.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// The names the sandbox shows for its owner: plausible, never the host's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub user: String,
+    pub group: String,
+    pub uid: u32,
+    pub gid: u32,
+    pub hostname: String,
+}
+
+impl Default for Identity {
+    fn default() -> Self {
+        Identity {
+            user: "user".into(),
+            group: "user".into(),
+            uid: 1000,
+            gid: 1000,
+            hostname: "sandbox".into(),
+        }
+    }
+}
+
+/// Everything a handler may look at.
+pub struct Ctx<'a> {
+    /// The name the command was invoked as (a handler serving several names, such as `[` and
+    /// `test`, tells them apart by it).
+    pub name: CommandName,
+    /// The read-only, contained view of the sandbox.
+    pub fs: &'a dyn FsView,
+    /// The logical virtual cwd (absolute, normalised; may contain links, as bash's `$PWD`).
+    pub cwd: &'a Path,
+    /// The agent's view of the sandbox root (`/` or a path like `/home/user`).
+    pub mount_point: &'a Path,
+    /// The shell variables.
+    pub vars: &'a Vars,
+    /// The command's stdin: the previous pipeline stage's output (streamed), a `<` file, a
+    /// here-document, or empty — never the session's own input.
+    pub stdin: &'a Stdin,
+    /// The time the command runs at.
+    pub now: SystemTime,
+    /// The user and host names to show.
+    pub identity: &'a Identity,
+    /// Whether stdout is a terminal (ls columns), as `isatty(1)`.
+    pub stdout_is_tty: bool,
+    /// Where large output goes while the command still runs (see [`Ctx::flush`]); `None`:
+    /// everything stays in the outcome until the command returns.
+    pub spill: Option<&'a dyn Spill>,
+    /// How many directory levels a recursive walk may descend (the policy's `walk_depth`).
+    pub walk_depth: usize,
+    /// Commands the policy denies: for the agent they do not exist (`help`, `type` and
+    /// `which` do not show them).
+    pub denied: &'a [CommandName],
+}
+
+impl Ctx<'_> {
+    /// Whether a command exists for the agent.
+    pub fn available(&self, c: CommandName) -> bool {
+        !self.denied.contains(&c)
+    }
+}
+
+/// The executor's side of [`Ctx::flush`]: takes steps a command has produced so far, in
+/// order, and says when nobody reads the output any more (the next pipeline stage ended,
+/// as `head -n 1` does): the command should then stop, as it would on `SIGPIPE`.
+pub trait Spill {
+    fn spill(&self, steps: Vec<Step>);
+    fn closed(&self) -> bool;
+}
+
+/// How much buffered output [`Ctx::flush`] lets accumulate before handing it over.
+pub const SPILL_AT: usize = 64 * 1024;
+
+impl Ctx<'_> {
+    /// Joins an operand with the cwd, as the kernel does with a relative path (see
+    /// [`resolve_against`]).
+    pub fn resolve(&self, operand: impl AsRef<OsStr>) -> PathBuf {
+        resolve_against(self.cwd, operand.as_ref())
+    }
+    /// Hands the outcome's buffered steps to the executor once they pass [`SPILL_AT`] bytes,
+    /// so that a command producing a lot (`cat big.txt | head`) runs in bounded memory and
+    /// its output flows while it runs. Commands call it in their read loops. Returns false
+    /// when the output is no longer read: stop early.
+    pub fn flush(&self, o: &mut Outcome) -> bool {
+        let Some(spill) = self.spill else {
+            return true;
+        };
+        if o.buffered_len() >= SPILL_AT {
+            spill.spill(std::mem::take(&mut o.steps));
+        }
+        !spill.closed()
+    }
+
+    /// `$HOME`, or the mount point when unset.
+    pub fn home(&self) -> PathBuf {
+        self.vars
+            .get("HOME")
+            .map_or_else(|| self.mount_point.to_path_buf(), PathBuf::from)
+    }
+}
+
+/// Joins an operand with a directory as the kernel does with a relative path: no
+/// normalisation, so `link/..` is resolved physically by the view. An empty operand gives an
+/// empty path, which the view answers with ENOENT, as the kernel does for `cat ''`.
+pub fn resolve_against(cwd: &Path, operand: &OsStr) -> PathBuf {
+    let p = Path::new(operand);
+    if p.as_os_str().is_empty() {
+        PathBuf::new()
+    } else if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// A command's stdin: bytes already known (a here-document, a `<` file, an earlier stage's
+/// output) or a stream from a pipeline stage still running. Reading consumes it, as reading
+/// a file descriptor does: `head - -` sees the rest after the first `-`.
+pub struct Stdin {
+    inner: RefCell<Box<dyn Read>>,
+    /// Bytes a [`SeekableStdin`] read ahead but did not use: read again first, as a command
+    /// on a seekable stdin leaves the offset just after what it used (`head -n 1 - -`).
+    pushback: RefCell<Vec<u8>>,
+}
+
+impl Stdin {
+    /// Stdin holding these bytes.
+    pub fn bytes(data: impl Into<Vec<u8>>) -> Self {
+        Stdin::stream(Box::new(Cursor::new(data.into())))
+    }
+    /// An empty stdin (what a command with no pipe or redirection reads).
+    pub fn empty() -> Self {
+        Stdin::bytes(Vec::new())
+    }
+    /// Stdin read from a stream.
+    pub fn stream(reader: Box<dyn Read>) -> Self {
+        Stdin {
+            inner: RefCell::new(reader),
+            pushback: RefCell::new(Vec::new()),
+        }
+    }
+    /// All that is left, read now.
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut r = self;
+        r.read_to_end(&mut out)?;
+        Ok(out)
+    }
+    /// One line (without its newline), or `None` at end of input: an answer to a prompt.
+    pub fn read_line(&self) -> Option<Vec<u8>> {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        let mut r = self;
+        loop {
+            match r.read(&mut byte) {
+                Ok(1) if byte[0] == b'\n' => return Some(line),
+                Ok(1) => line.push(byte[0]),
+                _ => return (!line.is_empty()).then_some(line),
+            }
+        }
+    }
+    /// A seekable view. Reading forward streams (bytes already used are dropped); from the
+    /// first seek on, what is read is kept so that the command can go back, and a seek from
+    /// the end reads everything that is left (`tail`, `head -n -N`).
+    pub fn seekable(&self) -> SeekableStdin<'_> {
+        SeekableStdin {
+            stdin: self,
+            kept: Vec::new(),
+            base: 0,
+            pos: 0,
+            retain: false,
+            done: false,
+        }
+    }
+}
+
+impl Read for &Stdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Ok(mut back) = self.pushback.try_borrow_mut()
+            && !back.is_empty()
+        {
+            let n = back.len().min(buf.len());
+            buf.get_mut(..n)
+                .unwrap_or_default()
+                .copy_from_slice(back.get(..n).unwrap_or_default());
+            back.drain(..n);
+            return Ok(n);
+        }
+        match self.inner.try_borrow_mut() {
+            Ok(mut r) => r.read(buf),
+            Err(_) => Ok(0),
+        }
+    }
+}
+
+/// [`Stdin::seekable`].
+pub struct SeekableStdin<'s> {
+    stdin: &'s Stdin,
+    /// Bytes read from stdin, starting at offset `base`.
+    kept: Vec<u8>,
+    base: u64,
+    /// The read position (an offset in the whole input).
+    pos: u64,
+    /// A seek happened: keep everything from now on.
+    retain: bool,
+    done: bool,
+}
+
+impl SeekableStdin<'_> {
+    /// Reads more from stdin into `kept`; false at end of input.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        if !self.retain {
+            // Forward reading only: drop what was already used.
+            let used = usize::try_from(self.pos.saturating_sub(self.base)).unwrap_or(0);
+            let used = used.min(self.kept.len());
+            self.kept.drain(..used);
+            self.base += used as u64;
+        }
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut r = self.stdin;
+        let n = r.read(&mut buf)?;
+        if n == 0 {
+            self.done = true;
+            return Ok(false);
+        }
+        self.kept
+            .extend_from_slice(buf.get(..n).unwrap_or_default());
+        Ok(true)
+    }
+
+    fn end(&self) -> u64 {
+        self.base + self.kept.len() as u64
+    }
+}
+
+impl Drop for SeekableStdin<'_> {
+    fn drop(&mut self) {
+        let from = usize::try_from(self.pos.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        let unread = self.kept.get(from..).unwrap_or_default();
+        if let Ok(mut back) = self.stdin.pushback.try_borrow_mut() {
+            let mut rest = unread.to_vec();
+            rest.append(&mut back);
+            *back = rest;
+        }
+    }
+}
+
+impl Read for SeekableStdin<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.end() {
+            if !self.fill()? {
+                return Ok(0);
+            }
+        }
+        let from = usize::try_from(self.pos - self.base).unwrap_or(usize::MAX);
+        let avail = self.kept.get(from..).unwrap_or_default();
+        let n = avail.len().min(buf.len());
+        buf.get_mut(..n)
+            .unwrap_or_default()
+            .copy_from_slice(avail.get(..n).unwrap_or_default());
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for SeekableStdin<'_> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.retain = true;
+        let target = match to {
+            SeekFrom::Start(n) => i128::from(n),
+            SeekFrom::Current(d) => i128::from(self.pos) + i128::from(d),
+            SeekFrom::End(d) => {
+                while self.fill()? {}
+                i128::from(self.end()) + i128::from(d)
+            }
+        };
+        // Before what was kept (dropped while reading forward), or before the start.
+        if target < i128::from(self.base) {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        }
+        let target = u64::try_from(target).unwrap_or(u64::MAX);
+        while target > self.end() && self.fill()? {}
+        self.pos = target;
+        Ok(self.pos)
+    }
+}

@@ -1,0 +1,478 @@
+//! The walk and the evaluation: visiting the tree in GNU find's order (depth-first,
+//! `-depth`, `-maxdepth`/`-mindepth`, `-H`/`-L`/`-P`) and evaluating the expression on each
+//! entry.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// One visited object.
+pub(super) struct Entry<'e> {
+    pub(super) path: &'e Path,
+    pub(super) display: &'e [u8],
+    /// The name `-name` tests (the base name, trailing slashes dropped).
+    pub(super) name: &'e [u8],
+    pub(super) kind: FileKind,
+    pub(super) depth: usize,
+    /// The length of the start point's display name (for `%P`).
+    pub(super) start_len: usize,
+    /// Whether links are followed for this entry's metadata.
+    pub(super) follow: bool,
+    pub(super) meta: Option<Result<Meta, FsError>>,
+}
+
+pub(super) struct Find<'a> {
+    pub(super) ctx: &'a Ctx<'a>,
+    pub(super) expr: Expr,
+    pub(super) global: Global,
+    pub(super) follow: Follow,
+    pub(super) out: Vec<u8>,
+    pub(super) outcome: Outcome,
+    pub(super) status: i32,
+    pub(super) quit: bool,
+    /// Set by `-prune` for the entry being evaluated.
+    pub(super) prune: bool,
+    /// While a directory is evaluated after its content: everything in it was deleted.
+    pub(super) children_gone: bool,
+    /// `-delete` asked to trash the entry being evaluated.
+    pub(super) trashed: bool,
+}
+
+pub(super) fn basename(display: &[u8]) -> &[u8] {
+    let mut end = display.len();
+    while end > 1 && display.get(end - 1) == Some(&b'/') {
+        end -= 1;
+    }
+    let trimmed = display.get(..end).unwrap_or(display);
+    match memchr::memrchr(b'/', trimmed) {
+        Some(i) if trimmed.len() > 1 => trimmed.get(i + 1..).unwrap_or(trimmed),
+        _ => trimmed,
+    }
+}
+
+pub(super) fn secs(t: SystemTime) -> i128 {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => i128::from(d.as_secs()),
+        Err(e) => -i128::from(e.duration().as_secs()),
+    }
+}
+
+impl Find<'_> {
+    pub(super) fn flush(&mut self) {
+        if !self.out.is_empty() {
+            self.outcome.out(&self.out);
+            self.out.clear();
+        }
+    }
+
+    pub(super) fn error(&mut self, msg: &str) {
+        self.flush();
+        self.outcome.err(format!("{}: {msg}\n", self.ctx.name));
+        self.status = 1;
+    }
+
+    pub(super) fn meta(&self, e: &mut Entry) -> Option<Meta> {
+        if e.meta.is_none() {
+            let m = match self.ctx.fs.stat(e.path, e.follow) {
+                Err(_) if e.follow => self.ctx.fs.stat(e.path, false),
+                m => m,
+            };
+            e.meta = Some(m);
+        }
+        e.meta.as_ref().and_then(|m| m.as_ref().ok()).cloned()
+    }
+
+    pub(super) fn eval(&mut self, x: &Expr, e: &mut Entry) -> bool {
+        match x {
+            Expr::And(a, b) => self.eval(a, e) && !self.quit && self.eval(b, e),
+            Expr::Or(a, b) => self.eval(a, e) || (!self.quit && self.eval(b, e)),
+            Expr::Comma(a, b) => {
+                self.eval(a, e);
+                !self.quit && self.eval(b, e)
+            }
+            Expr::Not(a) => !self.eval(a, e),
+            Expr::True => true,
+            Expr::False => false,
+            Expr::Name { pat, fold } => fnmatch(pat, e.name, *fold),
+            Expr::Path { pat, fold } => fnmatch(pat, e.display, *fold),
+            Expr::Lname { pat, fold } => {
+                e.kind == FileKind::Symlink
+                    && self
+                        .ctx
+                        .fs
+                        .read_link(e.path)
+                        .is_ok_and(|t| fnmatch(pat, t.as_os_str().as_bytes(), *fold))
+            }
+            Expr::Type(kinds) => kinds.iter().any(|&k| match k {
+                b'f' => e.kind == FileKind::File,
+                b'd' => e.kind == FileKind::Dir,
+                b'l' => e.kind == FileKind::Symlink,
+                _ => e.kind == FileKind::Other,
+            }),
+            Expr::Size { cmp, n, unit } => self.meta(e).is_some_and(|m| {
+                let size = m.len.div_ceil(*unit);
+                cmp.test(i128::from(size), i128::from(*n))
+            }),
+            Expr::Empty => match e.kind {
+                FileKind::File => self.meta(e).is_some_and(|m| m.len == 0),
+                FileKind::Dir => self.ctx.fs.read_dir(e.path).is_ok_and(|v| v.is_empty()),
+                _ => false,
+            },
+            Expr::Newer(t) => self.meta(e).is_some_and(|m| m.mtime > *t),
+            Expr::Time {
+                field,
+                cmp,
+                n,
+                unit,
+            } => self.meta(e).is_some_and(|m| {
+                let t = match field {
+                    TimeField::Access => m.atime,
+                    TimeField::Modify => m.mtime,
+                    TimeField::Change => m.ctime,
+                };
+                let delta = secs(self.ctx.now) - secs(t);
+                let units = delta.div_euclid(i128::from(*unit));
+                cmp.test(units, i128::from(*n))
+            }),
+            Expr::Links { cmp, n } => self
+                .meta(e)
+                .is_some_and(|m| cmp.test(i128::from(m.nlink), i128::from(*n))),
+            Expr::Print => {
+                self.out.extend_from_slice(e.display);
+                self.out.push(b'\n');
+                true
+            }
+            Expr::Print0 => {
+                self.out.extend_from_slice(e.display);
+                self.out.push(0);
+                true
+            }
+            Expr::Printf(fmt) => {
+                self.printf(fmt, e);
+                true
+            }
+            Expr::Prune => {
+                self.prune = true;
+                true
+            }
+            Expr::Quit => {
+                self.quit = true;
+                true
+            }
+            Expr::Delete => self.delete(e),
+        }
+    }
+
+    pub(super) fn delete(&mut self, e: &mut Entry) -> bool {
+        let base = basename(e.display);
+        if base == b"." || base == b".." {
+            // GNU never removes `.` (rmdir would fail with EINVAL); it says nothing.
+            return true;
+        }
+        let shown = quote_locale(OsStr::from_bytes(e.display));
+        if e.kind == FileKind::Dir && !self.ctx.fs.read_dir(e.path).is_ok_and(|v| v.is_empty()) {
+            // Children still there: those not selected, or not yet deleted by this run.
+            if !self.children_gone {
+                self.error(&format!("cannot delete {shown}: Directory not empty"));
+                return false;
+            }
+        }
+        self.flush();
+        self.outcome.effect(Effect::new(
+            Op::Trash {
+                path: e.path.to_path_buf(),
+            },
+            format!("{}: cannot delete {shown}", self.ctx.name),
+        ));
+        self.trashed = true;
+        true
+    }
+
+    pub(super) fn printf(&mut self, fmt: &[u8], e: &mut Entry) {
+        let mut i = 0;
+        while let Some(&c) = fmt.get(i) {
+            i += 1;
+            match c {
+                b'\\' => {
+                    let Some(&n) = fmt.get(i) else {
+                        self.out.push(b'\\');
+                        break;
+                    };
+                    i += 1;
+                    match n {
+                        b'n' => self.out.push(b'\n'),
+                        b't' => self.out.push(b'\t'),
+                        b'0' => self.out.push(0),
+                        b'\\' => self.out.push(b'\\'),
+                        b'a' => self.out.push(7),
+                        b'r' => self.out.push(b'\r'),
+                        b'c' => return,
+                        other => {
+                            self.out.push(b'\\');
+                            self.out.push(other);
+                        }
+                    }
+                }
+                b'%' => {
+                    let Some(&d) = fmt.get(i) else {
+                        self.out.push(b'%');
+                        break;
+                    };
+                    i += 1;
+                    match d {
+                        b'%' => self.out.push(b'%'),
+                        b'p' => self.out.extend_from_slice(e.display),
+                        b'f' => self.out.extend_from_slice(e.name),
+                        b'h' => {
+                            let h = match memchr::memrchr(b'/', e.display) {
+                                Some(0) => b"/".as_slice(),
+                                Some(k) => e.display.get(..k).unwrap_or_default(),
+                                None => b".".as_slice(),
+                            };
+                            self.out.extend_from_slice(h);
+                        }
+                        b'P' => {
+                            let rel = e.display.get(e.start_len..).unwrap_or_default();
+                            self.out
+                                .extend_from_slice(rel.strip_prefix(b"/").unwrap_or(rel));
+                        }
+                        b'd' => self.out.extend_from_slice(e.depth.to_string().as_bytes()),
+                        b's' => {
+                            let len = self.meta(e).map_or(0, |m| m.len);
+                            self.out.extend_from_slice(len.to_string().as_bytes());
+                        }
+                        b'm' => {
+                            let perm = self.meta(e).map_or(0, |m| m.perm);
+                            self.out.extend_from_slice(format!("{perm:o}").as_bytes());
+                        }
+                        b'y' => self.out.push(match e.kind {
+                            FileKind::File => b'f',
+                            FileKind::Dir => b'd',
+                            FileKind::Symlink => b'l',
+                            FileKind::Other => b'p',
+                        }),
+                        b'l' => {
+                            if e.kind == FileKind::Symlink
+                                && let Ok(t) = self.ctx.fs.read_link(e.path)
+                            {
+                                self.out.extend_from_slice(t.as_os_str().as_bytes());
+                            }
+                        }
+                        other => {
+                            self.out.push(b'%');
+                            self.out.push(other);
+                        }
+                    }
+                }
+                _ => self.out.push(c),
+            }
+        }
+    }
+
+    /// Evaluates the expression for one entry; whether to descend (not pruned).
+    pub(super) fn visit(&mut self, e: &mut Entry) -> bool {
+        self.prune = false;
+        self.trashed = false;
+        if e.depth >= self.global.mindepth {
+            let expr = std::mem::replace(&mut self.expr, Expr::True);
+            self.eval(&expr, e);
+            self.expr = expr;
+        }
+        !self.prune || self.global.depth_first
+    }
+
+    pub(super) fn start(&mut self, op: &OsStr) {
+        let ctx = self.ctx;
+        let path = ctx.resolve(op);
+        let follow = self.follow != Follow::Never;
+        let meta = match ctx.fs.stat(&path, follow) {
+            Err(FsError::NotFound) if follow => ctx.fs.stat(&path, false),
+            m => m,
+        };
+        let meta = match meta {
+            Ok(m) => m,
+            Err(e) => {
+                self.error(&format!("{}: {}", quote_locale(op), e.strerror()));
+                return;
+            }
+        };
+        let display = op.as_bytes().to_vec();
+        let name = basename(&display).to_vec();
+        let kind = meta.kind;
+        let id = (meta.dev, meta.ino);
+        self.walk(&path, &display, &name, kind, Some(meta), id);
+    }
+
+    pub(super) fn walk(
+        &mut self,
+        root: &Path,
+        display: &[u8],
+        name: &[u8],
+        kind: FileKind,
+        meta: Option<Meta>,
+        id: (u64, u64),
+    ) {
+        struct Frame {
+            path: PathBuf,
+            display: Vec<u8>,
+            name: Vec<u8>,
+            depth: usize,
+            entries: std::vec::IntoIter<DirEntry>,
+            id: Option<(u64, u64)>,
+            /// Every child was deleted (for `-delete` of the directory itself).
+            all_deleted: bool,
+        }
+        let ctx = self.ctx;
+        let follow_all = self.follow == Follow::Always;
+        let maxdepth = self
+            .global
+            .maxdepth
+            .unwrap_or(usize::MAX)
+            .min(self.ctx.walk_depth);
+        let depth_first = self.global.depth_first;
+        let start_len = display.len();
+        let mut root_entry = Entry {
+            path: root,
+            display,
+            name,
+            kind,
+            depth: 0,
+            start_len: display.len(),
+            follow: self.follow != Follow::Never,
+            meta: meta.map(Ok),
+        };
+        let descend = if depth_first {
+            true
+        } else {
+            self.visit(&mut root_entry)
+        };
+        let mut stack: Vec<Frame> = Vec::new();
+        let open = |this: &mut Self, path: &Path, display: &[u8]| -> Option<Vec<DirEntry>> {
+            match ctx.fs.read_dir(path) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    this.error(&format!(
+                        "{}: {}",
+                        quote_locale(OsStr::from_bytes(display)),
+                        e.strerror()
+                    ));
+                    None
+                }
+            }
+        };
+        if kind == FileKind::Dir && descend && maxdepth > 0 && !self.quit {
+            let entries = open(self, root, display);
+            stack.push(Frame {
+                path: root.to_path_buf(),
+                display: display.to_vec(),
+                name: name.to_vec(),
+                depth: 0,
+                entries: entries.unwrap_or_default().into_iter(),
+                id: follow_all.then_some(id),
+                all_deleted: true,
+            });
+        } else if depth_first {
+            self.children_gone = false;
+            self.visit(&mut root_entry);
+            return;
+        }
+        while !self.quit {
+            let Some(top) = stack.last_mut() else { break };
+            let Some(entry) = top.entries.next() else {
+                let Some(done) = stack.pop() else { break };
+                if depth_first {
+                    let mut e = Entry {
+                        path: &done.path,
+                        display: &done.display,
+                        name: &done.name,
+                        kind: FileKind::Dir,
+                        depth: done.depth,
+                        start_len,
+                        follow: done.depth == 0 && self.follow != Follow::Never || follow_all,
+                        meta: None,
+                    };
+                    self.children_gone = done.all_deleted;
+                    self.visit(&mut e);
+                    if let Some(parent) = stack.last_mut() {
+                        parent.all_deleted &= self.trashed;
+                    }
+                }
+                continue;
+            };
+            let depth = top.depth + 1;
+            let path = top.path.join(&entry.name);
+            let display =
+                join_display(OsStr::from_bytes(&top.display), &entry.name).into_vec_bytes();
+            let name = entry.name.as_bytes().to_vec();
+            let mut kind = entry.kind;
+            let mut meta = None;
+            if follow_all
+                && kind == FileKind::Symlink
+                && let Ok(m) = ctx.fs.stat(&path, true)
+            {
+                kind = m.kind;
+                meta = Some(Ok(m));
+            }
+            let mut e = Entry {
+                path: &path,
+                display: &display,
+                name: &name,
+                kind,
+                depth,
+                start_len,
+                follow: follow_all,
+                meta,
+            };
+            if kind == FileKind::Dir && depth < maxdepth {
+                let id = if follow_all {
+                    self.meta(&mut e).map(|m| (m.dev, m.ino))
+                } else {
+                    None
+                };
+                if let Some(ancestor) = id.and_then(|id| stack.iter().find(|f| f.id == Some(id))) {
+                    let msg = format!(
+                        "File system loop detected; {} is part of the same file system loop as {}.",
+                        quote_locale(OsStr::from_bytes(&display)),
+                        quote_locale(OsStr::from_bytes(&ancestor.display))
+                    );
+                    self.error(&msg);
+                    if let Some(parent) = stack.last_mut() {
+                        parent.all_deleted = false;
+                    }
+                    continue;
+                }
+                let descend = depth_first || self.visit(&mut e);
+                if !descend || self.quit {
+                    if let Some(parent) = stack.last_mut() {
+                        parent.all_deleted = false;
+                    }
+                    continue;
+                }
+                if stack.len() >= DEPTH_CAP {
+                    self.error(&format!(
+                        "{}: directory nesting deeper than {DEPTH_CAP} levels; not descending",
+                        quote_locale(OsStr::from_bytes(&display))
+                    ));
+                    continue;
+                }
+                let entries = open(self, &path, &display);
+                stack.push(Frame {
+                    path: path.clone(),
+                    display: display.clone(),
+                    name: name.clone(),
+                    depth,
+                    entries: entries.unwrap_or_default().into_iter(),
+                    id,
+                    all_deleted: true,
+                });
+            } else {
+                self.children_gone = false;
+                self.visit(&mut e);
+                let gone = self.trashed;
+                if let Some(parent) = stack.last_mut() {
+                    parent.all_deleted &= gone;
+                }
+            }
+        }
+        self.flush();
+    }
+}

@@ -1,0 +1,460 @@
+//! The expression: GNU find's tests, actions and operators (`-name`, `-type`, `-mtime`,
+//! `-exec` refused, `!`, `-a`, `-o`, parentheses) parsed into an `Expr` tree, with GNU's
+//! diagnostics.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cmp {
+    Less,
+    Equal,
+    Greater,
+}
+
+impl Cmp {
+    pub(super) fn test(self, value: i128, n: i128) -> bool {
+        match self {
+            Cmp::Less => value < n,
+            Cmp::Equal => value == n,
+            Cmp::Greater => value > n,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TimeField {
+    Access,
+    Modify,
+    Change,
+}
+
+#[derive(Debug)]
+pub(super) enum Expr {
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Comma(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    True,
+    False,
+    Name {
+        pat: Vec<u8>,
+        fold: bool,
+    },
+    Path {
+        pat: Vec<u8>,
+        fold: bool,
+    },
+    Lname {
+        pat: Vec<u8>,
+        fold: bool,
+    },
+    Type(Vec<u8>),
+    Size {
+        cmp: Cmp,
+        n: u64,
+        unit: u64,
+    },
+    Empty,
+    Newer(SystemTime),
+    Time {
+        field: TimeField,
+        cmp: Cmp,
+        n: i64,
+        unit: i64,
+    },
+    Links {
+        cmp: Cmp,
+        n: u64,
+    },
+    Print,
+    Print0,
+    Printf(Vec<u8>),
+    Prune,
+    Delete,
+    Quit,
+}
+
+impl Expr {
+    pub(super) fn has_action(&self) -> bool {
+        match self {
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+                a.has_action() || b.has_action()
+            }
+            Expr::Not(a) => a.has_action(),
+            Expr::Print | Expr::Print0 | Expr::Printf(_) | Expr::Delete => true,
+            _ => false,
+        }
+    }
+    pub(super) fn has(&self, f: fn(&Expr) -> bool) -> bool {
+        f(self)
+            || match self {
+                Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => a.has(f) || b.has(f),
+                Expr::Not(a) => a.has(f),
+                _ => false,
+            }
+    }
+}
+
+/// Options that apply to the whole run, wherever they appear.
+#[derive(Debug, Default)]
+pub(super) struct Global {
+    pub(super) maxdepth: Option<usize>,
+    pub(super) mindepth: usize,
+    pub(super) depth_first: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Follow {
+    Never,
+    StartPoints,
+    Always,
+}
+
+pub(super) struct Parser<'a> {
+    pub(super) toks: &'a [OsString],
+    pub(super) i: usize,
+    pub(super) ctx: &'a Ctx<'a>,
+    pub(super) global: Global,
+    pub(super) follow: Follow,
+    /// The last primary parsed, for GNU's hint about an unquoted pattern.
+    pub(super) last_primary: Option<String>,
+}
+
+pub(super) type Parse<T> = Result<T, String>;
+
+pub(super) fn int_arg(s: &[u8]) -> Option<(Cmp, &[u8])> {
+    match s.first() {
+        Some(b'+') => Some((Cmp::Greater, s.get(1..)?)),
+        Some(b'-') => Some((Cmp::Less, s.get(1..)?)),
+        _ => Some((Cmp::Equal, s)),
+    }
+}
+
+pub(super) fn digits(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(s).ok()?.parse().ok()
+}
+
+impl Parser<'_> {
+    pub(super) fn peek(&self) -> Option<&[u8]> {
+        self.toks.get(self.i).map(|t| t.as_bytes())
+    }
+
+    pub(super) fn arg(&mut self, pred: &str) -> Parse<Vec<u8>> {
+        let v = self
+            .toks
+            .get(self.i)
+            .ok_or_else(|| format!("missing argument to `{pred}'"))?;
+        self.i += 1;
+        Ok(v.as_bytes().to_vec())
+    }
+
+    pub(super) fn or(&mut self) -> Parse<Expr> {
+        let mut left = self.and()?;
+        while let Some(t) = self.peek() {
+            let comma = t == b",";
+            if !(t == b"-o" || t == b"-or" || comma) {
+                break;
+            }
+            let op = String::from_utf8_lossy(t).into_owned();
+            self.i += 1;
+            if self.peek().is_none() {
+                return Err(format!("expected an expression after '{op}'"));
+            }
+            let right = self.and()?;
+            left = if comma {
+                Expr::Comma(Box::new(left), Box::new(right))
+            } else {
+                Expr::Or(Box::new(left), Box::new(right))
+            };
+        }
+        Ok(left)
+    }
+
+    pub(super) fn and(&mut self) -> Parse<Expr> {
+        let mut left = self.not()?;
+        while let Some(t) = self.peek() {
+            if t == b"-a" || t == b"-and" {
+                let op = String::from_utf8_lossy(t).into_owned();
+                self.i += 1;
+                if self.peek().is_none() {
+                    return Err(format!("expected an expression after '{op}'"));
+                }
+            } else if matches!(t, b"-o" | b"-or" | b"," | b")") {
+                break;
+            }
+            let right = self.not()?;
+            left = Expr::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    pub(super) fn not(&mut self) -> Parse<Expr> {
+        let Some(t) = self.peek() else {
+            return Err("expected an expression".into());
+        };
+        match t {
+            b"!" | b"-not" => {
+                let op = String::from_utf8_lossy(t).into_owned();
+                self.i += 1;
+                if self.peek().is_none() {
+                    return Err(format!("expected an expression after '{op}'"));
+                }
+                Ok(Expr::Not(Box::new(self.not()?)))
+            }
+            b"(" => {
+                self.i += 1;
+                if self.peek() == Some(b")") {
+                    return Err("invalid expression; empty parentheses are not allowed.".into());
+                }
+                if self.peek().is_none() {
+                    return Err("invalid expression; I was expecting to find a ')' somewhere but did not see one.".into());
+                }
+                let e = self.or()?;
+                if self.peek() != Some(b")") {
+                    return Err("invalid expression; I was expecting to find a ')' somewhere but did not see one.".into());
+                }
+                self.i += 1;
+                Ok(e)
+            }
+            b")" => Err("you have too many ')'".into()),
+            b"-o" | b"-or" | b"-a" | b"-and" | b"," => Err(format!(
+                "invalid expression; you have used a binary operator '{}' with nothing before it.",
+                String::from_utf8_lossy(t)
+            )),
+            _ => self.primary(),
+        }
+    }
+
+    pub(super) fn time(&mut self, pred: &str, field: TimeField, unit: i64) -> Parse<Expr> {
+        let v = self.arg(pred)?;
+        let bad = || {
+            format!(
+                "invalid argument `{}' to `{pred}'",
+                String::from_utf8_lossy(&v)
+            )
+        };
+        let (cmp, rest) = int_arg(&v).ok_or_else(bad)?;
+        let n = digits(rest).ok_or_else(bad)?;
+        Ok(Expr::Time {
+            field,
+            cmp,
+            n: i64::try_from(n).unwrap_or(i64::MAX),
+            unit,
+        })
+    }
+
+    pub(super) fn depth_arg(&mut self, pred: &str) -> Parse<usize> {
+        let v = self.arg(pred)?;
+        digits(&v)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                format!(
+                    "Expected a positive decimal integer argument to {pred}, but got {}",
+                    quote_locale(OsStr::from_bytes(&v))
+                )
+            })
+    }
+
+    pub(super) fn type_arg(&mut self, pred: &str) -> Parse<Expr> {
+        let v = self.arg(pred)?;
+        if v.is_empty() {
+            return Err(format!(
+                "Arguments to {pred} should contain at least one letter"
+            ));
+        }
+        let mut kinds = Vec::new();
+        for (k, part) in v.split(|&c| c == b',').enumerate() {
+            match part {
+                [c] if b"bcdpflsD".contains(c) => kinds.push(*c),
+                [] if k > 0 => {
+                    return Err(format!(
+                        "Last file type in list argument to {pred} is missing, i.e., list is ending on: ','"
+                    ));
+                }
+                [c, ..] if b"bcdpflsD".contains(c) => {
+                    return Err(format!(
+                        "Must separate multiple arguments to {pred} using: ','"
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "Unknown argument to {pred}: {}",
+                        String::from_utf8_lossy(part.get(..1).unwrap_or(part))
+                    ));
+                }
+            }
+        }
+        Ok(Expr::Type(kinds))
+    }
+
+    pub(super) fn size_arg(&mut self) -> Parse<Expr> {
+        let v = self.arg("-size")?;
+        if v.is_empty() {
+            return Err("invalid null argument to -size".into());
+        }
+        let (cmp, rest) = int_arg(&v).unwrap_or((Cmp::Equal, &v));
+        let (num, unit) = match rest.last() {
+            Some(c) if c.is_ascii_digit() => (rest, 512),
+            Some(&c) => {
+                let unit = match c {
+                    b'b' => 512,
+                    b'c' => 1,
+                    b'w' => 2,
+                    b'k' => 1024,
+                    b'M' => 1024 * 1024,
+                    b'G' => 1024 * 1024 * 1024,
+                    _ => {
+                        return Err(format!(
+                            "invalid -size type `{}'",
+                            String::from_utf8_lossy(&[c])
+                        ));
+                    }
+                };
+                (rest.get(..rest.len() - 1).unwrap_or_default(), unit)
+            }
+            None => {
+                return Err(format!(
+                    "invalid -size type `{}'",
+                    String::from_utf8_lossy(&v)
+                ));
+            }
+        };
+        let n = digits(num).ok_or_else(|| {
+            format!(
+                "Invalid argument `{}' to -size",
+                String::from_utf8_lossy(&v)
+            )
+        })?;
+        Ok(Expr::Size { cmp, n, unit })
+    }
+
+    pub(super) fn primary(&mut self) -> Parse<Expr> {
+        let tok = self.peek().unwrap_or_default().to_vec();
+        let name = String::from_utf8_lossy(&tok).into_owned();
+        if tok.first() != Some(&b'-') || tok.len() < 2 {
+            let mut msg = format!("paths must precede expression: `{name}'");
+            // GNU guesses at a glob the shell expanded when the stray word names a file.
+            let exists = self
+                .ctx
+                .fs
+                .stat(&self.ctx.resolve(OsStr::from_bytes(&tok)), true);
+            if let (Some(p), true) = (&self.last_primary, exists.is_ok()) {
+                msg.push_str("\nfind: possible unquoted pattern after predicate `");
+                msg.push_str(p);
+                msg.push_str("'?");
+            }
+            return Err(msg);
+        }
+        self.i += 1;
+        self.last_primary = Some(name.clone());
+        let pattern = |p: &mut Self, fold: bool, kind: u8| -> Parse<Expr> {
+            let pat = p.arg(&name)?;
+            Ok(match kind {
+                b'n' => Expr::Name { pat, fold },
+                b'p' => Expr::Path { pat, fold },
+                _ => Expr::Lname { pat, fold },
+            })
+        };
+        match name.as_str() {
+            "-name" => pattern(self, false, b'n'),
+            "-iname" => pattern(self, true, b'n'),
+            "-path" | "-wholename" => pattern(self, false, b'p'),
+            "-ipath" | "-iwholename" => pattern(self, true, b'p'),
+            "-lname" => pattern(self, false, b'l'),
+            "-ilname" => pattern(self, true, b'l'),
+            "-type" => self.type_arg("-type"),
+            "-size" => self.size_arg(),
+            "-empty" => Ok(Expr::Empty),
+            "-false" => Ok(Expr::False),
+            "-newer" => {
+                let f = self.arg("-newer")?;
+                let follow = self.follow != Follow::Never;
+                let path = self.ctx.resolve(OsStr::from_bytes(&f));
+                match self.ctx.fs.stat(&path, follow) {
+                    Ok(m) => Ok(Expr::Newer(m.mtime)),
+                    Err(e) => Err(format!(
+                        "{}: {}",
+                        quote_locale(OsStr::from_bytes(&f)),
+                        e.strerror()
+                    )),
+                }
+            }
+            "-mtime" => self.time("-mtime", TimeField::Modify, 86400),
+            "-atime" => self.time("-atime", TimeField::Access, 86400),
+            "-ctime" => self.time("-ctime", TimeField::Change, 86400),
+            "-mmin" => self.time("-mmin", TimeField::Modify, 60),
+            "-amin" => self.time("-amin", TimeField::Access, 60),
+            "-cmin" => self.time("-cmin", TimeField::Change, 60),
+            "-links" => {
+                let v = self.arg("-links")?;
+                let bad = || {
+                    format!(
+                        "invalid argument `{}' to `-links'",
+                        String::from_utf8_lossy(&v)
+                    )
+                };
+                let (cmp, rest) = int_arg(&v).ok_or_else(bad)?;
+                let n = digits(rest).ok_or_else(bad)?;
+                Ok(Expr::Links { cmp, n })
+            }
+            "-maxdepth" => {
+                self.global.maxdepth = Some(self.depth_arg("-maxdepth")?);
+                Ok(Expr::True)
+            }
+            "-mindepth" => {
+                self.global.mindepth = self.depth_arg("-mindepth")?;
+                Ok(Expr::True)
+            }
+            "-depth" | "-d" => {
+                self.global.depth_first = true;
+                Ok(Expr::True)
+            }
+            "-follow" => {
+                self.follow = Follow::Always;
+                Ok(Expr::True)
+            }
+            "-true"
+            | "-xdev"
+            | "-mount"
+            | "-noleaf"
+            | "-ignore_readdir_race"
+            | "-noignore_readdir_race"
+            | "-nowarn"
+            | "-warn"
+            | "-daystart" => Ok(Expr::True),
+            "-print" => Ok(Expr::Print),
+            "-print0" => Ok(Expr::Print0),
+            "-printf" => Ok(Expr::Printf(self.arg("-printf")?)),
+            "-prune" => Ok(Expr::Prune),
+            "-delete" => {
+                self.global.depth_first = true;
+                Ok(Expr::Delete)
+            }
+            "-quit" => Ok(Expr::Quit),
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let rest = self.toks.get(self.i..).unwrap_or_default();
+                let Some(end) = rest
+                    .iter()
+                    .position(|t| t == ";" || (t == "+" && name.starts_with("-exec")))
+                else {
+                    return Err(format!("missing argument to `{name}'"));
+                };
+                self.i += end + 1;
+                Err(format!(
+                    "{name} is not supported: trumansh runs no other programs"
+                ))
+            }
+            "-regex" | "-iregex" | "-ls" | "-fls" | "-fprint" | "-fprint0" | "-fprintf"
+            | "-perm" | "-user" | "-group" | "-uid" | "-gid" | "-nouser" | "-nogroup"
+            | "-readable" | "-writable" | "-executable" | "-inum" | "-samefile" | "-xtype"
+            | "-used" | "-anewer" | "-cnewer" | "-fstype" | "-context" | "-regextype" => {
+                Err(format!("{name} is not supported by this find"))
+            }
+            _ => Err(format!("unknown predicate `{name}'")),
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Reading operands: a file through the view, or `-` (and no operand) as the command's stdin,
+//! always as a stream so that a large file is never held whole.
+
+use std::ffi::OsStr;
+use std::io::Read;
+
+use crate::{CommandName, Ctx, FsError, Outcome, Stdin, quote_if_needed};
+
+/// Opens an operand for reading, as a stream: `-` is the command's stdin; anything else a
+/// file (links followed). A directory opens, and its first read fails with `IsADirectory`.
+pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn Read + 'a>, FsError> {
+    if operand == "-" {
+        Ok(Box::new(ctx.stdin))
+    } else {
+        ctx.fs
+            .open(&ctx.resolve(operand))
+            .map(|r| Box::new(r) as Box<dyn Read>)
+    }
+}
+
+/// The error a failed `read(2)` maps to ([`FsError::from_io`]).
+pub fn read_error(e: &std::io::Error) -> FsError {
+    FsError::from_io(e)
+}
+
+/// `cmd: name: strerror` with the name quoted only where GNU's `quotef` would (`wc`, `head`,
+/// `grep`, `cat` style).
+pub fn operand_error(cmd: CommandName, operand: &OsStr, e: &FsError) -> String {
+    format!("{cmd}: {}: {}\n", quote_if_needed(operand), e.strerror())
+}
+
+/// Prints a prompt on stderr and reads one answer line from stdin: yes when it starts with
+/// `y` or `Y` (`rm -i`, `cp -i`, `mv -i`); an empty stdin answers no.
+pub fn ask(o: &mut Outcome, stdin: &Stdin, question: &str) -> bool {
+    o.err(question);
+    stdin
+        .read_line()
+        .is_some_and(|l| matches!(l.first(), Some(b'y' | b'Y')))
+}

@@ -1,0 +1,279 @@
+//! The one directory walk: iterative (a stack of open directories, never recursion), in the
+//! order `read_dir` gives (GNU's `fts` without sorting), with the depth cap of the policy
+//! (`ctx.walk_depth`), the follow modes of `-P`/`-H`/`-L`, loop detection when links are
+//! followed, and both orders: every entry is reported when it is met (pre-order), and a
+//! directory that was descended into is reported again when it is done ([`Visit::Leave`],
+//! post-order: `rm -r`, `find -depth`, `du`).
+//!
+//! The consumer keeps the decisions that differ per command: it asks to descend into a
+//! directory ([`Walk::descend`]) and gets the reason when that is refused (too deep, a loop,
+//! unreadable), so that `grep -r` can skip excluded directories and say `recursive directory
+//! loop`, and `rm -r` can list an unreadable directory with its error.
+
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+use crate::support::paths::join_display;
+use crate::{DirEntry, FileKind, FsError, FsView};
+
+/// Which links the walk follows below its roots. `-H` (command-line links only) is
+/// [`Follow::Never`] with a root the caller resolved by following its operand, as GNU's
+/// `FTS_COMFOLLOW` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// `-P`: never; a link is an entry of kind `Symlink`.
+    Never,
+    /// `-L`: every link; an entry has the kind of its target, and a directory that is one
+    /// of its own ancestors is refused as a loop.
+    Always,
+}
+
+/// One object met by the walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// The path to give the view.
+    pub path: PathBuf,
+    /// The name to show: the root's as given, joined with the names below it (a root shown
+    /// as the empty string shows its entries bare, as `grep -r` with no operand does).
+    pub display: OsString,
+    /// The entry's kind: its own, or its target's when the walk follows links.
+    pub kind: FileKind,
+    /// How many directories are open above it (a root's entries are at depth 1).
+    pub depth: usize,
+}
+
+/// What the walk reports.
+#[derive(Debug)]
+pub enum Visit {
+    /// An entry, met in directory order. A directory is only entered if the consumer
+    /// calls [`Walk::descend`] with it.
+    Entry(Node),
+    /// A link the walk had to follow could not be: its display and the error.
+    Broken(Node, FsError),
+    /// A directory whose entries have all been reported (post-order).
+    Leave(Node),
+}
+
+/// Why [`Walk::descend`] did not enter a directory.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The walk is already `max_depth` directories deep.
+    TooDeep,
+    /// Following links, the directory is one of its own ancestors.
+    Loop,
+    /// The directory could not be read.
+    Unreadable(FsError),
+}
+
+struct Frame {
+    node: Node,
+    entries: std::vec::IntoIter<DirEntry>,
+    /// `(dev, ino)` when following links, for loop detection.
+    id: Option<(u64, u64)>,
+}
+
+/// An iterative walk over the view; see the module doc.
+pub struct Walk<'a> {
+    fs: &'a dyn FsView,
+    follow: Follow,
+    max_depth: usize,
+    stack: Vec<Frame>,
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(fs: &'a dyn FsView, follow: Follow, max_depth: usize) -> Self {
+        Walk {
+            fs,
+            follow,
+            max_depth,
+            stack: Vec::new(),
+        }
+    }
+
+    /// A root node for a directory operand (not checked here: the caller has statted it).
+    pub fn root(path: PathBuf, display: &OsStr) -> Node {
+        Node {
+            path,
+            display: display.to_os_string(),
+            kind: FileKind::Dir,
+            depth: 0,
+        }
+    }
+
+    fn id_of(&self, node: &Node) -> Option<(u64, u64)> {
+        self.fs.stat(&node.path, true).ok().map(|m| (m.dev, m.ino))
+    }
+
+    /// Enters a directory: its entries come next, then its [`Visit::Leave`]. Refused, in
+    /// this order of checks (`grep -r`'s), when the directory is one of its ancestors (links
+    /// followed), when the walk is already `max_depth` deep, or when it cannot be read.
+    pub fn descend(&mut self, node: Node) -> Result<(), (Node, Refused)> {
+        self.open(node, true)
+    }
+
+    /// [`Walk::descend`] without the depth cap: for a command-line root, which is read
+    /// whatever the limit on what is below it.
+    pub fn enter(&mut self, node: Node) -> Result<(), (Node, Refused)> {
+        self.open(node, false)
+    }
+
+    fn open(&mut self, node: Node, capped: bool) -> Result<(), (Node, Refused)> {
+        let id = if self.follow == Follow::Always {
+            self.id_of(&node)
+        } else {
+            None
+        };
+        if id.is_some() && self.stack.iter().any(|f| f.id == id) {
+            return Err((node, Refused::Loop));
+        }
+        if capped && self.stack.len() >= self.max_depth {
+            return Err((node, Refused::TooDeep));
+        }
+        match self.fs.read_dir(&node.path) {
+            Ok(entries) => {
+                self.stack.push(Frame {
+                    node,
+                    entries: entries.into_iter(),
+                    id,
+                });
+                Ok(())
+            }
+            Err(e) => Err((node, Refused::Unreadable(e))),
+        }
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Visit;
+
+    fn next(&mut self) -> Option<Visit> {
+        let depth = self.stack.len();
+        let top = self.stack.last_mut()?;
+        let Some(entry) = top.entries.next() else {
+            return self.stack.pop().map(|f| Visit::Leave(f.node));
+        };
+        let path = top.node.path.join(&entry.name);
+        let display = if top.node.display.is_empty() {
+            entry.name.clone()
+        } else {
+            join_display(&top.node.display, &entry.name)
+        };
+        let mut node = Node {
+            path,
+            display,
+            kind: entry.kind,
+            depth,
+        };
+        if entry.kind == FileKind::Symlink && self.follow == Follow::Always {
+            match self.fs.stat(&node.path, true) {
+                Ok(m) => node.kind = m.kind,
+                Err(e) => return Some(Visit::Broken(node, e)),
+            }
+        }
+        Some(Visit::Entry(node))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::testing::memfs::MemFs;
+
+    fn tree() -> MemFs {
+        MemFs::new()
+            .dir("/t/a/b")
+            .file("/t/a/b/f", b"")
+            .file("/t/a/g", b"")
+            .file("/t/h", b"")
+            .symlink("/t/up", "/t")
+    }
+
+    /// Walks everything it may, as `(event, display)` lines.
+    fn trace(fs: &MemFs, follow: Follow, max_depth: usize) -> Vec<String> {
+        let mut w = Walk::new(fs, follow, max_depth);
+        let mut out = Vec::new();
+        w.enter(Walk::root(PathBuf::from("/t"), OsStr::new("t")))
+            .unwrap();
+        while let Some(v) = w.next() {
+            match v {
+                Visit::Entry(n) if n.kind == FileKind::Dir => {
+                    let shown = n.display.to_string_lossy().into_owned();
+                    match w.descend(n) {
+                        Ok(()) => out.push(format!("pre {shown}")),
+                        Err((_, why)) => out.push(format!("refused {shown} {why:?}")),
+                    }
+                }
+                Visit::Entry(n) => {
+                    out.push(format!("{:?} {}", n.kind, n.display.to_string_lossy()));
+                }
+                Visit::Broken(n, e) => {
+                    out.push(format!("broken {} {e}", n.display.to_string_lossy()));
+                }
+                Visit::Leave(n) => out.push(format!("post {}", n.display.to_string_lossy())),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pre_and_post_order_in_directory_order() {
+        let t = trace(&tree(), Follow::Never, 100);
+        assert_eq!(
+            t,
+            [
+                "pre t/a",
+                "pre t/a/b",
+                "File t/a/b/f",
+                "post t/a/b",
+                "File t/a/g",
+                "post t/a",
+                "File t/h",
+                "Symlink t/up",
+                "post t"
+            ]
+        );
+    }
+
+    #[test]
+    fn depth_cap_refuses_before_reading() {
+        let t = trace(&tree(), Follow::Never, 2);
+        assert!(t.contains(&"refused t/a/b TooDeep".to_string()), "{t:?}");
+        assert!(!t.iter().any(|l| l.contains("t/a/b/f")));
+    }
+
+    #[test]
+    fn following_links_detects_loops() {
+        let t = trace(&tree(), Follow::Always, 100);
+        assert!(t.contains(&"refused t/up Loop".to_string()), "{t:?}");
+        let fs = tree().symlink("/t/gone", "/nowhere");
+        let t = trace(&fs, Follow::Always, 100);
+        assert!(
+            t.contains(&"broken t/gone No such file or directory".to_string()),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn unreadable_directories_are_reported_per_entry() {
+        let fs = tree().fail("/t/a/b", FsError::Io);
+        let t = trace(&fs, Follow::Never, 100);
+        assert!(
+            t.contains(&"refused t/a/b Unreadable(Io)".to_string()),
+            "{t:?}"
+        );
+        assert!(t.contains(&"File t/a/g".to_string()));
+    }
+
+    #[test]
+    fn an_empty_root_display_shows_bare_names() {
+        let fs = tree();
+        let mut w = Walk::new(&fs, Follow::Never, 100);
+        w.enter(Walk::root(PathBuf::from("/t"), OsStr::new("")))
+            .unwrap();
+        let Some(Visit::Entry(n)) = w.next() else {
+            panic!()
+        };
+        assert_eq!(n.display, "a");
+    }
+}

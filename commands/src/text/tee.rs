@@ -1,0 +1,107 @@
+//! `tee [OPTION]... [FILE]...`, GNU coreutils: copies the command's stdin to stdout and to
+//! each FILE. Each file is one [`Op::WriteFile`] (created or truncated, or appended with
+//! `-a`); GNU opens every file before copying, so the effects come first and a file that
+//! cannot be written (`tee: d: Is a directory`) is reported before the output, and the others
+//! are still written. `-` is a file named `-`, as in GNU 9.1.
+
+use std::ffi::OsString;
+
+use crate::Stop;
+use crate::support::argmatch::argmatch;
+use crate::support::args::parse_args;
+use crate::{Ctx, Effect, Op, Outcome, quote_if_needed};
+
+/// Copy standard input to each FILE, and also to standard output.
+#[derive(clap::Parser, Debug)]
+#[command(override_usage = "tee [OPTION]... [FILE]...")]
+pub struct TeeArgs {
+    /// append to the given FILEs, do not overwrite
+    #[arg(short = 'a', long = "append")]
+    append: bool,
+    /// ignore interrupt signals
+    #[arg(short = 'i', long = "ignore-interrupts")]
+    ignore_interrupts: bool,
+    /// diagnose errors writing to non pipes
+    #[arg(short = 'p')]
+    p: bool,
+    /// set behavior on write error (warn, warn-nopipe, exit, exit-nopipe)
+    #[arg(long = "output-error", value_name = "MODE", num_args = 0..=1, default_missing_value = "warn-nopipe")]
+    output_error: Option<String>,
+    files: Vec<OsString>,
+}
+
+const MODES: [&str; 4] = ["warn", "warn-nopipe", "exit", "exit-nopipe"];
+
+/// `--output-error=MODE`, as GNU's `XARGMATCH`.
+fn check_mode(mode: &str) -> Result<(), Stop> {
+    argmatch("--output-error", mode, &MODES.map(|m| (m, m))).map(|_| ())
+}
+
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let a = parse_args::<TeeArgs>(args)?;
+    if let Some(mode) = a.output_error.as_deref() {
+        check_mode(mode)?;
+    }
+    let mut o = Outcome::ok();
+    let input = ctx.stdin.read_all().unwrap_or_default();
+    for file in &a.files {
+        o.effect(Effect::new(
+            Op::WriteFile {
+                path: ctx.resolve(file),
+                data: input.clone(),
+                append: a.append,
+            },
+            format!("{}: {}", ctx.name, quote_if_needed(file)),
+        ));
+    }
+    o.out(&input);
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::testing::world::{World, ops, text};
+    use crate::{Op, Step};
+
+    #[test]
+    fn writes_each_file_then_stdout() {
+        let w = World::empty().stdin(b"hi\n");
+        let o = w.run(crate::CommandName::Tee, &["-a", "x", "d/y"]);
+        assert_eq!(
+            ops(&o),
+            [
+                Op::WriteFile {
+                    path: PathBuf::from("/s/x"),
+                    data: b"hi\n".to_vec(),
+                    append: true
+                },
+                Op::WriteFile {
+                    path: PathBuf::from("/s/d/y"),
+                    data: b"hi\n".to_vec(),
+                    append: true
+                }
+            ]
+        );
+        // GNU: `tee: d/y: No such file or directory` is printed before the output.
+        assert!(
+            matches!(o.steps.get(1), Some(Step::Effect(e)) if e.on_err.as_deref() == Some("tee: d/y"))
+        );
+        assert_eq!(o.steps.last(), Some(&Step::Out(b"hi\n".to_vec())));
+    }
+
+    #[test]
+    fn errors_as_gnu() {
+        // GNU coreutils 9.1, LC_ALL=C.
+        let w = World::empty();
+        assert_eq!(
+            text(&w.run(crate::CommandName::Tee, &["--output-error=x"])).1,
+            "tee: invalid argument 'x' for '--output-error'\nValid arguments are:\n  - 'warn'\n  - 'warn-nopipe'\n  - 'exit'\n  - 'exit-nopipe'\nTry 'tee --help' for more information.\n"
+        );
+        assert_eq!(
+            text(&w.run(crate::CommandName::Tee, &["-x"])).1,
+            "tee: invalid option -- 'x'\nTry 'tee --help' for more information.\n"
+        );
+    }
+}
