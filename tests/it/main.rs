@@ -18,6 +18,8 @@ mod cli;
 mod common;
 /// Containment: every way out of the sandbox answers like a missing path; a new escape route.
 mod escape;
+/// The command crate's rule: no handler uses another handler; a new family's shared module.
+mod families;
 /// The runtime's layering (no module uses a higher layer); a new module gets its layer here.
 mod layers;
 /// Limits and the owner's policy (deadline, caps, quotas, hidden/read-only paths); a new limit.
