@@ -10,6 +10,8 @@
 //! module. What cp and mv both need lives in `fs/target.rs`, not in `cp.rs`: that is what this
 //! test keeps true as the crate grows to a hundred commands.
 
+#![allow(clippy::unwrap_used, clippy::panic, clippy::naive_bytecount)]
+
 use std::path::{Path, PathBuf};
 
 fn src() -> PathBuf {
@@ -244,7 +246,7 @@ fn no_handler_uses_another_handler() {
 
 #[test]
 fn the_scanner_resolves_groups_and_super() {
-    let module: Vec<String> = ["fs", "mv"].iter().map(|s| s.to_string()).collect();
+    let module: Vec<String> = ["fs", "mv"].map(String::from).to_vec();
     let code = code_of(
         "use crate::{Ctx, fs::{cp::plan, target}};\n// crate::text::cat\nlet x = \"crate::text::wc\";\nuse super::rm::walk;\n",
     );
