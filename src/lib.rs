@@ -34,16 +34,19 @@
 //
 //   cli, frontend   main.rs, owner, frontend, protocol, mcp, transcript, replay
 //   session         Session: the public API, one transaction per line
-//   exec            running one handler: the Emitter, pipes, effects applied and journaled
+//   interp          walks the AST: lists, pipelines, simple commands, redirections
+//   expand, exec    word expansion (words -> fields); running one handler: the Emitter,
+//                   pipes, effects applied and journaled
 //   txn             journal (undo, rollback, recovery), trash
 //   sandbox         containment
 //   base            limits, policy, audit, io, api (Request, Report, AppliedEffect)
 //
-// `shell` (lexer, parser, AST, word expansion) uses nothing of the runtime.
+// `shell` (the syntax: lexer, parser, AST) uses nothing of the runtime.
 
 mod api;
 pub mod audit;
 mod exec;
+pub mod expand;
 pub mod frontend;
 mod interp;
 pub mod io;
