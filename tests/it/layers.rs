@@ -3,7 +3,8 @@
 //! runtime.
 //!
 //! ```text
-//! 8 cli, frontend   main.rs, owner, frontend, protocol, mcp, transcript, replay
+//! 8 cli, frontend   main.rs, cli/ (args, owner, replay), frontend/ (line, repl, chunks,
+//!                   json, mcp), transcript/; old paths: owner, protocol, mcp, replay
 //! 7 session         the public API, one transaction per line
 //! 6 interp          walks the AST: lists, pipelines, simple commands, redirections
 //! 5 expand          word expansion: uses only the syntax and the base (not exec, txn, sandbox)
@@ -36,7 +37,7 @@ fn layer_of_module(name: &str) -> Option<u8> {
         "expand" => EXPAND,
         "interp" => 6,
         "session" | "Session" | "Config" | "ErrorMode" => 7,
-        "frontend" | "protocol" | "mcp" | "transcript" | "replay" | "owner" => TOP,
+        "cli" | "frontend" | "protocol" | "mcp" | "transcript" | "replay" | "owner" => TOP,
         _ => return None,
     })
 }
