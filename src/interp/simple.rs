@@ -183,7 +183,6 @@ impl Interp<'_> {
             && self.rt.denied.contains(&c)
         {
             self.rt
-                .sandbox
                 .audit()
                 .event("denied", fields([("command", c.as_str().into())]));
         }
