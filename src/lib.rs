@@ -32,27 +32,28 @@
 
 // The layers, each using only those below it (pinned by `tests/layers.rs`):
 //
-//   cli, frontend   main.rs, owner, frontend, protocol, mcp, transcript, replay
+//   cli, frontend   main.rs, cli/ (args, owner, replay), frontend/ (line, repl, chunks,
+//                   json, mcp), transcript/
 //   session         Session: the public API, one transaction per line
-//   exec            running one handler: the Emitter, pipes, effects applied and journaled
+//   interp          walks the AST: lists, pipelines, simple commands, redirections
+//   expand, exec    word expansion (words -> fields); running one handler: the Emitter,
+//                   pipes, effects applied and journaled
 //   txn             journal (undo, rollback, recovery), trash
 //   sandbox         containment
 //   base            limits, policy, audit, io, api (Request, Report, AppliedEffect)
 //
-// `shell` (lexer, parser, AST, word expansion) uses nothing of the runtime.
+// `shell` (the syntax: lexer, parser, AST) uses nothing of the runtime.
 
 mod api;
 pub mod audit;
+pub mod cli;
 mod exec;
+pub mod expand;
 pub mod frontend;
 mod interp;
 pub mod io;
 pub mod limits;
-pub mod mcp;
-pub mod owner;
 pub mod policy;
-pub mod protocol;
-pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod shell;
@@ -62,6 +63,11 @@ pub mod txn;
 pub use api::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
 pub use io::{Captured, Sink, Stream};
 pub use session::{Config, ErrorMode, Session};
+
+// The front ends and the owner's tools at their old public paths.
+pub use cli::{owner, replay};
+pub use frontend::json as protocol;
+pub use frontend::mcp;
 /// The journal, at its old path.
 pub use txn::journal;
 /// The trash, at its old path (`trumansh::state::trash`).

@@ -10,17 +10,19 @@
 use std::cell::RefCell;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::Arc;
 
 use trumansh_commands::CommandName;
 
 use crate::api::{Outcome, Report, Request};
-use crate::audit::{fields, text};
+use crate::audit::{Audit, fields, text};
 use crate::exec::{DirectSink, LineInput};
 pub use crate::interp::{Config, ErrorMode, PATH};
 use crate::interp::{Interp, LineState, Runtime, ShellState};
 use crate::io::human_bytes;
 pub use crate::io::{Captured, Sink, Stream};
-use crate::sandbox::{Sandbox, SetupError};
+use crate::limits::Guard;
+use crate::sandbox::{Sandbox, SetupError, unique_name};
 use crate::shell::ast::Script;
 use crate::shell::{self, ParseError};
 use crate::txn::journal::{Journal, Reverted};
@@ -48,13 +50,17 @@ impl Session {
         if config.sandbox.rules.is_none() {
             let rules = config.policy.rules().map_err(SetupError)?;
             if !rules.is_empty() {
-                config.sandbox.rules = Some(std::sync::Arc::new(rules));
+                config.sandbox.rules = Some(Arc::new(rules));
             }
         }
-        let mut sandbox = Sandbox::open(&config.sandbox)?;
-        sandbox
-            .guard_mut()
-            .set_output_caps(limits.stdout_bytes, limits.stderr_bytes);
+        // The runtime owns the limits and the audit log; the sandbox is given a share of
+        // each, to check the limits and to record its refusals.
+        let mut guard = Guard::new(config.sandbox.write_quota_bytes, config.sandbox.file_quota);
+        guard.set_output_caps(limits.stdout_bytes, limits.stderr_bytes);
+        let guard = Arc::new(guard);
+        let mut sandbox = Sandbox::open_with(&config.sandbox, Arc::clone(&guard))?;
+        let audit = Arc::new(Audit::open(sandbox.state_dir(), &unique_name("s")));
+        sandbox.record_in(Arc::clone(&audit));
         let mut denied: Vec<CommandName> = config
             .policy
             .deny_commands
@@ -64,7 +70,7 @@ impl Session {
         if !config.policy.undo {
             denied.push(CommandName::Undo);
         }
-        sandbox.audit().event(
+        audit.event(
             "session",
             fields([
                 ("root", text(sandbox.root_host().as_os_str().as_bytes())),
@@ -88,6 +94,8 @@ impl Session {
         Ok(Session {
             rt: Runtime {
                 sandbox,
+                guard,
+                audit,
                 journal,
                 config,
                 denied,

@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use trumansh::expand::{ExpandCtx, expand_word, expand_word_nosplit, expand_words};
 use trumansh::sandbox::{Sandbox, SandboxConfig};
 use trumansh::shell::ast::RedirKind;
-use trumansh::shell::{ExpandCtx, expand_word, expand_word_nosplit, expand_words, parse_at_eof};
+use trumansh::shell::parse_at_eof;
 use trumansh_commands::Vars;
 
 const MOUNT: &str = "/home/user";

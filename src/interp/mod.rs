@@ -24,9 +24,9 @@ pub use state::PATH;
 pub(crate) use state::ShellState;
 
 use crate::exec::{Env, Out, StreamSink};
+use crate::expand::{ExpandCtx, ExpandError};
 use crate::io::{Stream, human_ms};
 use crate::shell::ast::{AndOr, AndOrOp, Pipeline, Script};
-use crate::shell::{ExpandCtx, ExpandError};
 use redirect::Fds;
 use simple::Wiring;
 

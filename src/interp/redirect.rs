@@ -10,6 +10,7 @@ use trumansh_commands::{Op, Stdin};
 use super::Interp;
 use super::state::ShellState;
 use crate::exec::{LineInput, Out, PipeReader, StreamSink, apply_fs_effect};
+use crate::expand;
 use crate::io::Stream;
 use crate::shell::{self, ast::RedirKind, ast::SimpleCommand};
 
@@ -132,7 +133,7 @@ impl Interp<'_> {
                 RedirKind::HereDoc { body, expand } => {
                     let mut assigned = Vec::new();
                     let data = if *expand {
-                        match shell::expand_word_nosplit(
+                        match expand::expand_word_nosplit(
                             body,
                             &self.expand_ctx(state),
                             &mut assigned,
@@ -153,15 +154,17 @@ impl Interp<'_> {
                 }
                 RedirKind::HereString(w) => {
                     let mut assigned = Vec::new();
-                    let mut data =
-                        match shell::expand_word_nosplit(w, &self.expand_ctx(state), &mut assigned)
-                        {
-                            Ok(d) => d,
-                            Err(e) => {
-                                state.apply_assigned(assigned);
-                                return Err(self.expansion_failed(&e, line, streams));
-                            }
-                        };
+                    let mut data = match expand::expand_word_nosplit(
+                        w,
+                        &self.expand_ctx(state),
+                        &mut assigned,
+                    ) {
+                        Ok(d) => d,
+                        Err(e) => {
+                            state.apply_assigned(assigned);
+                            return Err(self.expansion_failed(&e, line, streams));
+                        }
+                    };
                     state.apply_assigned(assigned);
                     data.push(b'\n');
                     if fd.unwrap_or(0) == 0 {
@@ -182,7 +185,7 @@ impl Interp<'_> {
         streams: &dyn StreamSink,
     ) -> Result<OsString, i32> {
         let mut assigned = Vec::new();
-        let fields = shell::expand_word(word, &self.expand_ctx(state), &mut assigned);
+        let fields = expand::expand_word(word, &self.expand_ctx(state), &mut assigned);
         state.apply_assigned(assigned);
         match fields {
             Ok(mut f) if f.len() == 1 => Ok(f.remove(0)),

@@ -2,6 +2,7 @@
 //! the sandbox, the journal, the settings; and the state of the line being run.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use trumansh_commands::{CommandName, Identity};
@@ -50,9 +51,15 @@ impl Config {
     }
 }
 
-/// The shared runtime of a session: one per session, borrowed by every stage thread.
+/// The shared runtime of a session: one per session, borrowed by every stage thread. It owns
+/// the limits and the audit log; the sandbox is given a share of both, to check and to
+/// record its refusals.
 pub(crate) struct Runtime {
     pub sandbox: Sandbox,
+    /// The line's deadline, output caps, quotas and injected faults.
+    pub guard: Arc<Guard>,
+    /// The owner's audit log.
+    pub audit: Arc<Audit>,
     /// The journal of transactions (one per input line that changes files).
     pub journal: Journal,
     pub config: Config,
@@ -63,12 +70,12 @@ pub(crate) struct Runtime {
 impl Runtime {
     /// The line's deadline, output caps and quotas.
     pub fn guard(&self) -> &Guard {
-        self.sandbox.guard()
+        &self.guard
     }
 
     /// The owner's audit log.
     pub fn audit(&self) -> &Audit {
-        self.sandbox.audit()
+        &self.audit
     }
 
     /// Audits a limit that was hit.

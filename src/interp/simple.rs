@@ -13,7 +13,8 @@ use super::redirect::{Fds, stdin_of};
 use super::state::ShellState;
 use crate::audit::fields;
 use crate::exec::{Emitter, Out, StreamSink, run_command};
-use crate::shell::{self, ast::SimpleCommand};
+use crate::expand;
+use crate::shell::ast::SimpleCommand;
 
 /// A command whose words, assignments and redirections are done, ready to run.
 pub(super) enum Prepared {
@@ -145,7 +146,7 @@ impl Interp<'_> {
     ) -> Prepared {
         // 1. Words.
         let mut assigned = Vec::new();
-        let words = match shell::expand_words(&cmd.words, &self.expand_ctx(state), &mut assigned) {
+        let words = match expand::expand_words(&cmd.words, &self.expand_ctx(state), &mut assigned) {
             Ok(w) => w,
             Err(e) => {
                 state.apply_assigned(assigned);
@@ -156,7 +157,7 @@ impl Interp<'_> {
         // 2. Assignments (values: no splitting, no globbing).
         let mut values = Vec::new();
         for a in &cmd.assignments {
-            match shell::expand_word_nosplit(&a.value, &self.expand_ctx(state), &mut assigned) {
+            match expand::expand_word_nosplit(&a.value, &self.expand_ctx(state), &mut assigned) {
                 Ok(v) => values.push((a.name.clone(), String::from_utf8_lossy(&v).into_owned())),
                 Err(e) => {
                     state.apply_assigned(assigned);
@@ -182,7 +183,6 @@ impl Interp<'_> {
             && self.rt.denied.contains(&c)
         {
             self.rt
-                .sandbox
                 .audit()
                 .event("denied", fields([("command", c.as_str().into())]));
         }

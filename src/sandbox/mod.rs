@@ -106,10 +106,12 @@ pub struct Sandbox {
     resolved_parents: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The policy's hidden and read-only paths (absent: none).
     rules: Option<Arc<PathRules>>,
-    /// The owner's audit log (refusals are written here with their true reason).
-    audit: Audit,
-    /// The line's deadline, output caps, and the quotas.
-    guard: Guard,
+    /// The owner's audit log (refusals are written here with their true reason). Owned by
+    /// the runtime (`interp::Runtime`) and shared with it; a standalone sandbox has its own.
+    audit: Arc<Audit>,
+    /// The limits the sandbox checks: the line's deadline, the quotas, injected faults. Owned
+    /// by the runtime and shared with it; a standalone sandbox has its own.
+    guard: Arc<Guard>,
 }
 
 /// How many parents [`Sandbox::resolved_parents`] keeps before starting afresh.
@@ -146,8 +148,22 @@ impl std::fmt::Display for SetupError {
 }
 
 impl Sandbox {
-    /// Opens the root (and creates the state directory if needed).
+    /// Opens the root (and creates the state directory if needed), standalone: with a guard
+    /// of its own (the quotas of `config`) and an audit log of its own in the state directory
+    /// (the owner's tools, tests of the sandbox alone).
     pub fn open(config: &SandboxConfig) -> Result<Self, SetupError> {
+        let guard = Arc::new(Guard::new(config.write_quota_bytes, config.file_quota));
+        let mut sandbox = Sandbox::open_with(config, guard)?;
+        let audit = Audit::open(&sandbox.state, &unique_name("s"));
+        sandbox.record_in(Arc::new(audit));
+        Ok(sandbox)
+    }
+
+    /// Opens the root (and creates the state directory if needed) for a runtime that owns
+    /// the limits: the sandbox is given the `guard` to check. It records nothing until it is
+    /// given the runtime's audit log ([`Sandbox::record_in`]), which lives in the state
+    /// directory this opens.
+    pub fn open_with(config: &SandboxConfig, guard: Arc<Guard>) -> Result<Self, SetupError> {
         let root_host = std::fs::canonicalize(&config.root)
             .map_err(|e| SetupError(format!("cannot open root {}: {e}", config.root.display())))?;
         let root = Dir::open_ambient_dir(&root_host, ambient_authority())
@@ -195,7 +211,6 @@ impl Sandbox {
                 (d, Some(OsString::from(STATE_DIR_NAME)))
             }
         };
-        let audit = Audit::open(&state, &unique_name("s"));
         Ok(Sandbox {
             root,
             root_host,
@@ -206,9 +221,14 @@ impl Sandbox {
             read_cap: config.read_cap,
             resolved_parents: Mutex::new(HashMap::new()),
             rules: config.rules.clone().filter(|r| !r.is_empty()),
-            audit,
-            guard: Guard::new(config.write_quota_bytes, config.file_quota),
+            audit: Arc::new(Audit::none()),
+            guard,
         })
+    }
+
+    /// Where the sandbox records its refusals (and quota events) from now on.
+    pub fn record_in(&mut self, audit: Arc<Audit>) {
+        self.audit = audit;
     }
 
     /// The agent's view of the root.
@@ -226,19 +246,16 @@ impl Sandbox {
         &self.state
     }
 
-    /// The owner's audit log.
+    /// The audit log the sandbox records in (the runtime's, shared).
     pub fn audit(&self) -> &Audit {
         &self.audit
     }
 
-    /// The running line's limits.
+    /// The limits the sandbox checks (the runtime's, shared): for the layers below the
+    /// runtime that are given only the sandbox (the journal, the owner's tools), and for
+    /// tests that inject faults.
     pub fn guard(&self) -> &Guard {
         &self.guard
-    }
-
-    /// The limits, to set the output caps before the session starts.
-    pub fn guard_mut(&mut self) -> &mut Guard {
-        &mut self.guard
     }
 
     /// Logs a refused path with its true reason and answers as for a missing path.

@@ -3,18 +3,22 @@
 //! runtime.
 //!
 //! ```text
-//! 7 cli, frontend   main.rs, owner, frontend, protocol, mcp, transcript, replay
-//! 6 session         the public API, one transaction per line
-//! 5 interp          walks the AST: lists, pipelines, simple commands, redirections
+//! 8 cli, frontend   main.rs, cli/ (args, owner, replay), frontend/ (line, repl, chunks,
+//!                   json, mcp), transcript/; old paths: owner, protocol, mcp, replay
+//! 7 session         the public API, one transaction per line
+//! 6 interp          walks the AST: lists, pipelines, simple commands, redirections
+//! 5 expand          word expansion: uses only the syntax and the base (not exec, txn, sandbox)
 //! 4 exec            runs one handler: Emitter, pipes, effects applied and journaled
 //! 3 txn             journal, trash
 //! 2 sandbox         containment
 //! 1 base            limits, policy, audit, io, api
-//! - shell           lexer, parser, AST, expansion: uses only itself
+//! - shell           lexer, parser, AST: uses only itself
 //! ```
 //!
-//! The test reads every `crate::NAME` path outside comments and `#[cfg(test)]` modules; a
-//! module the table does not know fails too, so that a new module is given its layer.
+//! `expand` and `exec` are siblings: neither uses the other, and only `interp` and above use
+//! `expand`. The test reads every `crate::NAME` path outside comments and `#[cfg(test)]`
+//! modules (and test files: `*_tests.rs`, `tests.rs`); a module the table does not know fails
+//! too, so that a new module is given its layer.
 
 use std::path::{Path, PathBuf};
 
@@ -29,15 +33,32 @@ fn layer_of_module(name: &str) -> Option<u8> {
         "sandbox" => 2,
         // `journal` and `state` are the old public paths of `txn::journal`, `txn::trash`.
         "txn" | "journal" | "state" => 3,
-        "exec" => 4,
-        "interp" => 5,
-        "session" | "Session" | "Config" | "ErrorMode" => 6,
-        "frontend" | "protocol" | "mcp" | "transcript" | "replay" | "owner" => 7,
+        "exec" => EXEC,
+        "expand" => EXPAND,
+        "interp" => 6,
+        "session" | "Session" | "Config" | "ErrorMode" => 7,
+        "cli" | "frontend" | "protocol" | "mcp" | "transcript" | "replay" | "owner" => TOP,
         _ => return None,
     })
 }
 
 const SHELL: u8 = 0;
+const BASE: u8 = 1;
+const EXEC: u8 = 4;
+const EXPAND: u8 = 5;
+const INTERP: u8 = 6;
+const TOP: u8 = 8;
+
+/// Whether a file of layer `from` may use a module of layer `used`.
+fn may_use(from: u8, used: u8) -> bool {
+    match (from, used) {
+        (SHELL, _) => used == SHELL,
+        (EXPAND, _) => matches!(used, SHELL | BASE | EXPAND),
+        (EXEC, EXPAND) => false,
+        (_, EXPAND) => from >= INTERP,
+        _ => used <= from,
+    }
+}
 
 /// The layer of a source file, from its path under `src/`.
 fn layer_of_file(rel: &Path) -> Option<u8> {
@@ -49,7 +70,7 @@ fn layer_of_file(rel: &Path) -> Option<u8> {
         return None; // the root declares and re-exports everything
     }
     if first == "main.rs" {
-        return Some(7);
+        return Some(TOP);
     }
     layer_of_module(first.trim_end_matches(".rs"))
 }
@@ -61,8 +82,9 @@ fn layer_name(l: u8) -> &'static str {
         2 => "sandbox",
         3 => "txn",
         4 => "exec",
-        5 => "interp",
-        6 => "session",
+        5 => "expand",
+        6 => "interp",
+        7 => "session",
         _ => "cli/frontend",
     }
 }
@@ -163,7 +185,7 @@ fn no_module_imports_a_higher_layer() {
     for file in &files {
         let rel = file.strip_prefix(&src).unwrap_or(file);
         let name = rel.to_string_lossy();
-        if name.ends_with("_tests.rs") {
+        if name.ends_with("_tests.rs") || rel.file_name().is_some_and(|f| f == "tests.rs") {
             continue;
         }
         if rel == Path::new("lib.rs") {
@@ -186,12 +208,7 @@ fn no_module_imports_a_higher_layer() {
                     ));
                     continue;
                 };
-                let wrong = if layer == SHELL {
-                    used != SHELL
-                } else {
-                    used > layer
-                };
-                if wrong {
+                if !may_use(layer, used) {
                     problems.push(format!(
                         "src/{name}:{line}: {} imports {} (`crate::{module}`): {}",
                         layer_name(layer),
@@ -226,4 +243,16 @@ fn the_scanner_sees_paths_and_groups() {
         lines,
         [(1, "use a;".to_string()), (7, "use b;".to_string())]
     );
+}
+
+#[test]
+fn expand_and_exec_are_siblings() {
+    assert!(may_use(INTERP, EXPAND) && may_use(INTERP, EXEC));
+    assert!(!may_use(EXEC, EXPAND) && !may_use(EXPAND, EXEC));
+    assert!(
+        !may_use(EXPAND, 2) && !may_use(EXPAND, 3),
+        "expand uses no sandbox, no txn"
+    );
+    assert!(may_use(EXPAND, SHELL) && may_use(EXPAND, BASE));
+    assert!(!may_use(SHELL, EXPAND) && !may_use(SHELL, BASE));
 }

@@ -1,16 +1,8 @@
-//! The ways input reaches a session: line mode (stdin that is not a terminal, `-c`, a script
-//! file) and the interactive REPL.
-//!
-//! Line mode reads one line at a time and runs each complete command as soon as its last line
-//! has arrived, flushing its output before reading on — so an agent can converse with
-//! trumansh over a pipe. An unfinished command (open quote, here-document, trailing `|`) waits
-//! for more lines, as bash does.
-//!
-//! Both can record the session as a transcript ([`Recorder`]): each complete input is written
-//! with its output as soon as it has run.
+//! The interactive REPL: a line editor (rustyline) with the Debian prompt, tab completion of
+//! command names and sandbox paths, and a history kept in the state directory.
 
 use std::cell::RefCell;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -24,90 +16,11 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use trumansh_commands::{CommandName, FileKind, FsView};
 
-use crate::io::{Sink, Stream};
 use crate::session::Session;
 use crate::shell::{self, ParseError};
-use crate::transcript::{Chunks, Recorded, Recorder, Tee};
+use crate::transcript::Recorder;
 
-/// Writes to the process's stdout/stderr as output is produced.
-pub struct StdSink;
-
-impl Sink for StdSink {
-    fn write(&mut self, stream: Stream, bytes: &[u8]) {
-        // A closed pipe on our side must not end the session with a panic.
-        let _ = match stream {
-            Stream::Stdout => std::io::stdout().write_all(bytes),
-            Stream::Stderr => std::io::stderr().write_all(bytes),
-        };
-    }
-}
-
-fn flush() {
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-}
-
-/// What to do when a syntax error is met in line mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnSyntaxError {
-    /// Stop, as bash does for a script (`-c`, a file).
-    Abort,
-    /// Report it and read on: an agent's session survives a bad line (a deliberate
-    /// difference from `bash < input`, which stops).
-    Continue,
-}
-
-/// Runs one complete input, writing its output to `sink` and, when recording, also to the
-/// transcript. Returns `$?`.
-fn run_recorded(
-    session: &mut Session,
-    input: &[u8],
-    first_line: usize,
-    sink: &mut dyn Sink,
-    recorder: Option<&mut Recorder>,
-) -> i32 {
-    let Some(recorder) = recorder else {
-        let status = session.run_input(input, first_line, sink);
-        flush();
-        return status;
-    };
-    let mut output = Recorded::default();
-    let status = session.run_input(input, first_line, &mut Tee::new(sink, &mut output));
-    flush();
-    recorder.step(input, None, &output, status);
-    status
-}
-
-/// Runs line mode over a reader until EOF or `exit`, recording the session if asked. Returns
-/// the exit status.
-pub fn run_lines(
-    session: &mut Session,
-    input: impl BufRead,
-    on_syntax_error: OnSyntaxError,
-    mut recorder: Option<&mut Recorder>,
-) -> i32 {
-    let mut sink = StdSink;
-    for chunk in Chunks::new(input) {
-        let is_syntax_error = matches!(
-            shell::parse(&chunk.text, chunk.first_line),
-            Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
-        );
-        run_recorded(
-            session,
-            &chunk.text,
-            chunk.first_line,
-            &mut sink,
-            recorder.as_deref_mut(),
-        );
-        if let Some(status) = session.exit_status() {
-            return status;
-        }
-        if is_syntax_error && on_syntax_error == OnSyntaxError::Abort {
-            return 2;
-        }
-    }
-    session.last_status()
-}
+use super::line::{StdSink, run_recorded};
 
 /// The prompt: `user@host:~/dir$ `, as Debian's default `PS1`.
 pub fn prompt(session: &Session) -> String {

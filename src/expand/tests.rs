@@ -17,8 +17,8 @@ use trumansh_commands::Vars;
 
 use crate::sandbox::{Sandbox, SandboxConfig};
 
-use super::expand::{ExpandCtx, ExpandError, expand_word, expand_word_nosplit, expand_words};
-use super::parser::parse;
+use super::{ExpandCtx, ExpandError, expand_word, expand_word_nosplit, expand_words};
+use crate::shell::parse;
 
 /// A read-only view of a real directory tree (virtual paths are the real absolute paths).
 /// A real temporary tree, seen through the sandbox (its state directory kept outside, so
@@ -315,7 +315,7 @@ fn nosplit_and_redirect_targets() {
     );
     // Here-document bodies: bash prints `a\"b $x \ \q /home/u "/home/u" 'x'`.
     let script = parse(b"cat <<E\na\\\"b \\$x \\\\ \\q $HOME \"$HOME\" 'x'\nE\n", 1).unwrap();
-    let super::ast::RedirKind::HereDoc { body, .. } =
+    let crate::shell::ast::RedirKind::HereDoc { body, .. } =
         &script.items[0].first.commands[0].redirects[0].kind
     else {
         panic!()
@@ -327,7 +327,8 @@ fn nosplit_and_redirect_targets() {
     // Redirect targets: one field, else bash's `ambiguous redirect`.
     let target = |s: &str| {
         let script = parse(format!("echo >{s}").as_bytes(), 1).unwrap();
-        let super::ast::RedirKind::Out(w) = &script.items[0].first.commands[0].redirects[0].kind
+        let crate::shell::ast::RedirKind::Out(w) =
+            &script.items[0].first.commands[0].redirects[0].kind
         else {
             panic!()
         };

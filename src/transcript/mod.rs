@@ -1,9 +1,9 @@
-//! Splitting input into complete commands, and session transcripts: recording, parsing back,
-//! replaying.
+//! Session transcripts: the format (this file: header, steps, rendering, parsing), recording
+//! ([`record`]) and replaying ([`replay`]).
 //!
-//! [`Chunks`] is what line mode uses to know when a command is complete (an open quote, a
-//! pending here-document or a trailing `|` waits for the next line), so that a replayed
-//! transcript runs its steps exactly as an agent's pipe fed them.
+//! Steps are split as line mode splits its input ([`Chunks`], in `frontend::chunks`: an open
+//! quote, a pending here-document or a trailing `|` waits for the next line), so that a
+//! replayed transcript runs its steps exactly as an agent's pipe fed them.
 //!
 //! # The transcript format, version 1
 //!
@@ -46,93 +46,25 @@
 //!
 //! [`Recorder`] writes a transcript as a session runs (`trumansh --record FILE`), [`parse`]
 //! reads one back (never panicking, whatever the bytes), [`replay_steps`] runs its steps again
-//! and renders what they do now, and [`diff`] shows the difference; `crate::replay` puts these
+//! and renders what they do now, and [`diff`] shows the difference; `crate::cli::replay` puts these
 //! together for `trumansh replay` and the transcript tests.
 
-use std::fmt::{self, Write as _};
-use std::io::{self, BufRead, Write};
+use std::fmt;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::api::Request;
-use crate::io::{Sink, Stream};
+use crate::io::Stream;
 use crate::session::{Config, ErrorMode, Session};
-use crate::shell::{self, ParseError};
 
-/// One complete input: its text and the number of its first line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunk {
-    pub first_line: usize,
-    pub text: Vec<u8>,
-}
+mod record;
+mod replay;
 
-/// Reads complete inputs from a line-oriented reader.
-pub struct Chunks<R> {
-    reader: R,
-    next_line: usize,
-    done: bool,
-}
+/// Line mode's chunking, at its old path.
+pub use crate::frontend::chunks::{Chunk, Chunks, is_incomplete};
+pub use record::{Recorded, Recorder, Tee};
+pub use replay::{Replay, diff, replay_each, replay_steps};
 
-impl<R: BufRead> Chunks<R> {
-    pub fn new(reader: R) -> Self {
-        Chunks {
-            reader,
-            next_line: 1,
-            done: false,
-        }
-    }
-}
-
-/// Whether the shell needs more lines to complete this input (an open quote, a pending
-/// here-document, a trailing `|`, `&&`, `\`...).
-pub fn is_incomplete(text: &[u8], first_line: usize) -> bool {
-    matches!(
-        shell::parse(text, first_line),
-        Err(ParseError::Incomplete { .. })
-    )
-}
-
-impl<R: BufRead> Iterator for Chunks<R> {
-    type Item = Chunk;
-
-    fn next(&mut self) -> Option<Chunk> {
-        if self.done {
-            return None;
-        }
-        let first_line = self.next_line;
-        let mut text = Vec::new();
-        loop {
-            let mut line = Vec::new();
-            let n = self.reader.read_until(b'\n', &mut line).unwrap_or(0);
-            if n == 0 {
-                self.done = true;
-                // At end of input an unfinished command is still handed over: running it
-                // reports bash's end-of-file error.
-                return (!text.is_empty()).then_some(Chunk { first_line, text });
-            }
-            self.next_line += 1;
-            text.extend_from_slice(&line);
-            if !is_incomplete(&text, first_line) {
-                return Some(Chunk { first_line, text });
-            }
-        }
-    }
-}
-
-/// A sink that keeps both streams and the order in which their pieces came (consecutive
-/// pieces of one stream are joined; empty pieces are dropped).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Recorded {
-    pub events: Vec<(Stream, Vec<u8>)>,
-}
-
-impl Recorded {
-    /// Everything written to `stream`, in order.
-    pub fn bytes(&self, stream: Stream) -> Vec<u8> {
-        joined(&self.events, stream)
-    }
-}
-
+/// Everything written to `stream`, in order.
 fn joined(events: &[(Stream, Vec<u8>)], stream: Stream) -> Vec<u8> {
     events
         .iter()
@@ -149,32 +81,6 @@ fn push_event(events: &mut Vec<(Stream, Vec<u8>)>, stream: Stream, bytes: &[u8])
     match events.last_mut() {
         Some((s, b)) if *s == stream => b.extend_from_slice(bytes),
         _ => events.push((stream, bytes.to_vec())),
-    }
-}
-
-impl Sink for Recorded {
-    fn write(&mut self, stream: Stream, bytes: &[u8]) {
-        push_event(&mut self.events, stream, bytes);
-    }
-}
-
-/// A sink that passes everything on to another sink and also records it: line mode and the
-/// REPL stream to the terminal and keep the step for the [`Recorder`].
-pub struct Tee<'a> {
-    out: &'a mut dyn Sink,
-    recorded: &'a mut Recorded,
-}
-
-impl<'a> Tee<'a> {
-    pub fn new(out: &'a mut dyn Sink, recorded: &'a mut Recorded) -> Self {
-        Tee { out, recorded }
-    }
-}
-
-impl Sink for Tee<'_> {
-    fn write(&mut self, stream: Stream, bytes: &[u8]) {
-        self.out.write(stream, bytes);
-        self.recorded.write(stream, bytes);
     }
 }
 
@@ -709,156 +615,15 @@ pub fn request_input(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-/// Runs one step's input in the session, with its stdin (the only place a replay runs a
-/// step).
-fn run_step(
-    session: &mut Session,
-    input: &[u8],
-    first_line: usize,
-    stdin: Option<&[u8]>,
-    sink: &mut dyn Sink,
-) -> i32 {
-    let request = Request {
-        first_line,
-        stdin,
-        ..Request::new(input)
-    };
-    session.execute(&request, sink).status
-}
-
-/// Each step of a transcript as a replay ran it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Replay {
-    /// One rendering per step of the transcript.
-    pub rendered: Vec<Vec<u8>>,
-    /// How many steps were run: the steps after the session exited are not.
-    pub ran: usize,
-}
-
-/// Replays every step of a transcript in a session and renders each step as it ran now (its
-/// input and stdin as in the transcript, its output and status as the session gave them). The
-/// steps after the session exited (`exit`) are not run, and are rendered with their input
-/// only.
-pub fn replay_each(session: &mut Session, transcript: &Transcript) -> Replay {
-    let mut replay = Replay::default();
-    for step in &transcript.steps {
-        let mut recorded = Recorded::default();
-        let status = if session.exit_status().is_some() {
-            0
-        } else {
-            replay.ran += 1;
-            run_step(
-                session,
-                &step.input,
-                step.first_line,
-                step.stdin.as_deref(),
-                &mut recorded,
-            )
-        };
-        let mut out = Vec::new();
-        render_step(
-            &mut out,
-            &step.input,
-            step.stdin.as_deref(),
-            &recorded.events,
-            status,
-        );
-        replay.rendered.push(out);
-    }
-    replay
-}
-
-/// Replays every step of a transcript in a session and renders the steps (without the header)
-/// as they ran now.
-pub fn replay_steps(session: &mut Session, transcript: &Transcript) -> Vec<u8> {
-    replay_each(session, transcript).rendered.concat()
-}
-
-/// A unified diff from `expected` (named `--- NAME`) to `actual` (`+++ replay`), or `None`
-/// when the bytes are the same. Bytes that are not UTF-8 are shown as `\xNN`.
-pub fn diff(expected: &[u8], actual: &[u8], name: &str) -> Option<String> {
-    if expected == actual {
-        return None;
-    }
-    let (old, new) = (for_display(expected), for_display(actual));
-    Some(
-        similar::TextDiff::from_lines(&old, &new)
-            .unified_diff()
-            .context_radius(3)
-            .header(name, "replay")
-            .to_string(),
-    )
-}
-
-/// The bytes as text: valid UTF-8 as is, each other byte as `\xNN`.
-fn for_display(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02X}");
-        }
-    }
-    out
-}
-
-/// Records a session as a transcript, one step at a time.
-///
-/// The header is written when the recorder is made, each step as soon as it is given (one
-/// write, flushed), so a session killed at any point leaves a valid transcript. A write that
-/// fails does not stop the session: it is reported once on stderr (`trumansh: FILE: ERROR`)
-/// and recording stops.
-pub struct Recorder {
-    name: String,
-    out: Option<Box<dyn Write + Send>>,
-}
-
-impl Recorder {
-    /// Creates (or truncates) the file at `path` and writes the header.
-    pub fn create(path: &Path, header: &Header) -> io::Result<Recorder> {
-        let file = std::fs::File::create(path)?;
-        Recorder::new(Box::new(file), &path.display().to_string(), header)
-    }
-
-    /// Records into any writer; `name` names it in the error message.
-    pub fn new(mut out: Box<dyn Write + Send>, name: &str, header: &Header) -> io::Result<Self> {
-        out.write_all(&header.render())?;
-        out.flush()?;
-        Ok(Recorder {
-            name: name.to_string(),
-            out: Some(out),
-        })
-    }
-
-    /// Records one step: its input (a complete input, as the session ran it), the stdin it
-    /// was given (for front ends whose requests carry one), what it wrote, its status.
-    pub fn step(&mut self, input: &[u8], stdin: Option<&[u8]>, result: &Recorded, status: i32) {
-        let Some(out) = &mut self.out else {
-            return;
-        };
-        let mut buf = Vec::new();
-        render_step(&mut buf, input, stdin, &result.events, status);
-        if let Err(e) = out.write_all(&buf).and_then(|()| out.flush()) {
-            let _ = writeln!(
-                io::stderr(),
-                "trumansh: {}: {}",
-                self.name,
-                crate::io::io_message(&e)
-            );
-            self.out = None;
-        }
-    }
-
-    /// Whether steps are still being written (false after a write failed).
-    pub fn is_recording(&self) -> bool {
-        self.out.is_some()
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use std::io::{self, Write};
+    use std::path::Path;
+
+    use super::replay::for_display;
     use super::*;
+    use crate::io::Sink;
 
     fn ev(events: &[(Stream, &[u8])]) -> Vec<(Stream, Vec<u8>)> {
         events.iter().map(|(s, b)| (*s, b.to_vec())).collect()

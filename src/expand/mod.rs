@@ -12,10 +12,15 @@ use std::path::Path;
 
 use trumansh_commands::{FsView, Vars};
 
-use super::ast::{ParamExp, ParamOp, Word, WordPart};
-use super::brace::{self, BraceError, Unit};
-use super::glob::{self, PatByte};
-use super::lexer::{is_name_char, is_name_start};
+use crate::shell::ast::{ParamExp, ParamOp, Word, WordPart};
+use crate::shell::{is_name_char, is_name_start};
+use brace::{BraceError, Unit};
+use glob::PatByte;
+
+mod brace;
+mod glob;
+#[cfg(test)]
+mod tests;
 
 /// What expansion may look at.
 pub struct ExpandCtx<'a> {

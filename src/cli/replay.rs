@@ -1,5 +1,5 @@
 //! `trumansh replay`: runs a recorded transcript again on a fresh copy of a tree and tells
-//! whether the output changed. The owner's tooling (like [`crate::owner`]): it runs on the
+//! whether the output changed. The owner's tooling (like [`super::owner`]): it runs on the
 //! host, never in an agent's session.
 //!
 //! The copy is made through capability handles (`cap_std::fs::Dir`): nothing is followed out

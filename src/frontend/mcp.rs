@@ -9,7 +9,7 @@
 //!   diagnostics), under the policy's deadline and output caps. Its description is the text
 //!   `trumansh --describe` prints for the same policy and mount point. The result's text is
 //!   [`render_text`]'s layout; its structured content is the `--json` protocol's response
-//!   object without the id ([`crate::protocol::outcome_json`]); `isError` is set when the exit
+//!   object without the id ([`super::json::outcome_json`]); `isError` is set when the exit
 //!   code is not 0. After `exit`, the next call starts a fresh session (in the mount point,
 //!   with fresh variables; the journal, so `undo`, carries over).
 //! - `undo {count?}` (when the policy allows undo): `undo N` in the same session.
@@ -37,17 +37,17 @@ use tokio::sync::oneshot;
 
 use std::path::PathBuf;
 
+use super::json::{kind, outcome_json};
 use crate::api::{Outcome, Request};
+use crate::cli::owner::{self, TrashEntry};
 use crate::io::Stream;
 use crate::io::{human_bytes, io_message};
-use crate::owner::{self, TrashEntry};
-use crate::protocol::{kind, outcome_json};
 use crate::session::{Config, Session};
 use crate::transcript::{Header, LineNumbers, Recorded, Recorder, request_input};
 
 /// The `--json` protocol's schema: the `bash` and `undo` tools' output schema is its response
 /// object, less the id.
-const PROTOCOL_SCHEMA: &str = include_str!("../docs/protocol.schema.json");
+const PROTOCOL_SCHEMA: &str = include_str!("../../docs/protocol.schema.json");
 
 /// Stack for the session's thread: as much as a main thread gets.
 const SESSION_STACK: usize = 8 << 20;
