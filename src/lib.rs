@@ -30,7 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// The layers, each using only those below it (pinned by `tests/layers.rs`):
+// The layers, each using only those below it (pinned by `tests/it/layers.rs`):
 //
 //   cli, frontend   main.rs, cli/ (args, owner, replay), frontend/ (line, repl, chunks,
 //                   json, mcp), transcript/
