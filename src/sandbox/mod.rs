@@ -1006,37 +1006,10 @@ pub fn normalize_lexically(p: &Path) -> PathBuf {
     out
 }
 
-/// Maps a host error to the agent's view. Every refusal (escape attempts come back as
-/// `EACCES`/`EPERM`/`EXDEV` from `RESOLVE_BENEATH`) is `ENOENT`: the 404 principle.
+/// [`FsError::from_io`] (the one mapping, refusals as `ENOENT`), by value for `map_err`.
 #[allow(clippy::needless_pass_by_value)] // used as `.map_err(map_err)`
 pub fn map_err(e: io::Error) -> FsError {
-    match e.raw_os_error() {
-        Some(2 | 1 | 13 | 18) => FsError::NotFound, // ENOENT, EPERM, EACCES, EXDEV
-        Some(20) => FsError::NotADirectory,
-        Some(21) => FsError::IsADirectory,
-        Some(17) => FsError::AlreadyExists,
-        Some(39) => FsError::NotEmpty,
-        Some(40) => FsError::TooManyLinks,
-        Some(36) => FsError::NameTooLong,
-        Some(22) => FsError::InvalidArgument,
-        Some(30) => FsError::ReadOnly,
-        Some(28) => FsError::NoSpace,
-        Some(122) => FsError::QuotaExceeded,
-        Some(62) => FsError::TimedOut,
-        Some(27) => FsError::TooLarge,
-        Some(_) => FsError::Io,
-        None => match e.kind() {
-            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => FsError::NotFound,
-            io::ErrorKind::AlreadyExists => FsError::AlreadyExists,
-            io::ErrorKind::IsADirectory => FsError::IsADirectory,
-            io::ErrorKind::NotADirectory => FsError::NotADirectory,
-            io::ErrorKind::FileTooLarge => FsError::TooLarge,
-            io::ErrorKind::QuotaExceeded => FsError::QuotaExceeded,
-            io::ErrorKind::StorageFull => FsError::NoSpace,
-            io::ErrorKind::TimedOut => FsError::TimedOut,
-            _ => FsError::Io,
-        },
-    }
+    FsError::from_io(&e)
 }
 
 fn to_system_time(secs: i64, nsec: i64) -> SystemTime {

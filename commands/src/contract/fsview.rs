@@ -115,16 +115,39 @@ impl FsError {
 }
 
 impl FsError {
-    /// The error a failed `read(2)` or `lseek(2)` on an open file maps to: the one mapping
-    /// from `io::Error` (what a [`ReadSeek`] reports) to the errno a command shows.
+    /// The one mapping from an `io::Error` to the errno a command shows: the sandbox's
+    /// syscalls and a [`ReadSeek`]'s reads both go through it. A refusal (`EPERM`, `EACCES`,
+    /// `EXDEV`: what the kernel answers to a resolution that would leave the root) is
+    /// `ENOENT`, so a path that leads out answers like a missing one (the 404 principle); an
+    /// error without an errno (a pipe, the deadline's reader) is mapped by its kind.
     pub fn from_io(e: &std::io::Error) -> FsError {
         use std::io::ErrorKind;
-        match e.kind() {
-            ErrorKind::IsADirectory => FsError::IsADirectory,
-            ErrorKind::FileTooLarge => FsError::TooLarge,
-            ErrorKind::NotFound => FsError::NotFound,
-            ErrorKind::TimedOut => FsError::TimedOut,
-            _ => FsError::Io,
+        match e.raw_os_error() {
+            Some(2 | 1 | 13 | 18) => FsError::NotFound, // ENOENT, EPERM, EACCES, EXDEV
+            Some(20) => FsError::NotADirectory,
+            Some(21) => FsError::IsADirectory,
+            Some(17) => FsError::AlreadyExists,
+            Some(39) => FsError::NotEmpty,
+            Some(40) => FsError::TooManyLinks,
+            Some(36) => FsError::NameTooLong,
+            Some(22) => FsError::InvalidArgument,
+            Some(30) => FsError::ReadOnly,
+            Some(28) => FsError::NoSpace,
+            Some(122) => FsError::QuotaExceeded,
+            Some(62) => FsError::TimedOut,
+            Some(27) => FsError::TooLarge,
+            Some(_) => FsError::Io,
+            None => match e.kind() {
+                ErrorKind::NotFound | ErrorKind::PermissionDenied => FsError::NotFound,
+                ErrorKind::AlreadyExists => FsError::AlreadyExists,
+                ErrorKind::IsADirectory => FsError::IsADirectory,
+                ErrorKind::NotADirectory => FsError::NotADirectory,
+                ErrorKind::FileTooLarge => FsError::TooLarge,
+                ErrorKind::QuotaExceeded => FsError::QuotaExceeded,
+                ErrorKind::StorageFull => FsError::NoSpace,
+                ErrorKind::TimedOut => FsError::TimedOut,
+                _ => FsError::Io,
+            },
         }
     }
 }
