@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use trumansh_commands::CommandName;
+use trumansh_commands::{CommandName, normalize_lexical};
 
 use crate::frontend::mcp::ServeError;
 use crate::frontend::{self, OnSyntaxError};
 use crate::policy::{self, Policy};
-use crate::sandbox::{Sandbox, SandboxConfig, normalize_lexically};
+use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::session::{Config, ErrorMode, Session};
 use crate::transcript::{self, Header, LineNumbers, Recorder};
 use owner::{LogOptions, OwnerError, RestoreOptions};
@@ -345,7 +345,7 @@ fn describe_text(
     policy: &Policy,
 ) -> Result<String, ExitCode> {
     let mount = match mount_point {
-        Some(m) if m.is_absolute() => normalize_lexically(m),
+        Some(m) if m.is_absolute() => normalize_lexical(m),
         Some(m) => {
             return Err(fail(
                 2,

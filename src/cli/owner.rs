@@ -408,10 +408,10 @@ fn root_relative(sandbox: &Sandbox, path: &Path, root_arg: Option<&Path>) -> Opt
     if !path.is_absolute() {
         return Some(path.to_path_buf());
     }
-    let path = crate::sandbox::normalize_lexically(path);
+    let path = trumansh_commands::normalize_lexical(path);
     let mut roots = vec![sandbox.root_host().to_path_buf()];
     if let Some(r) = root_arg.and_then(|r| std::path::absolute(r).ok()) {
-        roots.push(crate::sandbox::normalize_lexically(&r));
+        roots.push(trumansh_commands::normalize_lexical(&r));
     }
     roots.iter().find_map(|root| {
         path.strip_prefix(root).ok().map(|rest| {

@@ -6,7 +6,7 @@ use trumansh_commands::Directive;
 use super::Interp;
 use super::state::ShellState;
 use crate::api::AppliedEffect;
-use crate::sandbox::normalize_lexically;
+use trumansh_commands::normalize_lexical;
 
 impl Interp<'_> {
     /// Applies a directive to the shell itself (`cd`, variables, `exit`, `undo`).
@@ -18,7 +18,7 @@ impl Interp<'_> {
     ) -> Option<Said> {
         match directive {
             Directive::SetCwd { path } => {
-                let old = std::mem::replace(&mut state.cwd, normalize_lexically(path));
+                let old = std::mem::replace(&mut state.cwd, normalize_lexical(path));
                 state
                     .vars
                     .set("OLDPWD", old.to_string_lossy().into_owned(), false);

@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
-use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
+use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek, normalize_lexical};
 
 use crate::audit::Audit;
 use crate::policy::PathRules;
@@ -169,7 +169,7 @@ impl Sandbox {
         let root = Dir::open_ambient_dir(&root_host, ambient_authority())
             .map_err(|e| SetupError(format!("cannot open root {}: {e}", root_host.display())))?;
         let mount = match &config.mount_point {
-            Some(m) if m.is_absolute() => normalize_lexically(m),
+            Some(m) if m.is_absolute() => normalize_lexical(m),
             Some(m) => {
                 return Err(SetupError(format!(
                     "mount point must be absolute: {}",
@@ -985,25 +985,6 @@ fn remove_tree(dir: &Dir, path: &Path, depth: usize) -> Result<(), FsError> {
     } else {
         dir.remove_file_or_symlink(path).map_err(map_err)
     }
-}
-
-/// Lexical normalisation of an absolute path (`.` dropped, `..` pops, `/..` is `/`), as
-/// bash's logical `cd` does.
-///
-/// The same as `trumansh_commands`' private `paths::normalize_lexical`: use that one here
-/// once the commands crate exports it (issue 10, review §1.5).
-pub fn normalize_lexically(p: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for c in p.components() {
-        match c {
-            Component::Normal(n) => out.push(n),
-            Component::ParentDir => {
-                out.pop();
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 /// [`FsError::from_io`] (the one mapping, refusals as `ENOENT`), by value for `map_err`.
