@@ -415,14 +415,14 @@ impl Job<'_> {
             && !i.exists
             && *c == i.parent
         {
-            self.into_itself(src, dst);
+            self.copy_into_itself(src, dst);
             return Err(());
         }
         self.close_frame(f);
         Ok(())
     }
 
-    fn into_itself(&mut self, src: &OsStr, dst: &OsStr) {
+    fn copy_into_itself(&mut self, src: &OsStr, dst: &OsStr) {
         self.error(&format!(
             "cannot copy a directory, {}, into itself, {}",
             quote(src),
@@ -531,7 +531,7 @@ impl Job<'_> {
             if let (Some(i), Some(c)) = (&inside, &child_canon)
                 && *c == i.dst
             {
-                self.into_itself(src, dst);
+                self.copy_into_itself(src, dst);
                 return;
             }
             if walk

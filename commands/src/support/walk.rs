@@ -8,7 +8,11 @@
 //! The consumer keeps the decisions that differ per command: it asks to descend into a
 //! directory ([`Walk::descend`]) and gets the reason when that is refused (too deep, a loop,
 //! unreadable), so that `grep -r` can skip excluded directories and say `recursive directory
-//! loop`, and `rm -r` can list an unreadable directory with its error.
+//! loop`, and `rm -r` can list an unreadable directory with its error. Each open directory
+//! can carry data of the consumer's, given back at its `Leave` (`find -delete`: whether
+//! everything in it went; `cp -r`: its destination); an order hook sees every directory's
+//! entries before they are reported (`cp -r` reads by inode number); `looped` and
+//! `too_deep` answer before the consumer commits to a directory.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
@@ -348,5 +352,50 @@ mod tests {
             panic!()
         };
         assert_eq!(n.display, "a");
+    }
+
+    #[test]
+    fn data_comes_back_at_leave_and_the_order_hook_sorts() {
+        let fs = tree();
+        let mut w: Walk<usize> = Walk::carrying(&fs, Follow::Never, 100)
+            .ordered(|_, _, entries| entries.sort_by(|a, b| b.name.cmp(&a.name)));
+        w.enter_with(Walk::root(PathBuf::from("/t"), OsStr::new("t")), 0)
+            .unwrap();
+        let mut out = Vec::new();
+        while let Some(v) = w.next() {
+            match v {
+                Visit::Entry(n) if n.kind == FileKind::Dir => {
+                    let depth = n.depth;
+                    w.descend_with(n, depth).unwrap();
+                }
+                Visit::Entry(n) | Visit::Broken(n, _) => {
+                    *w.data_mut().unwrap() += 10;
+                    out.push(n.display.to_string_lossy().into_owned());
+                }
+                Visit::Leave(n, d) => out.push(format!("{} {d}", n.display.to_string_lossy())),
+            }
+        }
+        assert_eq!(
+            out,
+            [
+                "t/up", "t/h", "t/a/g", "t/a/b/f", "t/a/b 12", "t/a 11", "t 20"
+            ]
+        );
+    }
+
+    #[test]
+    fn looped_names_the_ancestor() {
+        let fs = tree();
+        let mut w = Walk::new(&fs, Follow::Always, 100);
+        w.enter(Walk::root(PathBuf::from("/t"), OsStr::new("t")))
+            .unwrap();
+        let up = Node {
+            path: PathBuf::from("/t/up"),
+            display: "t/up".into(),
+            kind: FileKind::Dir,
+            depth: 1,
+        };
+        assert_eq!(w.looped(&up).map(|n| n.display.clone()), Some("t".into()));
+        assert!(!w.too_deep());
     }
 }
