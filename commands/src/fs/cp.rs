@@ -21,7 +21,8 @@ use crate::Stop;
 use crate::fs::target::{has_trailing_slash, plan, same, strip_slashes};
 use crate::support::args::parse_args;
 use crate::support::paths::{Overlay, join_display, parent_of};
-use crate::{Ctx, Effect, FileKind, FsError, Meta, Op, Outcome, quote};
+use crate::support::walk::{self, Follow, Refused, Visit, Walk};
+use crate::{Ctx, DirEntry, Effect, FileKind, FsError, Meta, Op, Outcome, quote};
 
 /// The permission bits a new object gets from a shell with umask 022.
 const UMASK: u32 = 0o022;
@@ -88,14 +89,12 @@ struct Job<'a> {
 }
 
 /// A directory being copied: its entries still to visit.
+/// What a source directory being copied carries on the walk.
 struct Frame {
-    src: PathBuf,
-    src_shown: OsString,
     dst: PathBuf,
     dst_shown: OsString,
     /// The physical path of the source directory (to find the destination inside it).
     canon: Option<PathBuf>,
-    pending: std::vec::IntoIter<(OsString, Meta)>,
     meta: Meta,
     created: bool,
 }
@@ -113,8 +112,6 @@ struct Node<'p> {
 struct Inside {
     /// The physical directory that will hold the new destination.
     parent: PathBuf,
-    /// The destination's name in it.
-    name: OsString,
     /// Whether the destination exists already (then it is a real entry of `parent`).
     exists: bool,
     /// The destination's physical path.
@@ -342,87 +339,97 @@ impl Job<'_> {
         let canon_src = self.ctx.fs.canonicalize(src_path).ok()?;
         let dst = strip_slashes(dst_path);
         let parent = self.ctx.fs.canonicalize(&parent_of(&dst)?).ok()?;
-        let name = dst.file_name()?.to_os_string();
-        let full = parent.join(&name);
+        let full = parent.join(dst.file_name()?);
         full.starts_with(&canon_src).then_some(Inside {
             parent,
-            name,
             exists,
             dst: full,
         })
     }
 
-    /// The entries of a source directory with their `lstat` (or `stat` under `-L`), by
-    /// inode number as GNU reads them.
-    fn entries(&self, dir: &Path) -> Result<Vec<(OsString, Meta)>, FsError> {
-        let mut v: Vec<(OsString, Meta)> = self
-            .ctx
-            .fs
-            .read_dir(dir)?
-            .into_iter()
-            .filter_map(|e| {
-                let m = self.ctx.fs.stat(&dir.join(&e.name), self.follow).ok()?;
-                Some((e.name, m))
-            })
-            .collect();
-        v.sort_by_key(|(_, m)| m.ino);
-        Ok(v)
-    }
-
-    fn open_frame(
-        &mut self,
-        n: &Node,
-        sm: Meta,
-        exists: bool,
-        canon: Option<PathBuf>,
-        inside: Option<&Inside>,
-    ) -> Frame {
-        let Node {
-            src,
-            src_path,
-            dst,
-            dst_path,
-        } = *n;
+    /// Creates the destination of a source directory (unless it exists): the data the
+    /// directory carries on the walk.
+    fn open_frame(&mut self, n: &Node, sm: Meta, exists: bool, canon: Option<PathBuf>) -> Frame {
         let created = !exists;
         if created {
             let mut e = Effect::new(
                 Op::CreateDir {
-                    path: strip_slashes(dst_path),
+                    path: strip_slashes(n.dst_path),
                     mode: None,
                     exist_ok: false,
                 },
-                format!("{}: cannot create directory {}", self.ctx.name, quote(dst)),
+                format!(
+                    "{}: cannot create directory {}",
+                    self.ctx.name,
+                    quote(n.dst)
+                ),
             );
-            if let Some(v) = self.verbose_line(src, dst) {
+            if let Some(v) = self.verbose_line(n.src, n.dst) {
                 e = e.on_ok(v);
             }
             self.out.effect(e);
-            self.overlay.create(dst_path, FileKind::Dir);
-        }
-        let mut entries = match self.entries(src_path) {
-            Ok(v) => v,
-            Err(e) => {
-                self.error(&format!("cannot access {}: {e}", quote(src)));
-                Vec::new()
-            }
-        };
-        // The new destination shows up in its parent, last (the newest inode).
-        if let (Some(i), Some(c)) = (inside, &canon)
-            && !i.exists
-            && *c == i.parent
-        {
-            entries.push((i.name.clone(), sm.clone()));
+            self.overlay.create(n.dst_path, FileKind::Dir);
         }
         Frame {
-            src: src_path.to_path_buf(),
-            src_shown: src.to_os_string(),
-            dst: dst_path.to_path_buf(),
-            dst_shown: dst.to_os_string(),
+            dst: n.dst_path.to_path_buf(),
+            dst_shown: n.dst.to_os_string(),
             canon,
-            pending: entries.into_iter(),
             meta: sm,
             created,
         }
+    }
+
+    /// Enters a source directory whose destination was begun; an unreadable one is
+    /// finished at once. `Err` when the copy stops (the destination is inside it).
+    fn enter(
+        &mut self,
+        walk: &mut Walk<Frame>,
+        node: walk::Node,
+        frame: Frame,
+        top: (&OsStr, &OsStr, Option<&Inside>),
+        root: bool,
+    ) -> Result<(), ()> {
+        let entered = if root {
+            walk.enter_with(node, frame)
+        } else {
+            walk.descend_with(node, frame)
+        };
+        if let Err((node, why, frame)) = entered {
+            if let Refused::Unreadable(e) = why {
+                self.error(&format!("cannot access {}: {e}", quote(&node.display)));
+            }
+            self.leave(&frame, top)?;
+        }
+        Ok(())
+    }
+
+    /// Done with a source directory's entries: the destination, when it is being created
+    /// in this directory, comes last (the newest inode), and GNU stops the whole copy
+    /// there; otherwise the directory is finished.
+    fn leave(
+        &mut self,
+        f: &Frame,
+        (src, dst, inside): (&OsStr, &OsStr, Option<&Inside>),
+    ) -> Result<(), ()> {
+        if let (Some(i), Some(c)) = (inside, &f.canon)
+            && !i.exists
+            && *c == i.parent
+        {
+            self.copy_into_itself(src, dst);
+            return Err(());
+        }
+        self.close_frame(f);
+        Ok(())
+    }
+
+    fn copy_into_itself(&mut self, src: &OsStr, dst: &OsStr) {
+        self.error(&format!(
+            "cannot copy a directory, {}, into itself, {}",
+            quote(src),
+            quote(dst)
+        ));
+        // The directories already begun keep what they got; their modes and times are not
+        // fixed, as GNU leaves them.
     }
 
     /// Finishes a directory: its mode and times once its content is in.
@@ -451,42 +458,71 @@ impl Job<'_> {
         }
     }
 
-    /// Copies a directory tree, pre-order, iteratively.
+    /// Copies a directory tree, pre-order, on the shared walk, each directory's entries
+    /// by inode number as GNU reads them (those that cannot be `lstat`ed, or `stat`ed under
+    /// `-L`, are skipped).
     fn tree(&mut self, n: &Node, sm: Meta, exists: bool) {
         let (src, dst) = (n.src, n.dst);
         let inside = self.inside(n.src_path, n.dst_path, exists);
+        let top = (src, dst, inside.as_ref());
+        let (fs, follow) = (self.ctx.fs, self.follow);
+        let mut walk: Walk<Frame> = Walk::carrying(fs, Follow::Never, self.ctx.walk_depth).ordered(
+            move |dir, _, entries| {
+                let mut v: Vec<(DirEntry, u64)> = std::mem::take(entries)
+                    .into_iter()
+                    .filter_map(|e| {
+                        let m = fs.stat(&dir.path.join(&e.name), follow).ok()?;
+                        Some((e, m.ino))
+                    })
+                    .collect();
+                v.sort_by_key(|&(_, ino)| ino);
+                entries.extend(v.into_iter().map(|(e, _)| e));
+            },
+        );
         let canon = self.ctx.fs.canonicalize(n.src_path).ok();
-        let first = self.open_frame(n, sm, exists, canon, inside.as_ref());
-        let mut stack: Vec<Frame> = vec![first];
-        while let Some(top) = stack.last_mut() {
-            let Some((name, m)) = top.pending.next() else {
-                if let Some(done) = stack.pop() {
-                    self.close_frame(&done);
+        let first = self.open_frame(n, sm, exists, canon);
+        let root = Walk::root(n.src_path.to_path_buf(), src);
+        if self.enter(&mut walk, root, first, top, true).is_err() {
+            return;
+        }
+        while let Some(visit) = walk.next() {
+            let s = match visit {
+                Visit::Leave(_, done) => {
+                    if self.leave(&done, top).is_err() {
+                        return;
+                    }
+                    continue;
                 }
+                Visit::Entry(s) | Visit::Broken(s, _) => s,
+            };
+            // Skipped by the order hook when it cannot be statted.
+            let Ok(m) = self.ctx.fs.stat(&s.path, self.follow) else {
                 continue;
             };
-            let s_path = top.src.join(&name);
-            let s_shown = join_display(&top.src_shown, &name);
-            let d_path = top.dst.join(&name);
-            let d_shown = join_display(&top.dst_shown, &name);
-            let child_canon = top.canon.as_ref().map(|c| {
+            let Some(name) = s.path.file_name().map(OsStr::to_os_string) else {
+                continue;
+            };
+            let Some(parent) = walk.data_mut() else { break };
+            let d_path = parent.dst.join(&name);
+            let d_shown = join_display(&parent.dst_shown, &name);
+            let child_canon = parent.canon.as_ref().map(|c| {
                 if m.is_dir() && self.follow {
                     self.ctx
                         .fs
-                        .canonicalize(&s_path)
+                        .canonicalize(&s.path)
                         .unwrap_or_else(|_| c.join(&name))
                 } else {
                     c.join(&name)
                 }
             });
             let node = Node {
-                src: &s_shown,
-                src_path: &s_path,
+                src: &s.display,
+                src_path: &s.path,
                 dst: &d_shown,
                 dst_path: &d_path,
             };
             if !m.is_dir() {
-                if let Some(exists) = self.check_dst(&s_shown, &m, &s_path, &d_shown, &d_path) {
+                if let Some(exists) = self.check_dst(&s.display, &m, &s.path, &d_shown, &d_path) {
                     self.leaf(&node, &m, exists);
                 }
                 continue;
@@ -495,38 +531,34 @@ impl Job<'_> {
             if let (Some(i), Some(c)) = (&inside, &child_canon)
                 && *c == i.dst
             {
-                self.error(&format!(
-                    "cannot copy a directory, {}, into itself, {}",
-                    quote(src),
-                    quote(dst)
-                ));
-                // The directories already begun keep what they got; their modes and
-                // times are not fixed, as GNU leaves them.
+                self.copy_into_itself(src, dst);
                 return;
             }
-            if stack
-                .iter()
-                .any(|f| f.canon.is_some() && f.canon == child_canon)
+            if walk
+                .open_dirs()
+                .any(|(_, f)| f.canon.is_some() && f.canon == child_canon)
             {
                 self.error(&format!(
                     "cannot copy cyclic symbolic link {}",
-                    quote(&s_shown)
+                    quote(&s.display)
                 ));
                 continue;
             }
-            if stack.len() >= self.ctx.walk_depth {
+            if walk.too_deep() {
                 self.error(&format!(
                     "cannot access {}: {}",
-                    quote(&s_shown),
+                    quote(&s.display),
                     FsError::NameTooLong
                 ));
                 continue;
             }
-            let Some(exists) = self.check_dst(&s_shown, &m, &s_path, &d_shown, &d_path) else {
+            let Some(exists) = self.check_dst(&s.display, &m, &s.path, &d_shown, &d_path) else {
                 continue;
             };
-            let f = self.open_frame(&node, m, exists, child_canon, inside.as_ref());
-            stack.push(f);
+            let f = self.open_frame(&node, m, exists, child_canon);
+            if self.enter(&mut walk, s, f, top, false).is_err() {
+                return;
+            }
         }
     }
 }

@@ -133,7 +133,7 @@ pub fn walk_post_order(
                 kind: n.kind,
                 error: None,
             }),
-            Visit::Leave(n) => out.push(dir(n, None)),
+            Visit::Leave(n, ()) => out.push(dir(n, None)),
         }
     }
     out

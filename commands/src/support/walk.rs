@@ -8,7 +8,11 @@
 //! The consumer keeps the decisions that differ per command: it asks to descend into a
 //! directory ([`Walk::descend`]) and gets the reason when that is refused (too deep, a loop,
 //! unreadable), so that `grep -r` can skip excluded directories and say `recursive directory
-//! loop`, and `rm -r` can list an unreadable directory with its error.
+//! loop`, and `rm -r` can list an unreadable directory with its error. Each open directory
+//! can carry data of the consumer's, given back at its `Leave` (`find -delete`: whether
+//! everything in it went; `cp -r`: its destination); an order hook sees every directory's
+//! entries before they are reported (`cp -r` reads by inode number); `looped` and
+//! `too_deep` answer before the consumer commits to a directory.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
@@ -44,14 +48,15 @@ pub struct Node {
 
 /// What the walk reports.
 #[derive(Debug)]
-pub enum Visit {
+pub enum Visit<T = ()> {
     /// An entry, met in directory order. A directory is only entered if the consumer
     /// calls [`Walk::descend`] with it.
     Entry(Node),
     /// A link the walk had to follow could not be: its display and the error.
     Broken(Node, FsError),
-    /// A directory whose entries have all been reported (post-order).
-    Leave(Node),
+    /// A directory whose entries have all been reported (post-order), with the data the
+    /// consumer gave it when it was entered.
+    Leave(Node, T),
 }
 
 /// Why [`Walk::descend`] did not enter a directory.
@@ -65,29 +70,34 @@ pub enum Refused {
     Unreadable(FsError),
 }
 
-struct Frame {
+/// A directory that [`Walk::descend_with`] did not enter, with the data it was given.
+pub type Refusal<T> = (Node, Refused, T);
+
+/// Reorders (or filters, or completes) a directory's entries before they are reported:
+/// the directory, the data it was entered with, its entries in `read_dir` order.
+pub type Order<'a, T> = Box<dyn FnMut(&Node, &T, &mut Vec<DirEntry>) + 'a>;
+
+struct Frame<T> {
     node: Node,
     entries: std::vec::IntoIter<DirEntry>,
     /// `(dev, ino)` when following links, for loop detection.
     id: Option<(u64, u64)>,
+    data: T,
 }
 
-/// An iterative walk over the view; see the module doc.
-pub struct Walk<'a> {
+/// An iterative walk over the view; see the module doc. Each open directory carries a `T`
+/// of the consumer's ([`Walk::descend_with`]), given back at its [`Visit::Leave`].
+pub struct Walk<'a, T = ()> {
     fs: &'a dyn FsView,
     follow: Follow,
     max_depth: usize,
-    stack: Vec<Frame>,
+    stack: Vec<Frame<T>>,
+    order: Option<Order<'a, T>>,
 }
 
 impl<'a> Walk<'a> {
     pub fn new(fs: &'a dyn FsView, follow: Follow, max_depth: usize) -> Self {
-        Walk {
-            fs,
-            follow,
-            max_depth,
-            stack: Vec::new(),
-        }
+        Walk::carrying(fs, follow, max_depth)
     }
 
     /// A root node for a directory operand (not checked here: the caller has statted it).
@@ -99,58 +109,125 @@ impl<'a> Walk<'a> {
             depth: 0,
         }
     }
+}
 
-    fn id_of(&self, node: &Node) -> Option<(u64, u64)> {
-        self.fs.stat(&node.path, true).ok().map(|m| (m.dev, m.ino))
-    }
-
+impl<T: Default> Walk<'_, T> {
     /// Enters a directory: its entries come next, then its [`Visit::Leave`]. Refused, in
     /// this order of checks (`grep -r`'s), when the directory is one of its ancestors (links
     /// followed), when the walk is already `max_depth` deep, or when it cannot be read.
     pub fn descend(&mut self, node: Node) -> Result<(), (Node, Refused)> {
-        self.open(node, true)
+        self.open(node, T::default(), true)
+            .map_err(|(node, why, _)| (node, why))
     }
 
     /// [`Walk::descend`] without the depth cap: for a command-line root, which is read
     /// whatever the limit on what is below it.
     pub fn enter(&mut self, node: Node) -> Result<(), (Node, Refused)> {
-        self.open(node, false)
+        self.open(node, T::default(), false)
+            .map_err(|(node, why, _)| (node, why))
+    }
+}
+
+impl<'a, T> Walk<'a, T> {
+    /// A walk whose open directories carry a `T` each.
+    pub fn carrying(fs: &'a dyn FsView, follow: Follow, max_depth: usize) -> Self {
+        Walk {
+            fs,
+            follow,
+            max_depth,
+            stack: Vec::new(),
+            order: None,
+        }
     }
 
-    fn open(&mut self, node: Node, capped: bool) -> Result<(), (Node, Refused)> {
+    /// Every directory's entries go through `order` before they are reported (`cp` reads
+    /// by inode number).
+    #[must_use]
+    pub fn ordered(mut self, order: impl FnMut(&Node, &T, &mut Vec<DirEntry>) + 'a) -> Self {
+        self.order = Some(Box::new(order));
+        self
+    }
+
+    /// [`Walk::descend`] with the directory's data.
+    pub fn descend_with(&mut self, node: Node, data: T) -> Result<(), Refusal<T>> {
+        self.open(node, data, true)
+    }
+
+    /// [`Walk::enter`] with the directory's data.
+    pub fn enter_with(&mut self, node: Node, data: T) -> Result<(), Refusal<T>> {
+        self.open(node, data, false)
+    }
+
+    /// The data of the directory whose entries are being reported.
+    pub fn data_mut(&mut self) -> Option<&mut T> {
+        self.stack.last_mut().map(|f| &mut f.data)
+    }
+
+    /// The open directories, outermost first, with their data.
+    pub fn open_dirs(&self) -> impl DoubleEndedIterator<Item = (&Node, &T)> {
+        self.stack.iter().map(|f| (&f.node, &f.data))
+    }
+
+    /// Whether [`Walk::descend`] would now be refused as [`Refused::TooDeep`].
+    pub fn too_deep(&self) -> bool {
+        self.stack.len() >= self.max_depth
+    }
+
+    /// Following links, the open directory that `node` is (a loop), checked before the
+    /// consumer decides anything about it (`find` names the ancestor).
+    pub fn looped(&self, node: &Node) -> Option<&Node> {
+        if self.follow != Follow::Always {
+            return None;
+        }
+        let id = self.id_of(node)?;
+        self.stack
+            .iter()
+            .find(|f| f.id == Some(id))
+            .map(|f| &f.node)
+    }
+
+    fn id_of(&self, node: &Node) -> Option<(u64, u64)> {
+        self.fs.stat(&node.path, true).ok().map(|m| (m.dev, m.ino))
+    }
+
+    fn open(&mut self, node: Node, data: T, capped: bool) -> Result<(), Refusal<T>> {
         let id = if self.follow == Follow::Always {
             self.id_of(&node)
         } else {
             None
         };
         if id.is_some() && self.stack.iter().any(|f| f.id == id) {
-            return Err((node, Refused::Loop));
+            return Err((node, Refused::Loop, data));
         }
-        if capped && self.stack.len() >= self.max_depth {
-            return Err((node, Refused::TooDeep));
+        if capped && self.too_deep() {
+            return Err((node, Refused::TooDeep, data));
         }
         match self.fs.read_dir(&node.path) {
-            Ok(entries) => {
+            Ok(mut entries) => {
+                if let Some(order) = &mut self.order {
+                    order(&node, &data, &mut entries);
+                }
                 self.stack.push(Frame {
                     node,
                     entries: entries.into_iter(),
                     id,
+                    data,
                 });
                 Ok(())
             }
-            Err(e) => Err((node, Refused::Unreadable(e))),
+            Err(e) => Err((node, Refused::Unreadable(e), data)),
         }
     }
 }
 
-impl Iterator for Walk<'_> {
-    type Item = Visit;
+impl<T> Iterator for Walk<'_, T> {
+    type Item = Visit<T>;
 
-    fn next(&mut self) -> Option<Visit> {
+    fn next(&mut self) -> Option<Visit<T>> {
         let depth = self.stack.len();
         let top = self.stack.last_mut()?;
         let Some(entry) = top.entries.next() else {
-            return self.stack.pop().map(|f| Visit::Leave(f.node));
+            return self.stack.pop().map(|f| Visit::Leave(f.node, f.data));
         };
         let path = top.node.path.join(&entry.name);
         let display = if top.node.display.is_empty() {
@@ -210,7 +287,7 @@ mod tests {
                 Visit::Broken(n, e) => {
                     out.push(format!("broken {} {e}", n.display.to_string_lossy()));
                 }
-                Visit::Leave(n) => out.push(format!("post {}", n.display.to_string_lossy())),
+                Visit::Leave(n, ()) => out.push(format!("post {}", n.display.to_string_lossy())),
             }
         }
         out
@@ -275,5 +352,50 @@ mod tests {
             panic!()
         };
         assert_eq!(n.display, "a");
+    }
+
+    #[test]
+    fn data_comes_back_at_leave_and_the_order_hook_sorts() {
+        let fs = tree();
+        let mut w: Walk<usize> = Walk::carrying(&fs, Follow::Never, 100)
+            .ordered(|_, _, entries| entries.sort_by(|a, b| b.name.cmp(&a.name)));
+        w.enter_with(Walk::root(PathBuf::from("/t"), OsStr::new("t")), 0)
+            .unwrap();
+        let mut out = Vec::new();
+        while let Some(v) = w.next() {
+            match v {
+                Visit::Entry(n) if n.kind == FileKind::Dir => {
+                    let depth = n.depth;
+                    w.descend_with(n, depth).unwrap();
+                }
+                Visit::Entry(n) | Visit::Broken(n, _) => {
+                    *w.data_mut().unwrap() += 10;
+                    out.push(n.display.to_string_lossy().into_owned());
+                }
+                Visit::Leave(n, d) => out.push(format!("{} {d}", n.display.to_string_lossy())),
+            }
+        }
+        assert_eq!(
+            out,
+            [
+                "t/up", "t/h", "t/a/g", "t/a/b/f", "t/a/b 12", "t/a 11", "t 20"
+            ]
+        );
+    }
+
+    #[test]
+    fn looped_names_the_ancestor() {
+        let fs = tree();
+        let mut w = Walk::new(&fs, Follow::Always, 100);
+        w.enter(Walk::root(PathBuf::from("/t"), OsStr::new("t")))
+            .unwrap();
+        let up = Node {
+            path: PathBuf::from("/t/up"),
+            display: "t/up".into(),
+            kind: FileKind::Dir,
+            depth: 1,
+        };
+        assert_eq!(w.looped(&up).map(|n| n.display.clone()), Some("t".into()));
+        assert!(!w.too_deep());
     }
 }

@@ -4,6 +4,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::support::walk::{Follow as WalkFollow, Node, Refused, Visit, Walk};
 
 /// One visited object.
 pub(super) struct Entry<'e> {
@@ -297,11 +298,36 @@ impl Find<'_> {
         };
         let display = op.as_bytes().to_vec();
         let name = basename(&display).to_vec();
-        let kind = meta.kind;
-        let id = (meta.dev, meta.ino);
-        self.walk(&path, &display, &name, kind, Some(meta), id);
+        self.walk(&path, &display, &name, meta.kind, Some(meta));
     }
 
+    /// The evaluation of a directory after its content (`-depth`), then the parent's
+    /// record of whether everything in it was deleted.
+    fn leave(&mut self, walk: &mut Walk<bool>, node: &Node, all_deleted: bool, start_len: usize) {
+        let display = node.display.as_bytes();
+        let mut e = Entry {
+            path: &node.path,
+            display,
+            name: basename(display),
+            kind: FileKind::Dir,
+            depth: node.depth,
+            start_len,
+            follow: node.depth == 0 && self.follow != Follow::Never
+                || self.follow == Follow::Always,
+            meta: None,
+        };
+        self.children_gone = all_deleted;
+        self.visit(&mut e);
+        if let Some(parent) = walk.data_mut() {
+            *parent &= self.trashed;
+        }
+    }
+
+    /// Visits one start point and, unless pruned, what is below it, on the shared walk
+    /// (`-L`: links followed, loops refused). Each open directory carries whether
+    /// everything in it was deleted, for `-delete` of the directory itself. The walk's cap
+    /// is GNU's nesting limit ([`DEPTH_CAP`], an error when reached); the policy's
+    /// `walk_depth` acts as a `-maxdepth` (entries below it are silently not visited).
     pub(super) fn walk(
         &mut self,
         root: &Path,
@@ -309,18 +335,7 @@ impl Find<'_> {
         name: &[u8],
         kind: FileKind,
         meta: Option<Meta>,
-        id: (u64, u64),
     ) {
-        struct Frame {
-            path: PathBuf,
-            display: Vec<u8>,
-            name: Vec<u8>,
-            depth: usize,
-            entries: std::vec::IntoIter<DirEntry>,
-            id: Option<(u64, u64)>,
-            /// Every child was deleted (for `-delete` of the directory itself).
-            all_deleted: bool,
-        }
         let ctx = self.ctx;
         let follow_all = self.follow == Follow::Always;
         let maxdepth = self
@@ -336,7 +351,7 @@ impl Find<'_> {
             name,
             kind,
             depth: 0,
-            start_len: display.len(),
+            start_len,
             follow: self.follow != Follow::Never,
             meta: meta.map(Ok),
         };
@@ -345,134 +360,106 @@ impl Find<'_> {
         } else {
             self.visit(&mut root_entry)
         };
-        let mut stack: Vec<Frame> = Vec::new();
-        let open = |this: &mut Self, path: &Path, display: &[u8]| -> Option<Vec<DirEntry>> {
-            match ctx.fs.read_dir(path) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    this.error(&format!(
-                        "{}: {}",
-                        quote_locale(OsStr::from_bytes(display)),
-                        e.strerror()
-                    ));
-                    None
-                }
+        if !(kind == FileKind::Dir && descend && maxdepth > 0 && !self.quit) {
+            if depth_first {
+                self.children_gone = false;
+                self.visit(&mut root_entry);
+                return;
             }
-        };
-        if kind == FileKind::Dir && descend && maxdepth > 0 && !self.quit {
-            let entries = open(self, root, display);
-            stack.push(Frame {
-                path: root.to_path_buf(),
-                display: display.to_vec(),
-                name: name.to_vec(),
-                depth: 0,
-                entries: entries.unwrap_or_default().into_iter(),
-                id: follow_all.then_some(id),
-                all_deleted: true,
-            });
-        } else if depth_first {
-            self.children_gone = false;
-            self.visit(&mut root_entry);
+            self.flush();
             return;
         }
+        let links = if follow_all {
+            WalkFollow::Always
+        } else {
+            WalkFollow::Never
+        };
+        let mut walk: Walk<bool> = Walk::carrying(ctx.fs, links, DEPTH_CAP);
+        let top = Walk::root(root.to_path_buf(), OsStr::from_bytes(display));
+        if let Err((node, why, all)) = walk.enter_with(top, true) {
+            self.refused(&mut walk, &node, &why, all, start_len);
+        }
         while !self.quit {
-            let Some(top) = stack.last_mut() else { break };
-            let Some(entry) = top.entries.next() else {
-                let Some(done) = stack.pop() else { break };
-                if depth_first {
-                    let mut e = Entry {
-                        path: &done.path,
-                        display: &done.display,
-                        name: &done.name,
-                        kind: FileKind::Dir,
-                        depth: done.depth,
-                        start_len,
-                        follow: done.depth == 0 && self.follow != Follow::Never || follow_all,
-                        meta: None,
-                    };
-                    self.children_gone = done.all_deleted;
-                    self.visit(&mut e);
-                    if let Some(parent) = stack.last_mut() {
-                        parent.all_deleted &= self.trashed;
+            let node = match walk.next() {
+                None => break,
+                Some(Visit::Leave(node, all)) => {
+                    if depth_first {
+                        self.leave(&mut walk, &node, all, start_len);
                     }
+                    continue;
                 }
-                continue;
+                // A link `-L` cannot follow is an entry of its own kind.
+                Some(Visit::Entry(node) | Visit::Broken(node, _)) => node,
             };
-            let depth = top.depth + 1;
-            let path = top.path.join(&entry.name);
-            let display =
-                join_display(OsStr::from_bytes(&top.display), &entry.name).into_vec_bytes();
-            let name = entry.name.as_bytes().to_vec();
-            let mut kind = entry.kind;
-            let mut meta = None;
-            if follow_all
-                && kind == FileKind::Symlink
-                && let Ok(m) = ctx.fs.stat(&path, true)
-            {
-                kind = m.kind;
-                meta = Some(Ok(m));
-            }
+            let display = node.display.as_bytes();
             let mut e = Entry {
-                path: &path,
-                display: &display,
-                name: &name,
-                kind,
-                depth,
+                path: &node.path,
+                display,
+                name: basename(display),
+                kind: node.kind,
+                depth: node.depth,
                 start_len,
                 follow: follow_all,
-                meta,
+                meta: None,
             };
-            if kind == FileKind::Dir && depth < maxdepth {
-                let id = if follow_all {
-                    self.meta(&mut e).map(|m| (m.dev, m.ino))
-                } else {
-                    None
-                };
-                if let Some(ancestor) = id.and_then(|id| stack.iter().find(|f| f.id == Some(id))) {
-                    let msg = format!(
-                        "File system loop detected; {} is part of the same file system loop as {}.",
-                        quote_locale(OsStr::from_bytes(&display)),
-                        quote_locale(OsStr::from_bytes(&ancestor.display))
-                    );
-                    self.error(&msg);
-                    if let Some(parent) = stack.last_mut() {
-                        parent.all_deleted = false;
-                    }
-                    continue;
-                }
-                let descend = depth_first || self.visit(&mut e);
-                if !descend || self.quit {
-                    if let Some(parent) = stack.last_mut() {
-                        parent.all_deleted = false;
-                    }
-                    continue;
-                }
-                if stack.len() >= DEPTH_CAP {
-                    self.error(&format!(
-                        "{}: directory nesting deeper than {DEPTH_CAP} levels; not descending",
-                        quote_locale(OsStr::from_bytes(&display))
-                    ));
-                    continue;
-                }
-                let entries = open(self, &path, &display);
-                stack.push(Frame {
-                    path: path.clone(),
-                    display: display.clone(),
-                    name: name.clone(),
-                    depth,
-                    entries: entries.unwrap_or_default().into_iter(),
-                    id,
-                    all_deleted: true,
-                });
-            } else {
+            if node.kind != FileKind::Dir || node.depth >= maxdepth {
                 self.children_gone = false;
                 self.visit(&mut e);
                 let gone = self.trashed;
-                if let Some(parent) = stack.last_mut() {
-                    parent.all_deleted &= gone;
+                if let Some(parent) = walk.data_mut() {
+                    *parent &= gone;
                 }
+                continue;
+            }
+            if let Some(ancestor) = walk.looped(&node) {
+                let msg = format!(
+                    "File system loop detected; {} is part of the same file system loop as {}.",
+                    quote_locale(&node.display),
+                    quote_locale(&ancestor.display)
+                );
+                self.error(&msg);
+                if let Some(parent) = walk.data_mut() {
+                    *parent = false;
+                }
+                continue;
+            }
+            let descend = depth_first || self.visit(&mut e);
+            if !descend || self.quit {
+                if let Some(parent) = walk.data_mut() {
+                    *parent = false;
+                }
+                continue;
+            }
+            if let Err((node, why, all)) = walk.descend_with(node, true) {
+                self.refused(&mut walk, &node, &why, all, start_len);
             }
         }
         self.flush();
+    }
+
+    /// A directory the walk did not open: too deep for GNU (not visited after), or
+    /// unreadable (an error, then still visited after its content under `-depth`).
+    fn refused(
+        &mut self,
+        walk: &mut Walk<bool>,
+        node: &Node,
+        why: &Refused,
+        all_deleted: bool,
+        start_len: usize,
+    ) {
+        let shown = quote_locale(&node.display);
+        match why {
+            Refused::TooDeep => self.error(&format!(
+                "{shown}: directory nesting deeper than {DEPTH_CAP} levels; not descending"
+            )),
+            // Checked by `looped` before the entry was visited.
+            Refused::Loop => {}
+            Refused::Unreadable(e) => {
+                self.error(&format!("{shown}: {}", e.strerror()));
+                if self.global.depth_first {
+                    self.leave(walk, node, all_deleted, start_len);
+                }
+            }
+        }
     }
 }

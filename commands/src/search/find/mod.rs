@@ -22,27 +22,16 @@ use expr::*;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use crate::Stop;
 use crate::support::fnmatch::fnmatch;
-use crate::support::paths::join_display;
-use crate::{Ctx, DirEntry, Effect, FileKind, FsError, Meta, Op, Outcome, quote_locale};
+use crate::{Ctx, Effect, FileKind, FsError, Meta, Op, Outcome, quote_locale};
 
-/// How deep the walk descends.
+/// GNU's nesting limit: the walk's cap for `find`, an error when reached (the policy's
+/// `walk_depth` only limits what is visited, as `-maxdepth` does).
 const DEPTH_CAP: usize = 4096;
-
-trait IntoBytes {
-    fn into_vec_bytes(self) -> Vec<u8>;
-}
-
-impl IntoBytes for OsString {
-    fn into_vec_bytes(self) -> Vec<u8> {
-        use std::os::unix::ffi::OsStringExt;
-        self.into_vec()
-    }
-}
 
 #[allow(clippy::unnecessary_wraps)] // the command table's handler signature
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {

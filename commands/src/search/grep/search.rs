@@ -173,7 +173,7 @@ impl Grep<'_> {
                     self.file_error(node.display.as_bytes(), &e);
                     continue;
                 }
-                Visit::Leave(_) => continue,
+                Visit::Leave(..) => continue,
             };
             match node.kind {
                 FileKind::Dir => {
