@@ -19,8 +19,8 @@ use crate::support::datetime::to_epoch;
 use crate::support::datetime::{
     Zone, broken_down, parse_datetime, parse_stamp, session_zone, strftime,
 };
-use crate::support::input::{open_input, read_error};
-use crate::{Ctx, Outcome, quote_if_needed, quote_locale};
+use crate::support::input::open_input;
+use crate::{Ctx, FsError, Outcome, quote_if_needed, quote_locale};
 
 const DEFAULT_FORMAT: &[u8] = b"%a %b %e %H:%M:%S %Z %Y";
 const MULTIPLE: &str = "multiple output formats specified";
@@ -249,7 +249,7 @@ fn batch(ctx: &Ctx, file: &OsStr, zone: &Zone, format: &[u8]) -> Outcome {
     let mut o = Outcome::ok();
     let mut data = Vec::new();
     let read = open_input(ctx, file)
-        .and_then(|mut r| r.read_to_end(&mut data).map_err(|e| read_error(&e)));
+        .and_then(|mut r| r.read_to_end(&mut data).map_err(|e| FsError::from_io(&e)));
     match read {
         Ok(_) => {}
         // GNU 9.1 treats a read error (a directory) as the end of the input, silently.

@@ -1,10 +1,20 @@
 //! Reading operands: a file through the view, or `-` (and no operand) as the command's stdin,
 //! always as a stream so that a large file is never held whole.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 
 use crate::{CommandName, Ctx, FsError, Outcome, Stdin, quote_if_needed};
+
+/// The operands to read: those given, or `-` (stdin) when there are none, as GNU's filters
+/// do (`cat`, `head`, `sort`...).
+pub fn operands_or_stdin(files: Vec<OsString>) -> Vec<OsString> {
+    if files.is_empty() {
+        vec![OsString::from("-")]
+    } else {
+        files
+    }
+}
 
 /// Opens an operand for reading, as a stream: `-` is the command's stdin; anything else a
 /// file (links followed). A directory opens, and its first read fails with `IsADirectory`.
@@ -16,11 +26,6 @@ pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn Read + 'a
             .open(&ctx.resolve(operand))
             .map(|r| Box::new(r) as Box<dyn Read>)
     }
-}
-
-/// The error a failed `read(2)` maps to ([`FsError::from_io`]).
-pub fn read_error(e: &std::io::Error) -> FsError {
-    FsError::from_io(e)
 }
 
 /// `cmd: name: strerror` with the name quoted only where GNU's `quotef` would (`wc`, `head`,

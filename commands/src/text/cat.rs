@@ -7,7 +7,7 @@ use std::io::Read;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operand_error, read_error};
+use crate::support::input::{open_input, operand_error, operands_or_stdin};
 use crate::{Ctx, FsError, Outcome};
 
 /// Output lines of files or stdin, concatenated.
@@ -146,7 +146,7 @@ fn copy_formatted(
             Ok(0) => return Ok(true),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(read_error(&e)),
+            Err(e) => return Err(FsError::from_io(&e)),
         };
         let chunk = buf.get(..n).unwrap_or_default();
         if f.plain() {
@@ -175,11 +175,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         at_line_start: true,
         prev_blank: false,
     };
-    let files = if a.files.is_empty() {
-        vec![OsString::from("-")]
-    } else {
-        a.files
-    };
+    let files = operands_or_stdin(a.files);
     let mut o = Outcome::ok();
     let mut status = 0;
     for file in &files {

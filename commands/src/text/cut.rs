@@ -8,8 +8,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operand_error, read_error};
-use crate::{Ctx, Outcome, quote};
+use crate::support::input::{open_input, operand_error, operands_or_stdin};
+use crate::{Ctx, FsError, Outcome, quote};
 
 const NO_LIST: &str = "you must specify a list of bytes, characters, or fields";
 const ONE_LIST: &str = "only one list may be specified";
@@ -289,11 +289,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         only_delimited: a.only_delimited,
         eol: if a.zero { 0 } else { b'\n' },
     };
-    let files = if a.files.is_empty() {
-        vec![OsString::from("-")]
-    } else {
-        a.files
-    };
+    let files = operands_or_stdin(a.files);
     let mut o = Outcome::ok();
     let mut status = 0;
     for name in &files {
@@ -325,7 +321,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 Err(e) => {
                     o.out(&out);
                     out.clear();
-                    o.err(operand_error(ctx.name, name, &read_error(&e)));
+                    o.err(operand_error(ctx.name, name, &FsError::from_io(&e)));
                     status = 1;
                     break;
                 }

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, read_error};
+use crate::support::input::open_input;
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
 /// Filter adjacent matching lines from INPUT (or standard input), writing to OUTPUT (or
@@ -379,7 +379,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 }
                 Some(Ok(buf))
             }
-            Err(e) => Some(Err(read_error(&e))),
+            Err(e) => Some(Err(FsError::from_io(&e))),
         }
     });
     let Ok(data) = mode.filter(&mut lines) else {

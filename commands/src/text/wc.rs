@@ -11,7 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operand_error, read_error};
+use crate::support::input::{open_input, operand_error};
 use crate::{Ctx, FileKind, FsError, Outcome, quote, quote_if_needed};
 
 const ZERO_LENGTH: &str = "invalid zero-length file name";
@@ -138,7 +138,7 @@ fn count_stream(r: &mut dyn Read, sel: Select) -> (Counts, Option<FsError>) {
                     counter.feed(data);
                 }
             }
-            Err(e) => return (counter.finish(), Some(read_error(&e))),
+            Err(e) => return (counter.finish(), Some(FsError::from_io(&e))),
         }
     }
 }
@@ -200,7 +200,7 @@ fn number_width(ctx: &Ctx, names: &[OsString], sel: Select) -> usize {
 /// The names listed in `--files0-from=F`, or the error that ends the command.
 fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Stop> {
     let data = if f == "-" {
-        ctx.stdin.read_all().map_err(|e| read_error(&e))
+        ctx.stdin.read_all().map_err(|e| FsError::from_io(&e))
     } else {
         ctx.fs.read(&ctx.resolve(f))
     };

@@ -40,7 +40,6 @@ use crate::support::argmatch::argmatch;
 use crate::support::args::{help_of, parse_args};
 use crate::support::error::try_help;
 use crate::support::fnmatch::fnmatch;
-use crate::support::input::read_error;
 use crate::support::regex_gnu::{self, Syntax};
 use crate::{Ctx, FileKind, FsError, Outcome};
 

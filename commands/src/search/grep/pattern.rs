@@ -13,7 +13,7 @@ pub(super) fn patterns(a: &mut GrepArgs, ctx: &Ctx, o: &mut Outcome) -> Option<V
     }
     for f in &a.file {
         let data = if f == "-" {
-            ctx.stdin.read_all().map_err(|e| read_error(&e))
+            ctx.stdin.read_all().map_err(|e| FsError::from_io(&e))
         } else {
             ctx.fs.read(&ctx.resolve(f))
         };

@@ -520,7 +520,7 @@ impl Grep<'_> {
                     Ok(n) => break n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        read_failed = Some(read_error(&e));
+                        read_failed = Some(FsError::from_io(&e));
                         break 0;
                     }
                 }

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::read_error;
+use crate::support::input::operands_or_stdin;
 use crate::support::size::parse_size;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
@@ -150,11 +150,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     zero |= a.zero;
     let eol = if zero { 0 } else { b'\n' };
-    let files = if a.files.is_empty() {
-        vec![OsString::from("-")]
-    } else {
-        a.files
-    };
+    let files = operands_or_stdin(a.files);
     let show_headers = match headers {
         Headers::Auto => files.len() > 1,
         Headers::Never => false,
@@ -225,7 +221,7 @@ fn head_one(
             let mut used = 0u64;
             let mut buf = vec![0u8; CHUNK];
             loop {
-                let got = taken.read(&mut buf).map_err(|e| read_error(&e))?;
+                let got = taken.read(&mut buf).map_err(|e| FsError::from_io(&e))?;
                 if got == 0 {
                     return Ok(used);
                 }
@@ -265,7 +261,7 @@ fn first_lines(
     let mut used = 0u64;
     let mut buf = vec![0u8; CHUNK];
     while left > 0 {
-        let got = r.read(&mut buf).map_err(|e| read_error(&e))?;
+        let got = r.read(&mut buf).map_err(|e| FsError::from_io(&e))?;
         if got == 0 {
             break;
         }

@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::read_error;
+use crate::support::input::operands_or_stdin;
 use crate::support::size::parse_size;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
@@ -283,11 +283,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if a.pid.is_some() && !follow {
         o.err("tail: warning: PID ignored; --pid=PID is useful only when following\n");
     }
-    let files = if a.files.is_empty() {
-        vec![OsString::from("-")]
-    } else {
-        a.files
-    };
+    let files = operands_or_stdin(a.files);
     let show_headers = if a.quiet {
         false
     } else {
@@ -385,7 +381,8 @@ fn tail_one(
             lines: true,
             n,
         } => {
-            r.seek(SeekFrom::Start(0)).map_err(|e| read_error(&e))?;
+            r.seek(SeekFrom::Start(0))
+                .map_err(|e| FsError::from_io(&e))?;
             skip_lines(r, n, eol, o, ctx)
         }
         Count {
@@ -423,7 +420,7 @@ fn skip_lines(
     let mut left = n;
     let mut buf = vec![0u8; CHUNK];
     loop {
-        let got = r.read(&mut buf).map_err(|e| read_error(&e))?;
+        let got = r.read(&mut buf).map_err(|e| FsError::from_io(&e))?;
         if got == 0 {
             return Ok(());
         }

@@ -26,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, read_error};
+use crate::support::input::{open_input, operands_or_stdin};
 use crate::support::size::unit_power;
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
@@ -161,7 +161,7 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Stop> {
             .map_err(|e| ("cannot read", e))
             .and_then(|mut r| {
                 r.read_to_end(&mut data)
-                    .map_err(|e| ("read failed", read_error(&e)))
+                    .map_err(|e| ("read failed", FsError::from_io(&e)))
             });
         if let Err((what, e)) = r {
             return Err(Stop::Fail(format!("{what}: {}: {e}", quote_if_needed(f))));
@@ -268,11 +268,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         )?;
         check = Some(quiet);
     }
-    let files = if a.files.is_empty() {
-        vec![OsString::from("-")]
-    } else {
-        a.files.clone()
-    };
+    let files = operands_or_stdin(a.files.clone());
     let cmp = Cmp {
         keys,
         tab,
