@@ -57,7 +57,6 @@ pub struct Node {
 
 /// What the walk reports.
 #[derive(Debug)]
-#[allow(dead_code)] // Listed and Refused: for ls -R, next commit.
 pub enum Visit<T = ()> {
     /// An entry, met in directory order. A directory is only entered if the consumer
     /// calls [`Walk::descend`] with it.
@@ -166,7 +165,6 @@ impl<'a, T> Walk<'a, T> {
     /// Listing mode (see the module doc): [`Visit::Listed`] is reported when a directory's
     /// entries are done, before the directories queued with [`Walk::descend_later`].
     #[must_use]
-    #[allow(dead_code)] // ls -R, next commit.
     pub fn listing(mut self) -> Self {
         self.listing = true;
         self
@@ -176,7 +174,6 @@ impl<'a, T> Walk<'a, T> {
     /// once the entries of the directory being reported are done, after those queued
     /// before it. A refusal comes back then, as [`Visit::Refused`]. With no directory
     /// open, the data comes back at once.
-    #[allow(dead_code)] // ls -R, next commit.
     pub fn descend_later(&mut self, node: Node, data: T) -> Result<(), (Node, T)> {
         match self.stack.last_mut() {
             Some(top) => {
