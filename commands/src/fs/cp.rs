@@ -494,6 +494,8 @@ impl Job<'_> {
                     continue;
                 }
                 Visit::Entry(s) | Visit::Broken(s, _) => s,
+                // Listing mode only.
+                Visit::Listed(_) | Visit::Refused(..) => continue,
             };
             // Skipped by the order hook when it cannot be statted.
             let Ok(m) = self.ctx.fs.stat(&s.path, self.follow) else {

@@ -134,6 +134,8 @@ pub fn walk_post_order(
                 error: None,
             }),
             Visit::Leave(n, ()) => out.push(dir(n, None)),
+            // Listing mode only.
+            Visit::Listed(_) | Visit::Refused(..) => {}
         }
     }
     out

@@ -13,7 +13,16 @@
 //! everything in it went; `cp -r`: its destination); an order hook sees every directory's
 //! entries before they are reported (`cp -r` reads by inode number); `looped` and
 //! `too_deep` answer before the consumer commits to a directory.
+//!
+//! Listing mode ([`Walk::listing`], `ls -R`): a directory's entries are all reported, then
+//! [`Visit::Listed`] (the directory still open, its data at [`Walk::data_mut`]), then the
+//! directories the consumer queued with [`Walk::descend_later`] are entered one after the
+//! other in queue order, each as a directory of its own (its entries, its `Listed`, its
+//! queued ones, its `Leave`), and only then the directory's [`Visit::Leave`]. A queued
+//! directory that cannot be entered comes back as [`Visit::Refused`] when its turn comes.
+//! Neither event is ever reported to a walk that does not ask for them.
 
+use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
@@ -57,6 +66,13 @@ pub enum Visit<T = ()> {
     /// A directory whose entries have all been reported (post-order), with the data the
     /// consumer gave it when it was entered.
     Leave(Node, T),
+    /// Listing mode only: the directory whose entries have all been reported; it is still
+    /// open (its data is [`Walk::data_mut`]'s) and what [`Walk::descend_later`] queues now
+    /// is entered next.
+    Listed(Node),
+    /// A directory queued with [`Walk::descend_later`] that could not be entered when its
+    /// turn came, why, and its data.
+    Refused(Node, Refused, T),
 }
 
 /// Why [`Walk::descend`] did not enter a directory.
@@ -83,6 +99,10 @@ struct Frame<T> {
     /// `(dev, ino)` when following links, for loop detection.
     id: Option<(u64, u64)>,
     data: T,
+    /// Directories queued by [`Walk::descend_later`], entered once `entries` are done.
+    later: VecDeque<(Node, T)>,
+    /// Whether [`Visit::Listed`] was reported (listing mode).
+    listed: bool,
 }
 
 /// An iterative walk over the view; see the module doc. Each open directory carries a `T`
@@ -93,6 +113,7 @@ pub struct Walk<'a, T = ()> {
     max_depth: usize,
     stack: Vec<Frame<T>>,
     order: Option<Order<'a, T>>,
+    listing: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -137,6 +158,29 @@ impl<'a, T> Walk<'a, T> {
             max_depth,
             stack: Vec::new(),
             order: None,
+            listing: false,
+        }
+    }
+
+    /// Listing mode (see the module doc): [`Visit::Listed`] is reported when a directory's
+    /// entries are done, before the directories queued with [`Walk::descend_later`].
+    #[must_use]
+    pub fn listing(mut self) -> Self {
+        self.listing = true;
+        self
+    }
+
+    /// Queues a directory to be entered (as [`Walk::descend_with`] does, with its checks)
+    /// once the entries of the directory being reported are done, after those queued
+    /// before it. A refusal comes back then, as [`Visit::Refused`]. With no directory
+    /// open, the data comes back at once.
+    pub fn descend_later(&mut self, node: Node, data: T) -> Result<(), (Node, T)> {
+        match self.stack.last_mut() {
+            Some(top) => {
+                top.later.push_back((node, data));
+                Ok(())
+            }
+            None => Err((node, data)),
         }
     }
 
@@ -212,6 +256,8 @@ impl<'a, T> Walk<'a, T> {
                     entries: entries.into_iter(),
                     id,
                     data,
+                    later: VecDeque::new(),
+                    listed: false,
                 });
                 Ok(())
             }
@@ -224,11 +270,26 @@ impl<T> Iterator for Walk<'_, T> {
     type Item = Visit<T>;
 
     fn next(&mut self) -> Option<Visit<T>> {
-        let depth = self.stack.len();
-        let top = self.stack.last_mut()?;
-        let Some(entry) = top.entries.next() else {
-            return self.stack.pop().map(|f| Visit::Leave(f.node, f.data));
+        let (depth, entry) = loop {
+            let depth = self.stack.len();
+            let top = self.stack.last_mut()?;
+            if let Some(entry) = top.entries.next() {
+                break (depth, entry);
+            }
+            if self.listing && !top.listed {
+                top.listed = true;
+                return Some(Visit::Listed(top.node.clone()));
+            }
+            match top.later.pop_front() {
+                Some((node, data)) => {
+                    if let Err((node, why, data)) = self.open(node, data, true) {
+                        return Some(Visit::Refused(node, why, data));
+                    }
+                }
+                None => return self.stack.pop().map(|f| Visit::Leave(f.node, f.data)),
+            }
         };
+        let top = self.stack.last_mut()?;
         let path = top.node.path.join(&entry.name);
         let display = if top.node.display.is_empty() {
             entry.name.clone()
@@ -288,9 +349,124 @@ mod tests {
                     out.push(format!("broken {} {e}", n.display.to_string_lossy()));
                 }
                 Visit::Leave(n, ()) => out.push(format!("post {}", n.display.to_string_lossy())),
+                Visit::Listed(n) => out.push(format!("listed {}", n.display.to_string_lossy())),
+                Visit::Refused(n, why, ()) => {
+                    out.push(format!("refused {} {why:?}", n.display.to_string_lossy()));
+                }
             }
         }
         out
+    }
+
+    /// A listing walk as `ls -R` does it: every directory's entries (sorted by name) are
+    /// gathered, printed at `Listed` as one line, and its subdirectories queued in
+    /// reverse name order (to show that the queue's order, not the directory's, rules).
+    fn listing(fs: &MemFs, follow: Follow, max_depth: usize) -> Vec<String> {
+        type Gathered = (Vec<String>, Vec<Node>);
+        let mut w: Walk<Gathered> = Walk::carrying(fs, follow, max_depth).listing();
+        let root = Walk::root(PathBuf::from("/t"), OsStr::new("t"));
+        w.enter_with(root, Gathered::default()).unwrap();
+        let mut out = Vec::new();
+        while let Some(v) = w.next() {
+            match v {
+                Visit::Entry(n) | Visit::Broken(n, _) => {
+                    let name = n.path.file_name().unwrap().to_string_lossy().into_owned();
+                    let (names, dirs) = w.data_mut().unwrap();
+                    names.push(format!("{name}@{}", n.depth));
+                    if n.kind == FileKind::Dir {
+                        dirs.push(n);
+                    }
+                }
+                Visit::Listed(n) => {
+                    let (mut names, mut dirs) = std::mem::take(w.data_mut().unwrap());
+                    names.sort();
+                    out.push(format!(
+                        "{}: {}",
+                        n.display.to_string_lossy(),
+                        names.join(" ")
+                    ));
+                    dirs.sort_by(|a, b| b.path.cmp(&a.path));
+                    for d in dirs {
+                        w.descend_later(d, Gathered::default()).unwrap();
+                    }
+                }
+                Visit::Refused(n, why, (names, _)) => {
+                    assert!(names.is_empty());
+                    out.push(format!("refused {} {why:?}", n.display.to_string_lossy()));
+                }
+                Visit::Leave(n, (names, _)) => {
+                    assert!(names.is_empty());
+                    out.push(format!("post {}", n.display.to_string_lossy()));
+                }
+            }
+        }
+        out
+    }
+
+    fn wide() -> MemFs {
+        tree()
+            .dir("/t/c/d")
+            .file("/t/c/e", b"")
+            .file("/t/a/b/.x", b"")
+    }
+
+    #[test]
+    fn listing_mode_lists_each_directory_whole_then_its_queue_in_order() {
+        let t = listing(&wide(), Follow::Never, 100);
+        assert_eq!(
+            t,
+            [
+                "t: a@1 c@1 h@1 up@1",
+                "t/c: d@2 e@2",
+                "t/c/d: ",
+                "post t/c/d",
+                "post t/c",
+                "t/a: b@2 g@2",
+                "t/a/b: .x@3 f@3",
+                "post t/a/b",
+                "post t/a",
+                "post t"
+            ]
+        );
+    }
+
+    #[test]
+    fn listing_mode_refuses_queued_directories_in_turn() {
+        // Unreadable: reported when its turn comes, after the queued ones before it.
+        let fs = wide().fail("/t/c", FsError::Io);
+        let t = listing(&fs, Follow::Never, 100);
+        assert_eq!(
+            t,
+            [
+                "t: a@1 c@1 h@1 up@1",
+                "refused t/c Unreadable(Io)",
+                "t/a: b@2 g@2",
+                "t/a/b: .x@3 f@3",
+                "post t/a/b",
+                "post t/a",
+                "post t"
+            ]
+        );
+        // The depth cap counts the directories open above the queued one, as descend does.
+        let t = listing(&wide(), Follow::Never, 2);
+        assert!(t.contains(&"refused t/a/b TooDeep".to_string()), "{t:?}");
+        assert!(t.contains(&"refused t/c/d TooDeep".to_string()), "{t:?}");
+        assert!(t.contains(&"t/a: b@2 g@2".to_string()), "{t:?}");
+        // Following links, a queued ancestor is a loop; its ancestors are still open.
+        let t = listing(&wide(), Follow::Always, 100);
+        assert_eq!(
+            t.get(1).map(String::as_str),
+            Some("refused t/up Loop"),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn descend_later_needs_an_open_directory() {
+        let fs = tree();
+        let mut w: Walk<u8> = Walk::carrying(&fs, Follow::Never, 100).listing();
+        let root = Walk::root(PathBuf::from("/t"), OsStr::new("t"));
+        assert_eq!(w.descend_later(root, 7).map_err(|(_, d)| d), Err(7));
     }
 
     #[test]
@@ -373,6 +549,7 @@ mod tests {
                     out.push(n.display.to_string_lossy().into_owned());
                 }
                 Visit::Leave(n, d) => out.push(format!("{} {d}", n.display.to_string_lossy())),
+                Visit::Listed(_) | Visit::Refused(..) => panic!("listing mode only"),
             }
         }
         assert_eq!(

@@ -1,7 +1,8 @@
 //! `ls [OPTION]... [FILE]...`, GNU coreutils 9.1: the plain, column and long formats, sorting
 //! (`-t -S -U -r`), recursion (`-R`), and the `-i -s -h -F -p` decorations. Three steps as in
 //! GNU: gather the operands (their errors first), print the files, then each directory (with
-//! `-R`, its subdirectories depth-first, right after it).
+//! `-R`, its subdirectories depth-first, right after it), on the shared walk's listing mode
+//! (each directory listed whole, then its subdirectories in the listing's order).
 //!
 //! Owners are the sandbox's identity, never the host's. Times are shown in UTC unless `TZ` is
 //! a fixed POSIX offset (`UTC-2`, `EST5`); zone names need a zoneinfo file the handler cannot
@@ -19,7 +20,7 @@ use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use crate::Stop;
@@ -27,6 +28,7 @@ use crate::support::argmatch::{COLOR_WHEN, argmatch};
 use crate::support::args::parse_args;
 use crate::support::datetime::{civil_from_days, to_epoch, tz_offset};
 use crate::support::paths::{join_display, normalize_lexical, parent_of};
+use crate::support::walk::{Follow, Node, Refused, Visit, Walk};
 use crate::{Ctx, FileKind, FsError, Meta, Outcome, quote, quote_if_needed};
 
 /// GNU's narrowest column: one character and two spaces.
@@ -225,39 +227,59 @@ fn item_at(
     }
 }
 
-/// The entries of a directory, hidden ones filtered per -a/-A, sorted.
-fn list_dir(ctx: &Ctx, path: &Path, a: &LsArgs, o: &Opts) -> Result<Vec<Item>, FsError> {
-    let entries = ctx.fs.read_dir(path)?;
-    let mut items: Vec<Item> = Vec::new();
-    if a.all {
-        let this = ctx.fs.stat(path, true).ok();
-        // At the mount point `..` does not exist in the view: it shows as `.`, as at `/`.
-        let up = ctx
-            .fs
-            .stat(&path.join(".."), true)
-            .ok()
-            .or_else(|| this.clone());
-        for (dot, meta) in [(".", this), ("..", up)] {
-            items.push(Item {
-                name: dot.into(),
-                kind: FileKind::Dir,
-                meta,
-                link_text: None,
-                target: None,
-            });
-        }
+/// With `-a`, a directory's `.` and `..`, listed before its entries.
+fn dot_items(ctx: &Ctx, path: &Path) -> Vec<Item> {
+    let this = ctx.fs.stat(path, true).ok();
+    // At the mount point `..` does not exist in the view: it shows as `.`, as at `/`.
+    let up = ctx
+        .fs
+        .stat(&path.join(".."), true)
+        .ok()
+        .or_else(|| this.clone());
+    [(".", this), ("..", up)]
+        .into_iter()
+        .map(|(dot, meta)| Item {
+            name: dot.into(),
+            kind: FileKind::Dir,
+            meta,
+            link_text: None,
+            target: None,
+        })
+        .collect()
+}
+
+/// An entry met in a directory: `None` when it is hidden (a dot name without -a/-A).
+fn entry_item(ctx: &Ctx, node: &Node, a: &LsArgs, o: &Opts) -> Option<Item> {
+    let name = node.path.file_name()?.to_os_string();
+    if name.as_bytes().first() == Some(&b'.') && !a.all && !a.almost_all {
+        return None;
     }
-    for e in entries {
-        if e.name.as_bytes().first() == Some(&b'.') && !a.all && !a.almost_all {
-            continue;
-        }
-        let p = path.join(&e.name);
-        let meta = ctx.fs.stat(&p, false).ok();
-        let kind = meta.as_ref().map_or(e.kind, |m| m.kind);
-        items.push(item_at(ctx, &p, e.name, meta, kind, o));
+    let meta = ctx.fs.stat(&node.path, false).ok();
+    let kind = meta.as_ref().map_or(node.kind, |m| m.kind);
+    Some(item_at(ctx, &node.path, name, meta, kind, o))
+}
+
+/// A directory's `name:` line: before every directory but the first, a blank line.
+fn header(shown: &OsStr, first: &mut bool, o: &Opts) -> Vec<u8> {
+    let mut out = Vec::new();
+    if !*first {
+        out.push(b'\n');
     }
-    sort_items(&mut items, o);
-    Ok(items)
+    *first = false;
+    out.extend_from_slice(&shown_name(shown, o));
+    out.extend_from_slice(b":\n");
+    out
+}
+
+/// A directory that could not be read: its `name:` line when directories are named, then
+/// GNU's message.
+fn cannot_open(ctx: &Ctx, dir: &Node, e: &FsError, named: Option<Vec<u8>>, o: &mut Outcome) {
+    o.out(named.unwrap_or_default());
+    o.err(format!(
+        "{}: cannot open directory {}: {e}\n",
+        ctx.name,
+        quote(&dir.display)
+    ));
 }
 
 /// `lstat` of an operand as the kernel does it: a trailing slash resolves a final link and
@@ -273,14 +295,6 @@ fn lstat_operand(ctx: &Ctx, path: &Path) -> Result<Meta, FsError> {
         };
     }
     ctx.fs.stat(path, false)
-}
-
-/// A directory waiting to be listed.
-struct Pending {
-    shown: OsString,
-    path: PathBuf,
-    depth: usize,
-    command_line: bool,
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
@@ -387,61 +401,79 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         o.out(out);
         first = false;
     }
-    let mut stack: Vec<Pending> = dirs
-        .into_iter()
-        .rev()
-        .map(|d| Pending {
-            path: ctx.resolve(&d.name),
-            shown: d.name,
-            depth: 0,
-            command_line: true,
-        })
-        .collect();
-    while let Some(d) = stack.pop() {
-        let mut out = Vec::new();
-        if print_dir_name {
-            if !first {
-                out.push(b'\n');
-            }
-            out.extend_from_slice(&shown_name(&d.shown, &opts));
-            out.extend_from_slice(b":\n");
+    // Each directory is listed whole (its entries gathered, then sorted and printed at
+    // `Listed`); with -R its subdirectories are queued in that sorted order. The policy's
+    // `walk_depth` counts the levels listed below an operand.
+    let mut walk: Walk<Vec<Item>> =
+        Walk::carrying(ctx.fs, Follow::Never, ctx.walk_depth.saturating_add(1)).listing();
+    for d in dirs {
+        let root = Walk::root(ctx.resolve(&d.name), &d.name);
+        // An operand that cannot be read is a serious problem (2), a directory found while
+        // recursing a minor one (1), as in GNU; one too deep is not listed, silently.
+        if let Err((node, Refused::Unreadable(e), _)) = walk.enter_with(root, Vec::new()) {
+            let named = print_dir_name.then(|| header(&node.display, &mut first, &opts));
+            cannot_open(ctx, &node, &e, named, &mut o);
+            first = false;
+            status = 2;
+            continue;
         }
-        first = false;
-        match list_dir(ctx, &d.path, &a, &opts) {
-            Ok(items) => {
-                if format == Format::Long || a.size {
-                    let total: u64 = items
-                        .iter()
-                        .filter_map(|i| i.meta.as_ref().map(|m| m.blocks))
-                        .sum();
-                    out.extend_from_slice(format!("total {}\n", blocks(total, &opts)).as_bytes());
+        while let Some(visit) = walk.next() {
+            match visit {
+                Visit::Entry(node) | Visit::Broken(node, _) => {
+                    if let (Some(item), Some(items)) =
+                        (entry_item(ctx, &node, &a, &opts), walk.data_mut())
+                    {
+                        items.push(item);
+                    }
                 }
-                print_block(&items, &[], &opts, ctx, &mut out);
-                o.out(out);
-                if a.recursive && d.depth < ctx.walk_depth {
-                    for i in items.iter().rev() {
-                        let dot = i.name == "." || i.name == "..";
-                        if i.kind == FileKind::Dir && !dot {
-                            stack.push(Pending {
-                                shown: join_display(&d.shown, &i.name),
-                                path: d.path.join(&i.name),
-                                depth: d.depth + 1,
-                                command_line: false,
-                            });
+                Visit::Listed(dir) => {
+                    let entries = walk.data_mut().map(std::mem::take).unwrap_or_default();
+                    let mut items = if a.all {
+                        dot_items(ctx, &dir.path)
+                    } else {
+                        Vec::new()
+                    };
+                    items.extend(entries);
+                    sort_items(&mut items, &opts);
+                    let mut out = Vec::new();
+                    if print_dir_name {
+                        out = header(&dir.display, &mut first, &opts);
+                    }
+                    first = false;
+                    if format == Format::Long || a.size {
+                        let total: u64 = items
+                            .iter()
+                            .filter_map(|i| i.meta.as_ref().map(|m| m.blocks))
+                            .sum();
+                        out.extend_from_slice(
+                            format!("total {}\n", blocks(total, &opts)).as_bytes(),
+                        );
+                    }
+                    print_block(&items, &[], &opts, ctx, &mut out);
+                    o.out(out);
+                    if !a.recursive {
+                        continue;
+                    }
+                    for i in items {
+                        if i.kind == FileKind::Dir && i.name != "." && i.name != ".." {
+                            let sub = Node {
+                                path: dir.path.join(&i.name),
+                                display: join_display(&dir.display, &i.name),
+                                kind: FileKind::Dir,
+                                depth: dir.depth + 1,
+                            };
+                            let _ = walk.descend_later(sub, Vec::new());
                         }
                     }
                 }
-            }
-            Err(e) => {
-                o.out(out);
-                o.err(format!(
-                    "{}: cannot open directory {}: {e}\n",
-                    ctx.name,
-                    quote(OsStr::new(&d.shown))
-                ));
-                // A subdirectory found while recursing is a minor problem (1) in GNU.
-                let s = if d.command_line { 2 } else { 1 };
-                status = status.max(s);
+                Visit::Refused(node, Refused::Unreadable(e), _) => {
+                    let named = print_dir_name.then(|| header(&node.display, &mut first, &opts));
+                    cannot_open(ctx, &node, &e, named, &mut o);
+                    first = false;
+                    status = status.max(1);
+                }
+                // Too deep (the only other refusal without -L), and the end of a directory.
+                Visit::Refused(..) | Visit::Leave(..) => {}
             }
         }
     }

@@ -390,6 +390,8 @@ impl Find<'_> {
                 }
                 // A link `-L` cannot follow is an entry of its own kind.
                 Some(Visit::Entry(node) | Visit::Broken(node, _)) => node,
+                // Listing mode only.
+                Some(Visit::Listed(_) | Visit::Refused(..)) => continue,
             };
             let display = node.display.as_bytes();
             let mut e = Entry {

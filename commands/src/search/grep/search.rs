@@ -173,7 +173,8 @@ impl Grep<'_> {
                     self.file_error(node.display.as_bytes(), &e);
                     continue;
                 }
-                Visit::Leave(..) => continue,
+                // Listed and Refused: listing mode only.
+                Visit::Leave(..) | Visit::Listed(_) | Visit::Refused(..) => continue,
             };
             match node.kind {
                 FileKind::Dir => {
