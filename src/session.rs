@@ -307,6 +307,7 @@ impl Session {
             let interp = Interp {
                 rt,
                 line: &self.line,
+                stage: false,
             };
             interp.run_script(&mut self.state, script, &streams);
         }

@@ -35,6 +35,9 @@ use simple::Wiring;
 pub(crate) struct Interp<'a> {
     pub rt: &'a Runtime,
     pub line: &'a LineState,
+    /// Running a pipeline stage (a subshell in bash): what would end a non-interactive
+    /// shell (`${X:?}`, a bad substitution) ends the stage only.
+    pub stage: bool,
 }
 
 impl Interp<'_> {
@@ -153,8 +156,9 @@ impl Interp<'_> {
     fn expansion_failed(&self, e: &ExpandError, line: usize, out: &dyn StreamSink) -> i32 {
         self.shell_error(out, line, e.message.as_bytes());
         // Where a non-interactive bash would exit (`${X:?}`, a bad substitution), trumansh
-        // stops the rest of this input but keeps the session.
-        if e.fatal {
+        // stops the rest of this input but keeps the session; in a pipeline stage only the
+        // stage's subshell exits, as in bash.
+        if e.fatal && !self.stage {
             self.line.abort();
         }
         e.status

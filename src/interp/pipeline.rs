@@ -5,8 +5,9 @@
 //! Each stage is expanded inside its own thread, on its own state. To keep the order bash
 //! users see (and that transcripts pin), the stages prepare one after the other — words,
 //! assignments, redirections (files created or truncated), "command not found" — and none
-//! runs its command before all are prepared. A fatal expansion error stops the stages after
-//! it from being prepared or run.
+//! runs its command before all are prepared. A fatal expansion error (`${X:?}`) ends its own
+//! stage only, as bash's subshell exits; the other stages run (the deadline or a limit still
+//! stops the rest of the line).
 //!
 //! Both waits are on channels whose sender is dropped to release the waiter, so a stage that
 //! ends early for any reason (even a panic unwinding its thread) still releases the others:
@@ -67,7 +68,10 @@ impl Interp<'_> {
                 let main_tx = main_tx.clone();
                 let mut sub = state.clone();
                 let release = if i + 1 == n { go_out.take() } else { None };
-                let this = *self;
+                let this = Interp {
+                    stage: true,
+                    ..*self
+                };
                 handles.push(scope.spawn(move || {
                     let streams = ChannelSink(main_tx);
                     // The previous stage has prepared (or given up).
