@@ -297,8 +297,6 @@ impl Session {
     ) -> i32 {
         let rt = &self.rt;
         rt.journal.begin_line(text);
-        // Another process may have changed the tree since the last line: resolve afresh.
-        rt.sandbox.tree_changed();
         rt.guard()
             .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
         self.line.start();

@@ -349,7 +349,7 @@ pub fn trash_restore(
     }
     let data = entry.dir().join("data");
     sandbox
-        .unstash(&data, &Loc { rel })
+        .unstash(&data, &Loc::physical(rel))
         .map_err(|e| OwnerError::new(format!("{shown}: {}", e.strerror())))?;
     let _ = sandbox.state_dir().remove_dir_all(entry.dir());
     sandbox.audit().event(

@@ -15,36 +15,32 @@
 //! hard link into an inode shared with another name (which may be outside): such a file is
 //! replaced, not modified in place.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
+use rustix::fs::{Mode, OFlags};
 use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek, normalize_lexical};
 
 use crate::audit::Audit;
 use crate::policy::PathRules;
 
+mod resolve;
 mod undo_ops;
 
 pub use crate::limits::{DeadlineReader, Fault, Guard, Usage};
+pub use resolve::Loc;
 pub use undo_ops::Times;
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
 /// the agent.
 pub const STATE_DIR_NAME: &str = ".trash";
-
-/// `ELOOP`: what a no-follow open of a symlink fails with.
-const ELOOP: i32 = 40;
-
-/// How many symlinks a write may follow before giving ELOOP, as Linux's limit.
-const MAX_LINK_HOPS: usize = 40;
 
 /// Default cap on one whole-file read (`FsView::read`, `<` redirections).
 pub const DEFAULT_READ_CAP: u64 = 256 * 1024 * 1024;
@@ -99,11 +95,6 @@ pub struct Sandbox {
     /// `Some(".trash")` when the state directory is inside the root and must be hidden.
     hidden: Option<OsString>,
     read_cap: u64,
-    /// Where each parent directory (as written, root-relative) resolves physically, for the
-    /// hidden-state check: a walk over 10,000 files would otherwise resolve the same parent
-    /// 10,000 times (measured: +70% on `cat dir0*/*/*`). Cleared by every operation that can
-    /// change how a path resolves (rename, trash, copy, mkdir) and when it grows large.
-    resolved_parents: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// The policy's hidden and read-only paths (absent: none).
     rules: Option<Arc<PathRules>>,
     /// The owner's audit log (refusals are written here with their true reason). Owned by
@@ -112,27 +103,6 @@ pub struct Sandbox {
     /// The limits the sandbox checks: the line's deadline, the quotas, injected faults. Owned
     /// by the runtime and shared with it; a standalone sandbox has its own.
     guard: Arc<Guard>,
-}
-
-/// How many parents [`Sandbox::resolved_parents`] keeps before starting afresh.
-const PARENT_CACHE_MAX: usize = 16_384;
-
-/// A location inside the root: the path relative to the root handle (`.` for the root).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loc {
-    pub rel: PathBuf,
-}
-
-impl Loc {
-    fn is_root(&self) -> bool {
-        self.rel == Path::new(".")
-    }
-
-    /// Whether the path was written with a trailing `/` (or `/.`), which `locate` keeps as a
-    /// final `/.`.
-    fn has_trailing_slash(&self) -> bool {
-        self.rel.as_os_str().as_bytes().ends_with(b"/.")
-    }
 }
 
 /// The error for the owner of the sandbox (never shown to the agent).
@@ -163,6 +133,10 @@ impl Sandbox {
     /// the limits: the sandbox is given the `guard` to check. It records nothing until it is
     /// given the runtime's audit log ([`Sandbox::record_in`]), which lives in the state
     /// directory this opens.
+    ///
+    /// A state directory is bound to its root: one outside the root records the root's
+    /// identity and refuses another root; one that resolves inside the root is refused
+    /// unless it is the default (`.trash`, hidden).
     pub fn open_with(config: &SandboxConfig, guard: Arc<Guard>) -> Result<Self, SetupError> {
         let root_host = std::fs::canonicalize(&config.root)
             .map_err(|e| SetupError(format!("cannot open root {}: {e}", config.root.display())))?;
@@ -185,15 +159,16 @@ impl Sandbox {
                 _ => None,
             })
             .collect();
-        #[allow(clippy::single_match_else)] // two real alternatives, each with its own setup
-        let (state, hidden) = match &config.state_dir {
+        let outside = match &config.state_dir {
+            Some(dir) => state_dir_outside(&root_host, dir)?,
+            None => None,
+        };
+        let (state, hidden) = match outside {
             Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    SetupError(format!("cannot create state dir {}: {e}", dir.display()))
-                })?;
-                let d = Dir::open_ambient_dir(dir, ambient_authority()).map_err(|e| {
+                let d = Dir::open_ambient_dir(&dir, ambient_authority()).map_err(|e| {
                     SetupError(format!("cannot open state dir {}: {e}", dir.display()))
                 })?;
+                bind_to_root(&d, &dir, &root, &root_host)?;
                 (d, None)
             }
             None => {
@@ -219,7 +194,6 @@ impl Sandbox {
             state,
             hidden,
             read_cap: config.read_cap,
-            resolved_parents: Mutex::new(HashMap::new()),
             rules: config.rules.clone().filter(|r| !r.is_empty()),
             audit: Arc::new(Audit::none()),
             guard,
@@ -279,26 +253,23 @@ impl Sandbox {
         map_err(e)
     }
 
-    /// Maps a virtual absolute path to a location beneath the root, or `NotFound`.
+    /// The components of a virtual absolute path below the root, or `NotFound`; and whether
+    /// it was written with a trailing `/` (or `/.`).
     ///
     /// Components before the mount point are walked lexically (the mount point's ancestors do
     /// not exist in the view, so anything that strays from the mount point is missing).
-    /// Inside, `.` is dropped and `..` is passed on so that the kernel resolves it physically
-    /// (after a symlink, as bash's `cat link/../x` does) — except leading `..` at the root of
-    /// a `/` mount, which stays at `/` as in bash. A trailing slash is kept as `/.` so that
-    /// `file/` fails with `ENOTDIR` and `link/` follows the link.
-    pub fn locate(&self, vpath: &Path) -> Result<Loc, FsError> {
+    /// Inside, `.` is dropped and `..` is kept for the walk (physical, after links, as bash's
+    /// `cat link/../x`) — except leading `..` at the root of a `/` mount, which stays at `/`.
+    fn lexical<'p>(&self, vpath: &'p Path) -> Result<(Vec<&'p [u8]>, bool), FsError> {
         self.guard.check()?;
         let bytes = vpath.as_os_str().as_bytes();
-        if bytes.first() != Some(&b'/') {
+        if bytes.first() != Some(&b'/') || bytes.contains(&0) {
             return Err(FsError::NotFound);
         }
-        if bytes.contains(&0) {
-            return Err(FsError::NotFound);
+        if bytes.len() > 4095 {
+            return Err(FsError::NameTooLong);
         }
-        // `x/` and `x/.` both name the directory `x` resolves to (a link is followed, a
-        // file gives ENOTDIR): both keep a final `/.` for the kernel.
-        let trailing_slash = bytes.len() > 1 && (bytes.ends_with(b"/") || bytes.ends_with(b"/."));
+        let slash = bytes.len() > 1 && (bytes.ends_with(b"/") || bytes.ends_with(b"/."));
         let mut comps = bytes.split(|&b| b == b'/').filter(|c| !c.is_empty());
         // Outside the root: a stack of components that must stay a prefix of the mount point.
         let mut outside: Vec<&[u8]> = Vec::new();
@@ -322,12 +293,11 @@ impl Sandbox {
         }
         let mut rel: Vec<&[u8]> = Vec::new();
         let mut depth: usize = 0;
-        let mut first_name: Option<&[u8]> = None;
         for c in comps {
             match c {
                 b"." => {}
                 b".." => {
-                    if rel.is_empty() {
+                    if depth == 0 && rel.iter().all(|c| *c == b"..") {
                         if self.mount_comps.is_empty() {
                             continue; // `/..` is `/`
                         }
@@ -340,249 +310,176 @@ impl Sandbox {
                     if name.len() > 255 {
                         return Err(FsError::NameTooLong);
                     }
-                    if depth == 0 {
-                        first_name = Some(name);
-                    }
                     rel.push(name);
                     depth += 1;
                 }
             }
         }
-        // The hidden state directory: any path whose lexical first component at the root is
-        // its name, or (below) whose parent resolves physically into it or to the root when
-        // the final name is its name (`rootlink/.trash` with `rootlink -> .`). A final-component
-        // symlink into it is caught by the following operations (`check_follow`);
-        // `--state-dir` outside the root closes the question entirely.
-        if let (Some(hidden), Some(first)) = (&self.hidden, first_name)
-            && hidden.as_bytes() == first
-        {
-            return Err(self.refuse(bytes, "the state directory"));
-        }
-        if rel.is_empty() {
-            return Ok(Loc {
-                rel: PathBuf::from("."),
-            });
-        }
-        let mut joined = rel.join(&b'/');
-        if trailing_slash {
-            joined.extend_from_slice(b"/.");
-        }
-        if joined.len() > 4095 {
-            return Err(FsError::NameTooLong);
-        }
-        let loc = Loc {
-            rel: PathBuf::from(OsString::from_vec(joined)),
-        };
-        if rel.len() > 1 && self.parent_is_hidden(&loc.rel) {
-            return Err(self.refuse(bytes, "the state directory (through a link)"));
-        }
-        if let Some(rules) = &self.rules
-            && rules.has_hidden()
-            && rules.is_hidden(&self.physical(&loc))
-        {
-            return Err(self.refuse(bytes, "hidden by policy"));
-        }
-        Ok(loc)
+        Ok((rel, slash))
     }
 
-    /// Where a location is, physically, without following its final component: its parent
-    /// resolved (links, `..`; cached) and its own name. Falls back to the lexical path when
-    /// the parent does not resolve (the operation then fails on its own).
-    fn physical(&self, loc: &Loc) -> PathBuf {
-        let norm: PathBuf = loc.rel.components().collect();
-        let lexical = || {
-            let mut out = PathBuf::new();
-            for c in norm.components() {
-                match c {
-                    Component::ParentDir => {
-                        out.pop();
-                    }
-                    Component::Normal(n) => out.push(n),
-                    _ => {}
-                }
-            }
-            out
-        };
-        match norm.components().next_back() {
-            Some(Component::Normal(name)) => match norm.parent() {
-                Some(p) if !p.as_os_str().is_empty() => match self.resolve_parent(p) {
-                    Some(c) if c == Path::new(".") => PathBuf::from(name),
-                    Some(c) => c.join(name),
-                    None => lexical(),
-                },
-                _ => PathBuf::from(name),
-            },
-            Some(Component::ParentDir) => {
-                self.root.canonicalize(&norm).unwrap_or_else(|_| lexical())
-            }
-            _ => PathBuf::new(),
-        }
+    /// The location a virtual path names, its final component not followed (what a change
+    /// acts on: the name itself, a link as a link).
+    pub fn locate(&self, vpath: &Path) -> Result<Loc, FsError> {
+        let (comps, slash) = self.lexical(vpath)?;
+        self.walk(&comps, false, slash)
+    }
+
+    /// The location a virtual path names, a final link followed when `follow` (or when the
+    /// path ends in `/`).
+    pub fn resolve(&self, vpath: &Path, follow: bool) -> Result<Loc, FsError> {
+        let (comps, slash) = self.lexical(vpath)?;
+        self.walk(&comps, follow || slash, slash)
     }
 
     /// Whether the policy makes a location read-only (it, or a directory above it, matches).
     fn check_writable(&self, loc: &Loc) -> Result<(), FsError> {
         if let Some(rules) = &self.rules
             && rules.has_read_only()
+            && rules.is_read_only(&loc.rel)
         {
-            let phys = self.physical(loc);
-            if rules.is_read_only(&phys) {
-                self.audit.event(
-                    "read_only",
-                    crate::audit::fields([(
-                        "path",
-                        crate::audit::text(phys.as_os_str().as_bytes()),
-                    )]),
-                );
-                return Err(FsError::ReadOnly);
+            self.audit.event(
+                "read_only",
+                crate::audit::fields([(
+                    "path",
+                    crate::audit::text(loc.rel.as_os_str().as_bytes()),
+                )]),
+            );
+            return Err(FsError::ReadOnly);
+        }
+        Ok(())
+    }
+
+    /// Whether an object may be moved (renamed, trashed): it is writable, and — a directory
+    /// — holds nothing the policy makes read-only or hidden, so that no rule can be left
+    /// behind by moving what it protects (`mv config c; cat c/secret.key`).
+    fn check_movable(&self, loc: &Loc) -> Result<(), FsError> {
+        self.check_writable(loc)?;
+        if loc.is_root() {
+            return Err(FsError::from_io(&io::Error::from_raw_os_error(16)));
+        }
+        let Some(rules) = &self.rules else {
+            return Ok(());
+        };
+        let (dir, name) = self.at(loc)?;
+        let Some(name) = name else {
+            return Ok(());
+        };
+        match dir.symlink_metadata(name) {
+            Ok(m) if m.is_dir() => {}
+            _ => return Ok(()),
+        }
+        let top = dir.open_dir_nofollow(name).map_err(map_err)?;
+        let mut stack: Vec<(Dir, PathBuf)> = vec![(top, loc.rel.clone())];
+        while let Some((d, phys)) = stack.pop() {
+            self.guard.check()?;
+            for entry in d.entries().map_err(map_err)? {
+                let entry = entry.map_err(map_err)?;
+                let p = phys.join(entry.file_name());
+                if rules.is_read_only(&p) || rules.is_hidden(&p) {
+                    self.audit.event(
+                        "read_only",
+                        crate::audit::fields([
+                            ("path", crate::audit::text(loc.rel.as_os_str().as_bytes())),
+                            ("holds", crate::audit::text(p.as_os_str().as_bytes())),
+                        ]),
+                    );
+                    return Err(FsError::ReadOnly);
+                }
+                if entry.file_type().is_ok_and(|t| t.is_dir())
+                    && let Ok(sub) = d.open_dir_nofollow(entry.file_name())
+                {
+                    stack.push((sub, p));
+                }
             }
         }
         Ok(())
     }
 
-    /// Whether following a final symlink needs a check (something in the root is hidden).
-    fn follow_needs_check(&self) -> bool {
-        self.hidden.is_some() || self.rules.as_ref().is_some_and(|r| r.has_hidden())
-    }
-
-    /// Whether a root-relative path (as the kernel resolves it) is the hidden state directory
-    /// or inside it.
-    fn is_hidden_rel(&self, resolved: &Path) -> bool {
-        let Some(hidden) = &self.hidden else {
-            return false;
-        };
-        matches!(resolved.components().next(), Some(Component::Normal(n)) if n == hidden.as_os_str())
-    }
-
-    /// Whether the object `rel` names would be looked up in the hidden state directory or
-    /// would be it: its parent directory, resolved physically (symlinks, `..`), is in the state
-    /// directory, or is the root and the final name is the state directory's.
-    fn parent_is_hidden(&self, rel: &Path) -> bool {
-        let Some(hidden) = &self.hidden else {
-            return false;
-        };
-        let norm: PathBuf = rel.components().collect();
-        let (Some(parent), Some(last)) = (norm.parent(), norm.components().next_back()) else {
-            return false;
-        };
-        if parent.as_os_str().is_empty() {
-            return false; // the lexical check in `locate` covered a name at the root
-        }
-        match self.resolve_parent(parent) {
-            Some(c) => {
-                self.is_hidden_rel(&c)
-                    || (c == Path::new(".")
-                        && matches!(last, Component::Normal(n) if n == hidden.as_os_str()))
-            }
-            // The parent does not resolve: the operation fails on its own.
-            None => false,
-        }
-    }
-
-    /// `canonicalize` of a directory, remembered until the next change of the tree's shape.
-    fn resolve_parent(&self, parent: &Path) -> Option<PathBuf> {
-        let Ok(mut cache) = self.resolved_parents.lock() else {
-            return self.root.canonicalize(parent).ok();
-        };
-        if let Some(hit) = cache.get(parent) {
-            return hit.clone();
-        }
-        let resolved = self.root.canonicalize(parent).ok();
-        if cache.len() >= PARENT_CACHE_MAX {
-            cache.clear();
-        }
-        cache.insert(parent.to_path_buf(), resolved.clone());
-        resolved
-    }
-
-    /// Forgets resolved parents: called by every operation that can change how a path
-    /// resolves, and at the start of every line (others may have changed the tree since).
-    pub fn tree_changed(&self) {
-        if let Ok(mut cache) = self.resolved_parents.lock() {
-            cache.clear();
-        }
-    }
-
-    /// For operations that follow a final symlink: refuses a link that resolves into the
-    /// hidden state directory (as if it were a link out).
-    fn check_follow(&self, loc: &Loc) -> Result<(), FsError> {
-        if !self.follow_needs_check() || loc.is_root() {
-            return Ok(());
-        }
-        let norm: PathBuf = loc.rel.components().collect();
-        match self.root.symlink_metadata(&norm) {
-            Ok(m) if m.file_type().is_symlink() => {}
-            _ => return Ok(()),
-        }
-        match self.root.canonicalize(&norm) {
-            Ok(c) if self.is_hidden_rel(&c) => Err(self.refuse(
-                norm.as_os_str().as_bytes(),
-                "a link into the state directory",
-            )),
-            Ok(c) if self.rules.as_ref().is_some_and(|r| r.is_hidden(&c)) => Err(self.refuse(
-                norm.as_os_str().as_bytes(),
-                "a link to a path hidden by policy",
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// The virtual path of a location relative to the root.
+    /// The virtual path of a physical location relative to the root.
     fn virtual_of(&self, rel: &Path) -> PathBuf {
         let mut v = self.mount.clone();
-        for c in rel.components() {
+        for (i, c) in rel.components().enumerate() {
             if let Component::Normal(n) = c {
-                v.push(n);
+                if i == 0 {
+                    match self.root_name_for_agent(n) {
+                        Some(a) => v.push(a),
+                        None => v.push(n),
+                    }
+                } else {
+                    v.push(n);
+                }
             }
         }
         v
     }
 
-    fn is_root_dir(&self, rel: &Path) -> bool {
-        match (self.root.dir_metadata(), self.root.metadata(rel)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
+    /// What a location is now (not following a final link).
+    fn lstat(&self, loc: &Loc) -> Result<cap_std::fs::Metadata, FsError> {
+        let (dir, name) = self.at(loc)?;
+        match name {
+            Some(n) => dir
+                .symlink_metadata(n)
+                .map_err(|e| self.host_err(&loc.rel, e)),
+            None => dir.dir_metadata().map_err(map_err),
         }
     }
 
     /// Opens a file for reading (following links while they stay inside): an owned handle,
-    /// for a `<` redirection that streams while the command runs.
+    /// for a `<` redirection that streams while the command runs. Never blocks: a FIFO is
+    /// opened without waiting for a writer; a socket or a device is not read.
     pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
-        let loc = self.locate(path)?;
-        if self.injected_unreadable(&loc) {
-            return Err(FsError::Io);
-        }
-        if self.follow_needs_check() && !loc.has_trailing_slash() {
-            // Fast path: most files are not links, and a no-follow open tells which are
-            // (ELOOP) in the same syscall that opens them; only links need the hidden check.
-            let mut opts = OpenOptions::new();
-            opts.read(true).follow(FollowSymlinks::No);
-            match self.root.open_with(&loc.rel, &opts) {
-                Ok(f) => return Ok(f),
-                Err(e) if e.raw_os_error() == Some(ELOOP) => {}
-                Err(e) => return Err(self.host_err(path, e)),
+        for _ in 0..4 {
+            let loc = self.resolve(path, true)?;
+            if self.injected_unreadable(&loc) {
+                return Err(FsError::Io);
+            }
+            match self.open_read(&loc) {
+                // The final name became a link since the walk: walk again.
+                Err(FsError::TooManyLinks) => {}
+                r => return r,
             }
         }
-        self.check_follow(&loc)?;
-        self.root.open(&loc.rel).map_err(|e| self.host_err(path, e))
+        Err(FsError::TooManyLinks)
+    }
+
+    /// Opens the object at a location for reading, without following a final link and
+    /// without blocking.
+    fn open_read(&self, loc: &Loc) -> Result<cap_std::fs::File, FsError> {
+        let (dir, name) = self.at(loc)?;
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())
+            .map_err(|e| self.host_err(&loc.rel, e.into()))?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| map_err(e.into()))?;
+        let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
+        match kind {
+            rustix::fs::FileType::RegularFile
+            | rustix::fs::FileType::Directory
+            | rustix::fs::FileType::Fifo => {}
+            _ => return Err(FsError::NoDevice),
+        }
+        Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
     }
 
     // ---- mutations: used only by the executor ------------------------------------------
 
     /// Creates a directory (never through a final symlink).
     pub fn create_dir(&self, vpath: &Path, mode: Option<u32>) -> Result<(), FsError> {
-        self.tree_changed();
-        let loc = self.locate_for_create(vpath)?;
+        let loc = self.locate(vpath)?;
+        if loc.is_root() {
+            return Err(FsError::AlreadyExists);
+        }
         self.check_writable(&loc)?;
-        if self.root.symlink_metadata(&loc.rel).is_ok() {
+        let (dir, name) = self.at(&loc)?;
+        let name = name.unwrap_or(OsStr::new("."));
+        if dir.symlink_metadata(name).is_ok() {
             return Err(FsError::AlreadyExists);
         }
         self.charge(0, 1)?;
-        self.root
-            .create_dir(&loc.rel)
-            .map_err(|e| self.host_err(vpath, e))?;
+        dir.create_dir(name).map_err(|e| self.host_err(vpath, e))?;
         if let Some(mode) = mode {
-            self.root
-                .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
+            dir.set_permissions(name, cap_std::fs::Permissions::from_mode(mode))
                 .map_err(map_err)?;
         }
         Ok(())
@@ -592,78 +489,11 @@ impl Sandbox {
     /// the root and is relative (a link out answers like a dangling link whose directory is
     /// missing: `ENOENT`).
     pub fn resolve_write_target(&self, vpath: &Path) -> Result<Loc, FsError> {
-        let mut loc = self.locate(vpath)?;
-        for _ in 0..MAX_LINK_HOPS {
-            match self.root.symlink_metadata(&loc.rel) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    let target = self.root.read_link(&loc.rel).map_err(map_err)?;
-                    if target.is_absolute() {
-                        return Err(self.refuse(
-                            vpath.as_os_str().as_bytes(),
-                            "a symlink with an absolute target",
-                        ));
-                    }
-                    let parent = loc.rel.parent().unwrap_or(Path::new("."));
-                    let next = if parent.as_os_str().is_empty() {
-                        target
-                    } else {
-                        parent.join(target)
-                    };
-                    let v = self.virtual_of_lexical(&next)?;
-                    loc = self.locate(&v)?;
-                }
-                _ => {
-                    self.check_writable(&loc)?;
-                    return Ok(loc);
-                }
-            }
-        }
-        Err(FsError::TooManyLinks)
-    }
-
-    /// Builds a virtual path from a root-relative path that may hold `..`, so that it goes
-    /// through `locate` again (and cannot climb above the root).
-    fn virtual_of_lexical(&self, rel: &Path) -> Result<PathBuf, FsError> {
-        let mut v = self.mount.clone();
-        let mut depth = 0usize;
-        for c in rel.components() {
-            match c {
-                Component::Normal(n) => {
-                    v.push(n);
-                    depth += 1;
-                }
-                Component::ParentDir => {
-                    if depth == 0 {
-                        return Err(FsError::NotFound);
-                    }
-                    v.push("..");
-                    depth -= 1;
-                }
-                _ => {}
-            }
-        }
-        Ok(v)
-    }
-
-    fn locate_for_create(&self, vpath: &Path) -> Result<Loc, FsError> {
-        let mut loc = self.locate(vpath)?;
+        let loc = self.resolve(vpath, true)?;
         if loc.is_root() {
-            return Err(FsError::AlreadyExists);
+            return Err(FsError::IsADirectory);
         }
-        if loc.has_trailing_slash() {
-            // `rm -r dir/`, `mv dir/ x`: the directory itself (a name with a final `/.` cannot
-            // be created, renamed or removed). It must be a directory, as the kernel requires.
-            let bytes = loc.rel.as_os_str().as_bytes();
-            let trimmed = PathBuf::from(OsString::from_vec(
-                bytes.get(..bytes.len() - 2).unwrap_or_default().to_vec(),
-            ));
-            match self.root.symlink_metadata(&trimmed) {
-                Ok(m) if m.is_dir() => loc.rel = trimmed,
-                Ok(m) if m.file_type().is_symlink() => {}
-                Ok(_) => return Err(FsError::NotADirectory),
-                Err(e) => return Err(map_err(e)),
-            }
-        }
+        self.check_writable(&loc)?;
         Ok(loc)
     }
 
@@ -671,43 +501,46 @@ impl Sandbox {
     /// final component not followed), for records that must not depend on the mount point
     /// or on links that may change.
     pub fn physical_of(&self, vpath: &Path) -> Option<PathBuf> {
-        self.locate(vpath).ok().map(|loc| self.physical(&loc))
+        self.locate(vpath).ok().map(|loc| loc.rel)
     }
 
-    /// Opens an existing regular file for writing without following a final link.
+    /// Opens an existing file for writing without following a final link (a FIFO without a
+    /// reader fails at once, `ENXIO`, instead of waiting).
     fn open_nofollow(&self, loc: &Loc, append: bool) -> io::Result<cap_std::fs::File> {
-        let mut opts = OpenOptions::new();
-        opts.write(true);
-        if append {
-            opts.append(true);
+        let (dir, name) = self.at(loc).map_err(|_| io::Error::from_raw_os_error(2))?;
+        let mut flags =
+            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        flags |= if append {
+            OFlags::APPEND
         } else {
-            opts.truncate(true);
-        }
-        opts.follow(FollowSymlinks::No);
-        self.root.open_with(&loc.rel, &opts)
+            OFlags::TRUNC
+        };
+        let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())?;
+        Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
     }
 
     /// Creates a new file (fails if anything exists there, links included).
     /// Its mode is the default a shell with umask 022 gives (0644).
     fn create_new(&self, loc: &Loc) -> io::Result<cap_std::fs::File> {
+        let (dir, name) = self.at(loc).map_err(|_| io::Error::from_raw_os_error(2))?;
         let mut opts = OpenOptions::new();
         opts.write(true).create_new(true);
         opts.follow(FollowSymlinks::No);
-        self.root.open_with(&loc.rel, &opts)
+        dir.open_with(name.unwrap_or(OsStr::new(".")), &opts)
     }
 
     /// Facts about the file a write will hit, for the journal: whether it existed, its bytes
     /// length, and whether it shares its inode.
     pub fn write_probe(&self, loc: &Loc) -> Result<Option<(u64, u64)>, FsError> {
-        match self.root.symlink_metadata(&loc.rel) {
+        match self.lstat(loc) {
             Ok(m) => {
                 if m.is_dir() {
                     return Err(FsError::IsADirectory);
                 }
                 Ok(Some((m.len(), m.nlink())))
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(map_err(e)),
+            Err(FsError::NotFound) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -722,6 +555,8 @@ impl Sandbox {
     pub fn write_from(&self, loc: &Loc, data: &mut dyn Read, append: bool) -> Result<(), FsError> {
         let mut data = self.metered(data);
         match self.write_probe(loc)? {
+            // `> new/`: the kernel will not create a file named with a final slash.
+            None if loc.has_trailing_slash() => Err(FsError::IsADirectory),
             None => {
                 self.charge(0, 1)?;
                 let mut f = self.create_new(loc).map_err(map_err)?;
@@ -729,7 +564,7 @@ impl Sandbox {
             }
             Some((len, nlink)) if nlink > 1 => {
                 if append {
-                    let old = self.root.open(&loc.rel).map_err(map_err)?;
+                    let old = self.open_read(loc)?;
                     self.replace_file(loc, &mut old.chain(data))
                 } else {
                     let _ = self.charge(-(len as i64), 0);
@@ -749,63 +584,85 @@ impl Sandbox {
     /// Replaces a file by a new one holding `content` (new inode; old mode kept), through a
     /// temporary name in the same directory and a rename.
     fn replace_file(&self, loc: &Loc, content: &mut dyn Read) -> Result<(), FsError> {
-        let mode = self
-            .root
-            .symlink_metadata(&loc.rel)
-            .map_or(0o644, |m| m.mode() & 0o7777);
-        let parent = loc.rel.parent().unwrap_or(Path::new(""));
-        let tmp_name = unique_name(".trumansh-tmp");
-        let tmp = if parent.as_os_str().is_empty() {
-            PathBuf::from(&tmp_name)
-        } else {
-            parent.join(&tmp_name)
-        };
-        let tmp_loc = Loc { rel: tmp };
-        let written = self
-            .create_new(&tmp_loc)
+        let mode = self.lstat(loc).map_or(0o644, |m| m.mode() & 0o7777);
+        let (dir, name) = self.at(loc)?;
+        let name = name.ok_or(FsError::IsADirectory)?;
+        let tmp = unique_name(".trumansh-tmp");
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        opts.follow(FollowSymlinks::No);
+        let written = dir
+            .open_with(&tmp, &opts)
             .map_err(map_err)
             .and_then(|mut f| io::copy(content, &mut f).map(drop).map_err(map_err));
         if let Err(e) = written {
-            let _ = self.root.remove_file(&tmp_loc.rel);
+            let _ = dir.remove_file(&tmp);
             return Err(e);
         }
-        let _ = self
-            .root
-            .set_permissions(&tmp_loc.rel, cap_std::fs::Permissions::from_mode(mode));
-        self.root
-            .rename(&tmp_loc.rel, &self.root, &loc.rel)
-            .map_err(|e| {
-                let _ = self.root.remove_file(&tmp_loc.rel);
-                map_err(e)
-            })
+        let _ = dir.set_permissions(&tmp, cap_std::fs::Permissions::from_mode(mode));
+        dir.rename(&tmp, &dir, name).map_err(|e| {
+            let _ = dir.remove_file(&tmp);
+            map_err(e)
+        })
     }
 
     /// Gives a regular file that shares its inode (`nlink > 1`, e.g. a hard link to a file
     /// outside) an inode of its own with the same bytes, mode and times, so that a metadata
     /// change (times, mode) never reaches another name's inode.
     fn unshare(&self, loc: &Loc) -> Result<(), FsError> {
-        let m = match self.root.symlink_metadata(&loc.rel) {
+        let m = match self.lstat(loc) {
             Ok(m) if m.is_file() && m.nlink() > 1 => m,
             _ => return Ok(()),
         };
-        let mut old = self.root.open(&loc.rel).map_err(map_err)?;
+        let mut old = self.open_read(loc)?;
         self.replace_file(loc, &mut old)?;
-        self.set_times_of(&loc.rel, &m);
+        self.set_times_of(loc, &m);
         Ok(())
     }
 
-    /// Copies `m`'s access and modification times onto `rel` (best effort, as `cp -p`).
-    fn set_times_of(&self, rel: &Path, m: &cap_std::fs::Metadata) {
-        let at = |s: i64, n: i64| {
-            Some(SystemTimeSpec::Absolute(
-                cap_std::time::SystemTime::from_std(to_system_time(s, n)),
-            ))
-        };
-        let _ = self.root.set_times(
-            rel,
-            at(m.atime(), m.atime_nsec()),
-            at(m.mtime(), m.mtime_nsec()),
+    /// Copies `m`'s access and modification times onto a location (best effort, as
+    /// `cp -p`; never through a final link).
+    fn set_times_of(&self, loc: &Loc, m: &cap_std::fs::Metadata) {
+        self.set_times_rel(
+            loc,
+            Times {
+                atime: (m.atime(), m.atime_nsec()),
+                mtime: (m.mtime(), m.mtime_nsec()),
+            },
         );
+    }
+
+    /// Sets permission bits on the object at a location, never through a link: an open
+    /// handle's `fchmod` (or, for a file that cannot be opened, its path handle's `/proc`
+    /// name, which names that very inode).
+    fn chmod_at(&self, loc: &Loc, mode: u32) -> Result<(), FsError> {
+        let (dir, name) = self.at(loc)?;
+        let name = name.unwrap_or(OsStr::new("."));
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let mode = Mode::from_raw_mode(mode & 0o7777);
+        match rustix::fs::openat(&*dir, name, flags, Mode::empty()) {
+            Ok(fd) => rustix::fs::fchmod(&fd, mode).map_err(|e| map_err(e.into())),
+            Err(rustix::io::Errno::ACCESS | rustix::io::Errno::NXIO) => {
+                let fd = rustix::fs::openat(
+                    &*dir,
+                    name,
+                    OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| map_err(e.into()))?;
+                let st = rustix::fs::fstat(&fd).map_err(|e| map_err(e.into()))?;
+                if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink
+                {
+                    return Ok(());
+                }
+                let proc = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+                rustix::fs::chmod(proc.as_str(), mode).map_err(|e| map_err(e.into()))
+            }
+            // A link has no mode of its own to set.
+            Err(rustix::io::Errno::LOOP) => Ok(()),
+            Err(e) => Err(map_err(e.into())),
+        }
     }
 
     /// `cp` of one object: a regular file's bytes (streamed) into `to` (following a final
@@ -819,22 +676,22 @@ impl Sandbox {
         links_as_links: bool,
         preserve: bool,
     ) -> Result<(), FsError> {
-        self.tree_changed();
-        let src = self.locate(from)?;
-        let m = if links_as_links {
-            self.root.symlink_metadata(&src.rel)
-        } else {
-            self.root.metadata(&src.rel)
-        }
-        .map_err(map_err)?;
+        let src = self.resolve(from, !links_as_links)?;
+        let m = self.lstat(&src)?;
         if m.file_type().is_symlink() {
-            let target = self.root.read_link(&src.rel).map_err(map_err)?;
-            let dst = self.locate_for_create(to)?;
+            let (sdir, sname) = self.at(&src)?;
+            let target = sdir
+                .read_link(sname.unwrap_or(OsStr::new(".")))
+                .map_err(map_err)?;
+            let dst = self.locate(to)?;
+            if dst.is_root() {
+                return Err(FsError::AlreadyExists);
+            }
             self.check_writable(&dst)?;
             self.charge(0, 1)?;
-            return self
-                .root
-                .symlink_contents(target, &dst.rel)
+            let (ddir, dname) = self.at(&dst)?;
+            return ddir
+                .symlink_contents(target, dname.unwrap_or(OsStr::new(".")))
                 .map_err(map_err);
         }
         if m.is_dir() {
@@ -844,14 +701,11 @@ impl Sandbox {
         if self.injected_unreadable(&src) {
             return Err(FsError::Io);
         }
-        let mut reader = self.root.open(&src.rel).map_err(map_err)?;
+        let mut reader = self.open_read(&src)?;
         self.write_from(&dst, &mut reader, false)?;
         if preserve {
-            let _ = self.root.set_permissions(
-                &dst.rel,
-                cap_std::fs::Permissions::from_mode(m.mode() & 0o7777),
-            );
-            self.set_times_of(&dst.rel, &m);
+            let _ = self.chmod_at(&dst, m.mode() & 0o7777);
+            self.set_times_of(&dst, &m);
         }
         Ok(())
     }
@@ -867,9 +721,12 @@ impl Sandbox {
     ) -> Result<bool, FsError> {
         let loc = self.resolve_write_target(vpath)?;
         let mut created = false;
-        if self.root.metadata(&loc.rel).is_err() {
+        if self.lstat(&loc).is_err() {
             if !create {
                 return Ok(false);
+            }
+            if loc.has_trailing_slash() {
+                return Err(FsError::IsADirectory);
             }
             self.charge(0, 1)?;
             self.create_new(&loc).map_err(map_err)?;
@@ -885,8 +742,8 @@ impl Sandbox {
         } else {
             (atime, mtime)
         };
-        self.root
-            .set_times(&loc.rel, spec(a), spec(m))
+        let (dir, name) = self.at(&loc)?;
+        dir.set_symlink_times(name.unwrap_or(OsStr::new(".")), spec(a), spec(m))
             .map_err(map_err)?;
         Ok(created)
     }
@@ -895,40 +752,89 @@ impl Sandbox {
     pub fn set_mode(&self, vpath: &Path, mode: u32) -> Result<(), FsError> {
         let loc = self.resolve_write_target(vpath)?;
         self.unshare(&loc)?;
-        self.root
-            .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
-            .map_err(map_err)
+        self.chmod_at(&loc, mode)
     }
 
-    /// Renames within the root; the final component of `from` is never followed.
+    /// Renames within the root; the final component of `from` is never followed. Neither
+    /// end may be read-only, and a directory that holds read-only or hidden paths does not
+    /// move.
     pub fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError> {
-        self.tree_changed();
-        let a = self.locate_for_create(from)?;
-        let b = self.locate_for_create(to)?;
-        self.check_writable(&a)?;
+        let a = self.locate(from)?;
+        let b = self.locate(to)?;
+        self.check_movable(&a)?;
         self.check_writable(&b)?;
-        self.root
-            .rename(&a.rel, &self.root, &b.rel)
-            .map_err(|e| self.host_err(from, e))
+        if b.is_root() {
+            return Err(FsError::from_io(&io::Error::from_raw_os_error(16)));
+        }
+        let (da, na) = self.at(&a)?;
+        let (db, nb) = self.at(&b)?;
+        da.rename(
+            na.unwrap_or(OsStr::new(".")),
+            &db,
+            nb.unwrap_or(OsStr::new(".")),
+        )
+        .map_err(|e| self.host_err(from, e))
     }
 
     /// Moves an object (a link as a link) out of the agent's view into `dest` (a path
     /// relative to the state directory). Falls back to copy-and-remove across devices.
     pub fn move_to_state(&self, vpath: &Path, dest: &Path) -> Result<(), FsError> {
-        self.tree_changed();
-        let loc = self.locate_for_create(vpath)?;
-        self.check_writable(&loc)?;
+        self.move_loc_to_state(&self.locate(vpath)?, dest)
+    }
+
+    /// [`Sandbox::move_to_state`] of a location already resolved.
+    pub fn move_loc_to_state(&self, loc: &Loc, dest: &Path) -> Result<(), FsError> {
+        self.check_movable(loc)?;
         // lstat first: the object must exist as itself (a dangling link is fine).
-        self.root
-            .symlink_metadata(&loc.rel)
-            .map_err(|e| self.host_err(vpath, e))?;
-        self.stash(&loc, dest)
+        self.lstat(loc)?;
+        self.stash(loc, dest)
     }
 
     /// Whether a fault-injection test made this file unreadable.
     fn injected_unreadable(&self, loc: &Loc) -> bool {
         matches!(self.guard.fault(), Some(Fault::Unreadable(name))
             if loc.rel.file_name() == Some(name.as_os_str()))
+    }
+
+    /// A directory's link count as the agent sees it: the hidden subdirectories it holds
+    /// (the state directory at the root, the policy's hidden directories) are not counted.
+    fn visible_nlink(&self, loc: &Loc, m: &cap_std::fs::Metadata) -> u64 {
+        let mut n = m.nlink();
+        if !m.is_dir() {
+            return n;
+        }
+        if loc.is_root() && self.hidden.is_some() {
+            n = n.saturating_sub(1);
+        }
+        if let Some(rules) = self.rules.as_ref().filter(|r| r.has_hidden())
+            && let Ok(d) = self.open_dir_at(loc)
+            && let Ok(entries) = d.entries()
+        {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    let p = if loc.is_root() {
+                        PathBuf::from(e.file_name())
+                    } else {
+                        loc.rel.join(e.file_name())
+                    };
+                    if rules.is_hidden(&p) {
+                        n = n.saturating_sub(1);
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    /// Opens the directory at a location (not through a final link).
+    fn open_dir_at(&self, loc: &Loc) -> Result<Dir, FsError> {
+        let (dir, name) = self.at(loc)?;
+        match name {
+            Some(n) => dir
+                .open_dir_nofollow(n)
+                .map_err(|e| self.host_err(&loc.rel, e)),
+            None => dir.try_clone().map_err(map_err),
+        }
     }
 }
 
@@ -943,6 +849,112 @@ pub fn unique_name(prefix: &str) -> String {
         .unwrap_or_default()
         .as_nanos();
     format!("{prefix}-{t:020}-{}-{n}", std::process::id())
+}
+
+/// The name of the file in a state directory outside the root that binds it to its root.
+const ROOT_ID_FILE: &str = "root.json";
+
+/// Where a `--state-dir` is: `None` when it is the root's default `.trash` spelled out (then
+/// it is the hidden default); refused when it resolves anywhere else inside the root, where
+/// the agent could read and write it. Created when missing.
+fn state_dir_outside(root_host: &Path, dir: &Path) -> Result<Option<PathBuf>, SetupError> {
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| SetupError(format!("cannot open state dir {}: {e}", dir.display())))?
+            .join(dir)
+    };
+    let resolved = canonical_prefix(&abs);
+    if resolved == root_host.join(STATE_DIR_NAME) {
+        return Ok(None);
+    }
+    if resolved.starts_with(root_host) {
+        return Err(SetupError(format!(
+            "state dir {} is inside the root {}, where the agent could reach it: choose a directory outside the root (or leave --state-dir out for the hidden default)",
+            dir.display(),
+            root_host.display()
+        )));
+    }
+    std::fs::create_dir_all(&resolved)
+        .map_err(|e| SetupError(format!("cannot create state dir {}: {e}", dir.display())))?;
+    Ok(Some(resolved))
+}
+
+/// A path with its longest existing prefix resolved (links, `..`) and the rest appended as
+/// written, normalized.
+fn canonical_prefix(abs: &Path) -> PathBuf {
+    let norm = normalize_lexical(abs);
+    let mut existing = norm.clone();
+    let mut rest: Vec<OsString> = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&existing) {
+            let mut out = c;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out;
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(n), Some(p)) => {
+                rest.push(n.to_os_string());
+                existing = p.to_path_buf();
+            }
+            _ => return norm,
+        }
+    }
+}
+
+/// Binds a state directory outside the root to the root: records the root's identity
+/// (device, inode, path) the first time, and refuses any other root afterwards, so that
+/// one state directory never serves two roots (undo in one applying the other's lines).
+fn bind_to_root(
+    state: &Dir,
+    state_path: &Path,
+    root: &Dir,
+    root_host: &Path,
+) -> Result<(), SetupError> {
+    let m = root
+        .dir_metadata()
+        .map_err(|e| SetupError(format!("cannot open root: {e}")))?;
+    let (dev, ino) = (m.dev(), m.ino());
+    match state.read_to_string(ROOT_ID_FILE) {
+        Ok(text) => {
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            let same = v.get("dev").and_then(serde_json::Value::as_u64) == Some(dev)
+                && v.get("ino").and_then(serde_json::Value::as_u64) == Some(ino);
+            if !same {
+                let was = v.get("path").and_then(|p| p.as_str()).unwrap_or("?");
+                return Err(SetupError(format!(
+                    "state dir {} belongs to another root ({was}): give each root its own state dir",
+                    state_path.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let id =
+                serde_json::json!({"dev": dev, "ino": ino, "path": root_host.to_string_lossy()});
+            state
+                .write(
+                    ROOT_ID_FILE,
+                    format!(
+                        "{id}
+"
+                    ),
+                )
+                .map_err(|e| {
+                    SetupError(format!(
+                        "cannot write state dir {}: {e}",
+                        state_path.display()
+                    ))
+                })
+        }
+        Err(e) => Err(SetupError(format!(
+            "cannot read state dir {}: {e}",
+            state_path.display()
+        ))),
+    }
 }
 
 const MAX_COPY_DEPTH: usize = 4096;
@@ -1069,67 +1081,50 @@ impl FsView for Sandbox {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(dev_null_meta());
         }
-        let loc = self.locate(path)?;
-        // `x/`: the kernel follows a final link and requires a directory; cap-std drops the
-        // final `.` `locate` kept, so the rule is applied here.
-        if loc.has_trailing_slash() {
-            self.check_follow(&loc)?;
-            let m = self.root.metadata(&loc.rel).map_err(map_err)?;
-            if !m.is_dir() {
+        for _ in 0..4 {
+            let loc = self.resolve(path, follow)?;
+            let m = self.lstat(&loc)?;
+            if follow && m.file_type().is_symlink() {
+                continue; // the final name became a link since the walk: walk again
+            }
+            if loc.has_trailing_slash() && !m.is_dir() {
                 return Err(FsError::NotADirectory);
             }
-            return Ok(meta_of(&m));
+            let mut meta = meta_of(&m);
+            meta.nlink = self.visible_nlink(&loc, &m);
+            return Ok(meta);
         }
-        let lm = self
-            .root
-            .symlink_metadata(&loc.rel)
-            .map_err(|e| self.host_err(path, e))?;
-        if !follow || !lm.file_type().is_symlink() {
-            return Ok(meta_of(&lm));
-        }
-        self.check_follow(&loc)?;
-        self.root
-            .metadata(&loc.rel)
-            .map(|m| meta_of(&m))
-            .map_err(|e| self.host_err(path, e))
+        Err(FsError::TooManyLinks)
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
-        let loc = self.locate(path)?;
-        self.check_follow(&loc)?;
-        let hide_state = self.hidden.is_some() && (loc.is_root() || self.is_root_dir(&loc.rel));
-        // The directory's physical path, when the policy hides names in it.
+        let loc = self.resolve(path, true)?;
+        let dir = self.open_dir_at(&loc)?;
+        let at_root = loc.is_root();
         let hidden_rules = self.rules.as_ref().filter(|r| r.has_hidden());
-        let dir_phys = match hidden_rules {
-            Some(_) => Some(
-                self.root
-                    .canonicalize(&loc.rel)
-                    .map_err(|e| self.host_err(path, e))?,
-            ),
-            None => None,
-        };
         let mut out = Vec::new();
-        for entry in self
-            .root
-            .read_dir(&loc.rel)
-            .map_err(|e| self.host_err(path, e))?
-        {
+        for entry in dir.entries().map_err(|e| self.host_err(path, e))? {
             self.guard.check()?;
             let entry = entry.map_err(map_err)?;
-            let name = entry.file_name();
-            if hide_state && self.hidden.as_deref() == Some(name.as_os_str()) {
-                continue;
-            }
-            if let (Some(rules), Some(dir)) = (hidden_rules, &dir_phys) {
-                let p = if dir == Path::new(".") {
-                    PathBuf::from(&name)
+            let phys_name = entry.file_name();
+            if let Some(rules) = hidden_rules {
+                let p = if at_root {
+                    PathBuf::from(&phys_name)
                 } else {
-                    dir.join(&name)
+                    loc.rel.join(&phys_name)
                 };
                 if rules.is_hidden(&p) {
                     continue;
                 }
             }
+            let name = if at_root {
+                match self.root_name_for_agent(&phys_name) {
+                    Some(n) => n,
+                    None => continue, // the state directory
+                }
+            } else {
+                phys_name
+            };
             let kind = match entry.file_type() {
                 Ok(t) if t.is_symlink() => FileKind::Symlink,
                 Ok(t) if t.is_dir() => FileKind::Dir,
@@ -1142,7 +1137,7 @@ impl FsView for Sandbox {
             && out.iter().any(|e| e.name == gone)
         {
             // Someone else removes the file between the listing and its use.
-            let _ = self.root.remove_file(loc.rel.join(&gone));
+            let _ = dir.remove_file(&gone);
         }
         Ok(out)
     }
@@ -1183,16 +1178,18 @@ impl FsView for Sandbox {
 
     fn read_link(&self, path: &Path) -> Result<PathBuf, FsError> {
         let loc = self.locate(path)?;
-        self.root.read_link(&loc.rel).map_err(map_err)
+        let (dir, name) = self.at(&loc)?;
+        match name {
+            Some(n) => dir.read_link(n).map_err(map_err),
+            None => Err(FsError::InvalidArgument),
+        }
     }
 
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
-        let loc = self.locate(path)?;
-        let real = self.root.canonicalize(&loc.rel).map_err(map_err)?;
-        // Recheck: the canonical path must not be the hidden state directory.
-        let v = self.virtual_of(&real);
-        self.locate(&v)?;
-        Ok(v)
+        let loc = self.resolve(path, true)?;
+        // The object must exist (`realpath -e`).
+        self.lstat(&loc)?;
+        Ok(self.virtual_of(&loc.rel))
     }
 }
 
@@ -1232,10 +1229,13 @@ mod tests {
         assert_eq!(rel(&sb, &format!("{m}/a")), Ok("a".into()));
         assert_eq!(rel(&sb, &format!("{m}//a")), Ok("a".into()));
         assert_eq!(rel(&sb, &format!("{m}/./a")), Ok("a".into()));
-        // A trailing slash is kept, so that `file/` is ENOTDIR and `link/` follows the link.
-        assert_eq!(rel(&sb, &format!("{m}/dir/")), Ok("dir/.".into()));
-        // `..` inside is left to the kernel (physical, after links).
-        assert_eq!(rel(&sb, &format!("{m}/dir/../a")), Ok("dir/../a".into()));
+        // A trailing slash names a directory: `file/` is ENOTDIR.
+        assert_eq!(rel(&sb, &format!("{m}/dir/")), Ok("dir".into()));
+        assert_eq!(rel(&sb, &format!("{m}/a/")), Err(FsError::NotADirectory));
+        // `..` is physical: after a link, the directory the link leads to.
+        assert_eq!(rel(&sb, &format!("{m}/dir/../a")), Ok("a".into()));
+        assert_eq!(rel(&sb, &format!("{m}/rootlink/dir/../a")), Ok("a".into()));
+        assert_eq!(rel(&sb, &format!("{m}/rootlink/rootlink/a")), Ok("a".into()));
         // `..` at the mount point: missing.
         assert_eq!(rel(&sb, &format!("{m}/..")), Err(FsError::NotFound));
         assert_eq!(rel(&sb, &format!("{m}/../")), Err(FsError::NotFound));
@@ -1281,25 +1281,30 @@ mod tests {
     }
 
     #[test]
-    fn locate_hides_the_state_dir() {
+    fn locate_keeps_the_state_dir_out_of_the_agents_names() {
         let t = tree();
         let sb = open(t.path(), None);
         let m = sb.mount_point().to_str().unwrap().to_string();
+        // The agent's `.trash` at the root, by any spelling, is stored as `.trash~`.
         for p in [
             ".trash",
-            ".trash/",
-            ".trash/x",
             "./.trash",
             "dir/../.trash",
-            "dir/../.trash/x",
-            // Through a link to the root: caught physically.
             "rootlink/.trash",
-            "rootlink/.trash/x",
             "rootlink/rootlink/.trash",
             "rootlink/dir/../.trash",
         ] {
+            assert_eq!(rel(&sb, &format!("{m}/{p}")), Ok(".trash~".into()), "{p}");
+        }
+        assert_eq!(rel(&sb, &format!("{m}/.trash~")), Ok(".trash~~".into()));
+        // Inside it: missing like inside any missing directory.
+        for p in [".trash/x", "rootlink/.trash/x", "dir/../.trash/x"] {
             assert_eq!(rel(&sb, &format!("{m}/{p}")), Err(FsError::NotFound), "{p}");
         }
+        // A link whose target names the state directory leads nowhere.
+        std::os::unix::fs::symlink(".trash", t.path().join("in")).unwrap();
+        assert_eq!(rel(&sb, &format!("{m}/in/x")), Err(FsError::NotFound));
+        assert!(sb.resolve(Path::new(&format!("{m}/in")), true).is_err());
         // The name is only special at the root.
         assert_eq!(
             rel(&sb, &format!("{m}/dir/.trash")),
@@ -1322,9 +1327,10 @@ mod tests {
         assert_eq!(rel(&sb, "/.."), Ok(".".into()));
         assert_eq!(rel(&sb, "/../.."), Ok(".".into()));
         assert_eq!(rel(&sb, "/../a"), Ok("a".into()));
-        assert_eq!(rel(&sb, "/a/"), Ok("a/.".into()));
-        assert_eq!(rel(&sb, "/dir/../a"), Ok("dir/../a".into()));
-        assert_eq!(rel(&sb, "/.trash"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/dir/"), Ok("dir".into()));
+        assert_eq!(rel(&sb, "/dir/../a"), Ok("a".into()));
+        assert_eq!(rel(&sb, "/dir/../../a"), Ok("a".into()));
+        assert_eq!(rel(&sb, "/.trash"), Ok(".trash~".into()));
         assert_eq!(rel(&sb, "/../.trash/x"), Err(FsError::NotFound));
     }
 
@@ -1344,7 +1350,7 @@ mod tests {
         assert_eq!(rel(&sb, "/home/user2"), Err(FsError::NotFound));
         assert_eq!(rel(&sb, "/home/use"), Err(FsError::NotFound));
         assert_eq!(rel(&sb, "/etc/passwd"), Err(FsError::NotFound));
-        assert_eq!(rel(&sb, "/home/user/.trash"), Err(FsError::NotFound));
+        assert_eq!(rel(&sb, "/home/user/.trash"), Ok(".trash~".into()));
         assert!(
             Sandbox::open(&{
                 let mut c = SandboxConfig::new(t.path());

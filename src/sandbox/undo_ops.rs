@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
-use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
+use cap_std::fs::{Dir, MetadataExt, OpenOptions};
 use serde::{Deserialize, Serialize};
 use trumansh_commands::FsError;
 
@@ -121,7 +121,7 @@ impl Sandbox {
 
     /// What is at a location now (not following a final link), or `None`.
     pub fn before(&self, loc: &Loc) -> Option<Before> {
-        let m = self.root.symlink_metadata(&loc.rel).ok()?;
+        let m = self.lstat(loc).ok()?;
         Some(Before {
             is_dir: m.is_dir(),
             is_file: m.is_file(),
@@ -138,9 +138,7 @@ impl Sandbox {
     /// Copies a regular file's bytes to `blob` (a path in the state directory), streaming;
     /// the copy counts against the quota.
     pub fn save_bytes(&self, loc: &Loc, blob: &Path) -> Result<u64, FsError> {
-        let mut opts = OpenOptions::new();
-        opts.read(true).follow(FollowSymlinks::No);
-        let src = self.root.open_with(&loc.rel, &opts).map_err(map_err)?;
+        let src = self.open_read(loc)?;
         let mut dst = self.state.create(blob).map_err(map_err)?;
         let mut metered = Metered {
             inner: src,
@@ -157,21 +155,21 @@ impl Sandbox {
         mode: u32,
         times: Times,
     ) -> Result<(), FsError> {
-        self.tree_changed();
         let mut src = self.state.open(blob).map_err(map_err)?;
         self.write_from(loc, &mut src, false)?;
-        let _ = self
-            .root
-            .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode));
+        let _ = self.chmod_at(loc, mode);
         self.set_times_rel(loc, times);
         Ok(())
     }
 
     /// Cuts a file back to `len` bytes (undo of an append) and restores its times.
     pub fn truncate_to(&self, loc: &Loc, len: u64, times: Times) -> Result<(), FsError> {
+        let (dir, name) = self.at(loc)?;
         let mut opts = OpenOptions::new();
         opts.write(true).follow(FollowSymlinks::No);
-        let f = self.root.open_with(&loc.rel, &opts).map_err(map_err)?;
+        let f = dir
+            .open_with(name.ok_or(FsError::IsADirectory)?, &opts)
+            .map_err(map_err)?;
         f.set_len(len).map_err(map_err)?;
         self.guard.forget_usage();
         self.set_times_rel(loc, times);
@@ -185,30 +183,29 @@ impl Sandbox {
                 cap_std::time::SystemTime::from_std(to_system_time(s, n)),
             ))
         };
-        let _ = self
-            .root
-            .set_symlink_times(&loc.rel, at(times.atime), at(times.mtime));
+        if let Ok((dir, Some(name))) = self.at(loc) {
+            let _ = dir.set_symlink_times(name, at(times.atime), at(times.mtime));
+        }
     }
 
     /// Sets permission bits on a location (not a link).
     pub fn set_mode_rel(&self, loc: &Loc, mode: u32) -> Result<(), FsError> {
-        match self.root.symlink_metadata(&loc.rel) {
-            Ok(m) if m.file_type().is_symlink() => return Ok(()),
-            Ok(_) => {}
-            Err(e) => return Err(map_err(e)),
+        if self.lstat(loc)?.file_type().is_symlink() {
+            return Ok(());
         }
-        self.root
-            .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode))
-            .map_err(map_err)
+        self.chmod_at(loc, mode)
     }
 
     /// Removes what a change created: a file or link, or an (empty) directory. A missing
     /// object is fine (the change may never have been applied).
     pub fn remove_created(&self, loc: &Loc) -> Result<(), FsError> {
-        self.tree_changed();
-        let r = match self.root.symlink_metadata(&loc.rel) {
-            Ok(m) if m.is_dir() => self.root.remove_dir(&loc.rel),
-            Ok(_) => self.root.remove_file_or_symlink(&loc.rel),
+        let (dir, name) = self.at(loc)?;
+        let Some(name) = name else {
+            return Err(FsError::InvalidArgument);
+        };
+        let r = match dir.symlink_metadata(name) {
+            Ok(m) if m.is_dir() => dir.remove_dir(name),
+            Ok(_) => dir.remove_file_or_symlink(name),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => Err(e),
         };
@@ -218,37 +215,43 @@ impl Sandbox {
 
     /// Renames between two locations; refuses to replace anything at `to`.
     pub fn rename_rel(&self, from: &Loc, to: &Loc) -> Result<(), FsError> {
-        self.tree_changed();
-        if self.root.symlink_metadata(&to.rel).is_ok() {
+        if self.lstat(to).is_ok() {
             return Err(FsError::AlreadyExists);
         }
-        self.root
-            .rename(&from.rel, &self.root, &to.rel)
-            .map_err(map_err)
+        let (da, na) = self.at(from)?;
+        let (db, nb) = self.at(to)?;
+        let (Some(na), Some(nb)) = (na, nb) else {
+            return Err(FsError::InvalidArgument);
+        };
+        da.rename(na, &db, nb).map_err(map_err)
     }
 
     /// Creates an empty directory with a mode (undo of a rename over an empty directory).
     pub fn make_dir_rel(&self, loc: &Loc, mode: u32) -> Result<(), FsError> {
-        self.tree_changed();
-        match self.root.create_dir(&loc.rel) {
+        let (dir, name) = self.at(loc)?;
+        let Some(name) = name else {
+            return Ok(());
+        };
+        match dir.create_dir(name) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(()),
             Err(e) => return Err(map_err(e)),
         }
-        let _ = self
-            .root
-            .set_permissions(&loc.rel, cap_std::fs::Permissions::from_mode(mode));
+        let _ = self.chmod_at(loc, mode);
         Ok(())
     }
 
     /// Moves an object at a location into the state directory (`dest`, state-relative).
     pub fn stash(&self, loc: &Loc, dest: &Path) -> Result<(), FsError> {
-        self.tree_changed();
-        match self.root.rename(&loc.rel, &self.state, dest) {
+        let (dir, name) = self.at(loc)?;
+        let Some(name) = name else {
+            return Err(FsError::InvalidArgument);
+        };
+        match dir.rename(name, &self.state, dest) {
             Ok(()) => Ok(()),
             Err(e) if e.raw_os_error() == Some(18) => {
-                copy_tree(&self.root, &loc.rel, &self.state, dest, 0)?;
-                remove_tree(&self.root, &loc.rel, 0)
+                copy_tree(&dir, Path::new(name), &self.state, dest, 0)?;
+                remove_tree(&dir, Path::new(name), 0)
             }
             Err(e) => Err(map_err(e)),
         }
@@ -257,15 +260,18 @@ impl Sandbox {
     /// Moves an object from the state directory (`src`, state-relative; a link stays a link)
     /// back to a location. Refuses to replace anything there.
     pub fn unstash(&self, src: &Path, loc: &Loc) -> Result<(), FsError> {
-        self.tree_changed();
-        if self.root.symlink_metadata(&loc.rel).is_ok() {
+        if self.lstat(loc).is_ok() {
             return Err(FsError::AlreadyExists);
         }
         self.state.symlink_metadata(src).map_err(map_err)?;
-        match self.state.rename(src, &self.root, &loc.rel) {
+        let (dir, name) = self.at(loc)?;
+        let Some(name) = name else {
+            return Err(FsError::AlreadyExists);
+        };
+        match self.state.rename(src, &dir, name) {
             Ok(()) => Ok(()),
             Err(e) if e.raw_os_error() == Some(18) => {
-                copy_tree(&self.state, src, &self.root, &loc.rel, 0)?;
+                copy_tree(&self.state, src, &dir, Path::new(name), 0)?;
                 remove_tree(&self.state, src, 0)
             }
             Err(e) => Err(map_err(e)),

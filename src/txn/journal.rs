@@ -66,7 +66,7 @@ impl RelPath {
             RelPath::Text(s) => PathBuf::from(s),
             RelPath::Bytes(b) => PathBuf::from(std::ffi::OsString::from_vec(b.clone())),
         };
-        Loc { rel }
+        Loc::physical(rel)
     }
 }
 

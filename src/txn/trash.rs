@@ -41,23 +41,21 @@ pub fn trash(sandbox: &Sandbox, vpath: &Path) -> Result<String, FsError> {
 /// records it before the move). The entry is made with an exclusive `mkdir`, so nothing in
 /// the trash is ever overwritten.
 pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError> {
+    let loc = sandbox.locate(vpath)?;
     let state = sandbox.state_dir();
     ensure_dir(state, Path::new("trash"))?;
     let entry = PathBuf::from("trash").join(id);
     state.create_dir(&entry).map_err(map_err)?;
     let info = TrashInfo {
         path: vpath.to_string_lossy().into_owned(),
-        rel: sandbox
-            .physical_of(vpath)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        rel: loc.rel.to_string_lossy().into_owned(),
         time: now_secs(),
     };
     let json = serde_json::to_vec(&info).map_err(|_| FsError::Io)?;
     state
         .write(entry.join("info.json"), json)
         .map_err(map_err)?;
-    if let Err(e) = sandbox.move_to_state(vpath, &entry.join("data")) {
+    if let Err(e) = sandbox.move_loc_to_state(&loc, &entry.join("data")) {
         let _ = state.remove_file(entry.join("info.json"));
         let _ = state.remove_dir(&entry);
         return Err(e);

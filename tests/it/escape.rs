@@ -682,23 +682,6 @@ fn fsview_state_dir_is_hidden() {
         );
         assert_eq!(sb.set_mode(&p, 0o777), Err(FsError::NotFound), "chmod {h}");
     }
-    // Writing/creating at the hidden name itself.
-    assert_eq!(
-        sb.resolve_write_target(&v(&m, ".trash")),
-        Err(FsError::NotFound)
-    );
-    assert_eq!(
-        sb.resolve_write_target(&v(&m, "rootlink/.trash")),
-        Err(FsError::NotFound)
-    );
-    assert!(sb.create_dir(&v(&m, ".trash"), None).is_err());
-    assert!(sb.create_dir(&v(&m, "rootlink/.trash"), None).is_err());
-    assert!(
-        sb.rename(&v(&m, "dir"), &v(&m, "rootlink/.trash")).is_err(),
-        "mv dir rootlink/.trash would replace the state dir"
-    );
-    assert!(sb.rename(&v(&m, "dir"), &v(&m, ".trash")).is_err());
-    assert!(fx.root.join("dir").is_dir());
     // Links planted *into* the state dir behave like links out (as dangling links).
     symlink(".trash", fx.root.join("into_state")).unwrap();
     symlink(".trash/journal.jsonl", fx.root.join("into_journal")).unwrap();
@@ -739,9 +722,38 @@ fn fsview_state_dir_is_hidden() {
             Err(FsError::NotFound)
         );
     }
+    // The state directory's name is a free name for the agent, like any other: what it
+    // creates there is its own (stored under one more `~`), through any spelling, and the
+    // state directory is untouched.
+    for spelling in [".trash", "rootlink/.trash", "dir/../.trash"] {
+        assert_eq!(
+            sb.resolve_write_target(&v(&m, spelling)).map(|l| l.rel),
+            Ok(PathBuf::from(".trash~")),
+            "{spelling}"
+        );
+    }
+    sb.create_dir(&v(&m, ".trash"), None).unwrap();
+    assert!(fx.root.join(".trash~").is_dir());
+    assert_eq!(
+        sb.create_dir(&v(&m, "rootlink/.trash"), None),
+        Err(FsError::AlreadyExists)
+    );
+    assert!(names(&m).contains(&b".trash".to_vec()));
+    assert!(!names(&m).contains(&b".trash~".to_vec()));
+    sb.rename(&v(&m, "dir"), &v(&m, ".trash/dir")).unwrap();
+    assert!(fx.root.join(".trash~/dir").is_dir());
+    assert_eq!(
+        sb.canonicalize(&v(&m, "rootlink/.trash/dir")),
+        Ok(v(&m, ".trash/dir"))
+    );
+    sb.rename(&v(&m, ".trash/dir"), &v(&m, "dir")).unwrap();
+    // `.trash~` of the agent is `.trash~~` on the host: the mapping is one to one.
+    sb.create_dir(&v(&m, ".trash~"), None).unwrap();
+    assert!(fx.root.join(".trash~~").is_dir());
     // The name is only special at the root.
     sb.create_dir(&v(&m, "dir/.trash"), None).unwrap();
     assert!(sb.stat(&v(&m, "dir/.trash"), true).unwrap().is_dir());
+    assert!(fx.root.join("dir/.trash").is_dir());
     assert_eq!(state_before, snapshot_dir(&trash_dir));
 }
 
@@ -811,15 +823,14 @@ fn fsview_mount_points_slash_and_home_user() {
         assert_eq!(sb.stat(Path::new(&p), true), Err(FsError::NotFound), "{p}");
         assert_eq!(sb.read(Path::new(&p)), Err(FsError::NotFound), "{p}");
     }
-    // `/dir/../..` climbs physically: the kernel refuses, so it is missing rather than `/`.
-    // (bash's logical `cd /dir/../..` normalises lexically first and lands on `/`.)
+    // `/dir/../..` climbs physically to `/`, whose `..` is itself, as on a real system.
     assert_eq!(
         sb.stat(Path::new("/dir/../.."), true).map(|m| m.kind),
-        Err(FsError::NotFound)
+        Ok(FileKind::Dir)
     );
     assert_eq!(
-        sb.read(Path::new("/dir/../../file.txt")),
-        Err(FsError::NotFound)
+        sb.read(Path::new("/dir/../../file.txt")).unwrap(),
+        b"inside\n"
     );
 
     // Mount `/home/user`: nothing above it exists, `..` at it is missing.

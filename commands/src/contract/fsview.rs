@@ -88,6 +88,8 @@ pub enum FsError {
     TimedOut,
     /// EFBIG: a read cap was hit.
     TooLarge,
+    /// ENXIO: a FIFO with no reader, a socket or a device the sandbox does not read.
+    NoDevice,
     /// EIO, or anything else that has no better name.
     Io,
 }
@@ -109,6 +111,7 @@ impl FsError {
             FsError::QuotaExceeded => "Disk quota exceeded",
             FsError::TimedOut => "Timer expired",
             FsError::TooLarge => "File too large",
+            FsError::NoDevice => "No such device or address",
             FsError::Io => "Input/output error",
         }
     }
@@ -136,6 +139,7 @@ impl FsError {
             Some(122) => FsError::QuotaExceeded,
             Some(62) => FsError::TimedOut,
             Some(27) => FsError::TooLarge,
+            Some(6) => FsError::NoDevice,
             Some(_) => FsError::Io,
             None => match e.kind() {
                 ErrorKind::NotFound | ErrorKind::PermissionDenied => FsError::NotFound,
