@@ -260,11 +260,20 @@ pub struct DeadlineReader<'a, R> {
 }
 
 impl<R: Read> Read for DeadlineReader<'_, R> {
+    /// Reads, waiting (in short sleeps, up to the deadline) while a non-blocking source — a
+    /// FIFO whose writer has not written yet — has nothing to give.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.guard.has_deadline() && self.guard.expired() {
-            return Err(io::Error::from(io::ErrorKind::TimedOut));
+        loop {
+            if self.guard.has_deadline() && self.guard.expired() {
+                return Err(io::Error::from(io::ErrorKind::TimedOut));
+            }
+            match self.inner.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                r => return r,
+            }
         }
-        self.inner.read(buf)
     }
 }
 

@@ -370,30 +370,51 @@ impl Sandbox {
             _ => return Ok(()),
         }
         let top = dir.open_dir_nofollow(name).map_err(map_err)?;
+        // Whether the agent sees anything in the directory: one that looks empty but holds
+        // hidden paths answers as a directory that is not empty (`find -delete`, `rmdir`).
+        let mut visible = false;
+        let mut protected: Option<PathBuf> = None;
         let mut stack: Vec<(Dir, PathBuf)> = vec![(top, loc.rel.clone())];
         while let Some((d, phys)) = stack.pop() {
             self.guard.check()?;
+            let at_top = phys == loc.rel;
             for entry in d.entries().map_err(map_err)? {
                 let entry = entry.map_err(map_err)?;
                 let p = phys.join(entry.file_name());
-                if rules.is_read_only(&p) || rules.is_hidden(&p) {
-                    self.audit.event(
-                        "read_only",
-                        crate::audit::fields([
-                            ("path", crate::audit::text(loc.rel.as_os_str().as_bytes())),
-                            ("holds", crate::audit::text(p.as_os_str().as_bytes())),
-                        ]),
-                    );
-                    return Err(FsError::ReadOnly);
+                let hidden = rules.is_hidden(&p);
+                if at_top && !hidden {
+                    visible = true;
                 }
-                if entry.file_type().is_ok_and(|t| t.is_dir())
+                if hidden || rules.is_read_only(&p) {
+                    protected.get_or_insert(p);
+                    continue;
+                }
+                if protected.is_none()
+                    && entry.file_type().is_ok_and(|t| t.is_dir())
                     && let Ok(sub) = d.open_dir_nofollow(entry.file_name())
                 {
                     stack.push((sub, p));
                 }
             }
+            if protected.is_some() && visible {
+                break;
+            }
         }
-        Ok(())
+        let Some(holds) = protected else {
+            return Ok(());
+        };
+        self.audit.event(
+            "read_only",
+            crate::audit::fields([
+                ("path", crate::audit::text(loc.rel.as_os_str().as_bytes())),
+                ("holds", crate::audit::text(holds.as_os_str().as_bytes())),
+            ]),
+        );
+        Err(if visible {
+            FsError::ReadOnly
+        } else {
+            FsError::NotEmpty
+        })
     }
 
     /// The virtual path of a physical location relative to the root.
@@ -1235,7 +1256,10 @@ mod tests {
         // `..` is physical: after a link, the directory the link leads to.
         assert_eq!(rel(&sb, &format!("{m}/dir/../a")), Ok("a".into()));
         assert_eq!(rel(&sb, &format!("{m}/rootlink/dir/../a")), Ok("a".into()));
-        assert_eq!(rel(&sb, &format!("{m}/rootlink/rootlink/a")), Ok("a".into()));
+        assert_eq!(
+            rel(&sb, &format!("{m}/rootlink/rootlink/a")),
+            Ok("a".into())
+        );
         // `..` at the mount point: missing.
         assert_eq!(rel(&sb, &format!("{m}/..")), Err(FsError::NotFound));
         assert_eq!(rel(&sb, &format!("{m}/../")), Err(FsError::NotFound));

@@ -143,6 +143,101 @@ fn the_state_dir_is_created_hidden_or_where_asked() {
     assert_eq!(std::fs::read_dir(state.join("trash")).unwrap().count(), 1);
 }
 
+/// A state directory is bound to its root: one inside the root (other than the hidden
+/// default spelled out) refuses to start, and so does one already bound to another root
+/// (`undo` in one would apply the other's lines). Each refusal is one line, status 2, and
+/// nothing runs.
+#[test]
+fn a_state_dir_inside_the_root_or_of_another_root_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    for inside in ["state", "sub/state", ".trash2", "."] {
+        let arg = root.join(inside).to_string_lossy().into_owned();
+        let (out, err, status) = run(
+            &root,
+            &["--state-dir", &arg],
+            "touch x
+",
+        );
+        assert_eq!((out.as_str(), status), ("", 2), "{inside}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("inside the root"), "{err}");
+        assert!(!root.join("x").exists());
+    }
+    // Through a link to the root, and relative to the working directory.
+    std::os::unix::fs::symlink(&root, dir.path().join("rootlink")).unwrap();
+    let arg = dir
+        .path()
+        .join("rootlink/state")
+        .to_string_lossy()
+        .into_owned();
+    let (_, err, status) = run(&root, &["--state-dir", &arg], "");
+    assert_eq!(status, 2, "{err}");
+    let (_, err, status) = trumansh(&root)
+        .current_dir(&root)
+        .args(["--state-dir", "s", "-c", "true"])
+        .output()
+        .map(|o| {
+            (
+                o.stdout,
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+                o.status.code(),
+            )
+        })
+        .unwrap();
+    assert_eq!(status, Some(2), "{err}");
+    // The default spelled out is the hidden default.
+    let arg = root.join(".trash").to_string_lossy().into_owned();
+    let (out, err, status) = run(
+        &root,
+        &["--state-dir", &arg],
+        "touch y
+rm y
+ls -A
+",
+    );
+    assert_eq!((out.as_str(), err.as_str(), status), ("", "", 0));
+    assert!(root.join(".trash/trash").is_dir());
+    // One state dir, two roots: the second is refused.
+    let root2 = dir.path().join("root2");
+    std::fs::create_dir(&root2).unwrap();
+    let state = dir.path().join("state").to_string_lossy().into_owned();
+    let (_, err, status) = run(
+        &root,
+        &["--state-dir", &state],
+        "touch z
+",
+    );
+    assert_eq!((err.as_str(), status), ("", 0));
+    let (out, err, status) = run(
+        &root2,
+        &["--state-dir", &state],
+        "touch w
+",
+    );
+    assert_eq!((out.as_str(), status), ("", 2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("belongs to another root"), "{err}");
+    assert!(!root2.join("w").exists());
+    // The owner's tools refuse it too.
+    let out = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .args(["trash", "list", "--root"])
+        .arg(&root2)
+        .args(["--state-dir", &state])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // The first root still works with it.
+    let (_, err, status) = run(
+        &root,
+        &["--state-dir", &state],
+        "rm z
+",
+    );
+    assert_eq!((err.as_str(), status), ("", 0));
+}
+
 // ---------------------------------------------------------------------------------------
 // The owner's side: --policy, --atomic, --describe, recovery, `trash`, `log`.
 

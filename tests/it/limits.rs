@@ -371,3 +371,225 @@ fn denied_commands_do_not_exist() {
     assert!(commands.contains(" grep "), "{help}");
     assert_alive(&mut s);
 }
+
+/// Policy rules move with the tree: a directory that holds read-only or hidden paths cannot
+/// be renamed, moved or trashed, by any spelling, so no rule is left behind by moving what
+/// it protects (`mv config c; echo evil > c/prod.yml; cat c/secret.key`).
+#[test]
+fn a_directory_holding_protected_paths_does_not_move() {
+    let (_tmp, root) = tree();
+    fs::create_dir_all(root.join("config/deep")).unwrap();
+    fs::write(root.join("config/prod.yml"), b"PROD\n").unwrap();
+    fs::write(root.join("config/deep/secret.key"), b"SECRET\n").unwrap();
+    fs::write(root.join("config/other.txt"), b"other\n").unwrap();
+    fs::create_dir_all(root.join("vault")).unwrap();
+    fs::write(root.join("vault/only.key"), b"SECRET\n").unwrap();
+    symlink(".", root.join("rootlink")).unwrap();
+    let policy = "hidden = [\"config/deep/secret.key\", \"vault/only.key\"]\nread_only = [\"config/prod.yml\"]\n";
+    let mut s = session(&root, policy);
+    // Names and bytes (undo restores those; directory times move with their entries).
+    let snapshot = || {
+        crate::common::snapshot(&root, Some(&root.join(".trash")))
+            .into_iter()
+            .map(|(p, n)| match n {
+                crate::common::Node::File { bytes, .. } => (p, Some(bytes)),
+                _ => (p, None),
+            })
+            .collect::<Vec<_>>()
+    };
+    let before = snapshot();
+    for (line, want) in [
+        (
+            "mv config c",
+            "mv: cannot move 'config' to 'c': Read-only file system\n",
+        ),
+        (
+            "mv config/ c",
+            "mv: cannot move 'config/' to 'c': Read-only file system\n",
+        ),
+        (
+            "mv ./config docs/c",
+            "mv: cannot move './config' to 'docs/c': Read-only file system\n",
+        ),
+        (
+            "mv rootlink/config c",
+            "mv: cannot move 'rootlink/config' to 'c': Read-only file system\n",
+        ),
+        (
+            "mv docs/../config c",
+            "mv: cannot move 'docs/../config' to 'c': Read-only file system\n",
+        ),
+        (
+            "mv config/deep d",
+            "mv: cannot move 'config/deep' to 'd': Directory not empty\n",
+        ),
+        (
+            "mv vault v",
+            "mv: cannot move 'vault' to 'v': Directory not empty\n",
+        ),
+        (
+            "rm -r config",
+            "rm: cannot remove 'config': Read-only file system\n",
+        ),
+        (
+            "rm -rf rootlink/config",
+            "rm: cannot remove 'rootlink/config': Read-only file system\n",
+        ),
+        (
+            "rm -r vault",
+            "rm: cannot remove 'vault': Directory not empty\n",
+        ),
+        (
+            "find vault -delete",
+            "find: cannot delete 'vault': Directory not empty\n",
+        ),
+        (
+            "find config -delete",
+            // GNU says `Directory not empty` for `config`: its removals are all applied
+            // before the command ends here, so the directory still holds the read-only file.
+            "find: cannot delete 'config/prod.yml': Read-only file system\nfind: cannot delete 'config/deep': Directory not empty\nfind: cannot delete 'config': Read-only file system\n",
+        ),
+        (
+            "cat c/deep/secret.key",
+            "cat: c/deep/secret.key: No such file or directory\n",
+        ),
+        (
+            "echo evil > c/prod.yml",
+            "bash: line 1: c/prod.yml: No such file or directory\n",
+        ),
+    ] {
+        let r = s.run(line);
+        assert_eq!(err(&r), want, "{line}");
+        assert_ne!(r.status, 0, "{line}");
+    }
+    // `find -delete` removed what it could see and may remove: other.txt (undo brings it
+    // back); everything protected is where it was.
+    assert_eq!(fs::read(root.join("config/prod.yml")).unwrap(), b"PROD\n");
+    assert_eq!(
+        fs::read(root.join("config/deep/secret.key")).unwrap(),
+        b"SECRET\n"
+    );
+    assert_eq!(fs::read(root.join("vault/only.key")).unwrap(), b"SECRET\n");
+    assert!(!root.join("config/other.txt").exists());
+    let r = s.run("undo");
+    assert_eq!(r.status, 0, "{}", err(&r));
+    assert!(snapshot() == before, "undo did not bring the tree back");
+    // A directory without protected paths still moves, and the moved files are the agent's.
+    let r = s.run("mv docs d2 && mv d2 docs && rm -r docs/sub");
+    assert_eq!(r.status, 0, "{}", err(&r));
+    let r = s.run("undo");
+    assert_eq!(r.status, 0, "{}", err(&r));
+    assert!(snapshot() == before, "undo did not bring the tree back");
+    assert_alive(&mut s);
+}
+
+/// The state directory and the policy's hidden directories do not show in link counts.
+#[test]
+fn link_counts_do_not_reveal_hidden_directories() {
+    let (_tmp, root) = tree();
+    fs::create_dir_all(root.join("secrets/inner")).unwrap();
+    fs::create_dir_all(root.join("plain")).unwrap();
+    let mut s = session(&root, "hidden = [\"secrets\", \"docs/sub\"]\n");
+    // What a tree without the hidden directories would show: the root holds `docs` and
+    // `plain` (2 + 2), `docs` holds nothing visible (2).
+    for (line, want) in [
+        ("stat -c %h .", "4\n"),
+        ("stat -c %h docs", "2\n"),
+        ("stat -c %h plain", "2\n"),
+    ] {
+        let r = s.run(line);
+        if r.status == 127 {
+            // No `stat` yet: read the count from `ls -ld`.
+            let path = line.rsplit(' ').next().unwrap();
+            let r = s.run(&format!("ls -ld {path}"));
+            let count = String::from_utf8_lossy(&r.stdout)
+                .split_whitespace()
+                .nth(1)
+                .unwrap()
+                .to_string();
+            assert_eq!(format!("{count}\n"), want, "{line}");
+        } else {
+            assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{line}");
+        }
+    }
+}
+
+/// The state directory's name is a free name for the agent: `mkdir .trash` works like
+/// `mkdir .trash2`, the agent's `.trash` holds what it puts there, and the state directory
+/// is untouched.
+#[test]
+fn the_state_dirs_name_is_a_free_name() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "");
+    let state = || crate::common::snapshot(&root.join(".trash"), None).len();
+    let _ = s.run("touch x && rm x");
+    let entries = state();
+    for (line, out) in [
+        ("mkdir .trash && echo made", "made\n"),
+        ("touch .trash/a && ls -A .trash", "a\n"),
+        ("ls -a | grep trash", ".trash\n"),
+        ("mv .trash .t && ls -A .t && mv .t .trash", "a\n"),
+        ("mkdir .trash~ && ls -d .trash*", ".trash\n.trash~\n"),
+        ("rm -r .trash .trash~ && ls -a | grep -c trash", "0\n"),
+    ] {
+        let r = s.run(line);
+        assert_eq!(
+            (String::from_utf8_lossy(&r.stdout).into_owned(), err(&r)),
+            (out.to_string(), String::new()),
+            "{line}"
+        );
+    }
+    // The state dir only gained the trash entries of the agent's own `rm`s.
+    assert!(root.join(".trash/trash").is_dir());
+    assert!(state() > entries);
+    assert!(!root.join(".trash/a").exists());
+}
+
+/// A FIFO, a socket or a device in the sandbox never hangs a command: a FIFO without a
+/// writer reads as empty (and with one, until the deadline), a socket cannot be opened, as
+/// GNU answers, and `ls -l` shows each with its own type.
+#[test]
+fn fifos_and_sockets_never_hang() {
+    let (_tmp, root) = tree();
+    let fifo = root.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let sock = root.join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let mut s = session(&root, "[limits]\ndeadline_ms = 2000\n");
+    for (line, status, want_err) in [
+        ("cat fifo", 0, ""),
+        ("wc -l fifo", 0, ""),
+        ("head -c 5 fifo", 0, ""),
+        ("cat < fifo", 0, ""),
+        (
+            "echo hi > fifo",
+            1,
+            "bash: line 1: fifo: No such device or address\n",
+        ),
+        ("cat sock", 1, "cat: sock: No such device or address\n"),
+    ] {
+        let start = Instant::now();
+        let r = s.run(line);
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{line} took {:?}",
+            start.elapsed()
+        );
+        assert_eq!((r.status, err(&r).as_str()), (status, want_err), "{line}");
+    }
+    // A writer that never writes: the read waits until the deadline, then status 124.
+    let writer = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let start = Instant::now();
+    let r = s.run("cat fifo");
+    assert_eq!(r.status, 124, "{}", err(&r));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    drop(writer);
+    assert_alive(&mut s);
+}

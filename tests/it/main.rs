@@ -38,6 +38,8 @@ mod race;
 mod readme;
 /// The interactive REPL through a real pty; a new key binding or prompt behaviour.
 mod repl;
+/// The agent racing itself through pipeline stages past the hidden and read-only checks.
+mod self_race;
 /// Pipelines stream through bounded pipes; a new streaming stage.
 mod streaming;
 /// `fixtures/transcripts/**` replayed and checked against real bash; add a transcript, not a test.
