@@ -178,6 +178,16 @@ const CASES: &[&str] = &[
     "echo x | tee -a a.txt b.txt",
     "find tree -name x -delete",
     "find docs -delete",
+    // Paths through `..` and links: the journal records where the object physically is.
+    "rm -r docs/../docs",
+    "cd docs/sub && rm -r ../sub",
+    "mv docs/../docs d2",
+    "rm link-to-docs/guide.txt",
+    "echo new > docs/sub/../guide.txt",
+    "mv link-to-docs/guide.txt link-to-docs/../moved.txt",
+    "cp a.txt link-to-docs/sub/../copy.txt",
+    // The state directory's name is the agent's own.
+    "mkdir .trash && echo x > .trash/f && mv a.txt .trash/",
     // Several commands and a cd in one line.
     "mkdir -p q && cd q && echo hi > f && cp f g && mv g h && rm f",
     "echo a > a.txt; echo b >> a.txt; rm b.txt; mkdir d; touch d/e; mv d docs/",
