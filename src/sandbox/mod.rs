@@ -163,6 +163,7 @@ impl Sandbox {
             Some(dir) => state_dir_outside(&root_host, dir)?,
             None => None,
         };
+        #[allow(clippy::single_match_else)] // two real alternatives, each with its own setup
         let (state, hidden) = match outside {
             Some(dir) => {
                 let d = Dir::open_ambient_dir(&dir, ambient_authority()).map_err(|e| {

@@ -164,7 +164,7 @@ impl Sandbox {
             return Ok(None);
         }
         let Some((last, parents)) = comps.split_last() else {
-            return Ok(Some(self.root_loc(slash)));
+            return Ok(Some(Self::root_loc(slash)));
         };
         let mut rel: Vec<u8> = Vec::new();
         for (i, c) in parents.iter().enumerate() {
@@ -197,7 +197,7 @@ impl Sandbox {
         if parents.is_empty() && self.is_state_name(&name) {
             return Err(self.refuse(&name, "the state directory"));
         }
-        match self.final_kind(&parent, &name)? {
+        match Self::final_kind(&parent, &name)? {
             Final::Link if follow => return Ok(None),
             Final::Link | Final::Other if slash => return Err(FsError::NotADirectory),
             _ => {}
@@ -273,16 +273,18 @@ impl Sandbox {
             if is_last && !follow {
                 if slash
                     && !matches!(
-                        self.final_kind(self.top(&stack), &name)?,
+                        Self::final_kind(self.top(&stack), &name)?,
                         Final::Dir | Final::Missing
                     )
                 {
                     return Err(FsError::NotADirectory);
                 }
-                return self.finish(stack, name, slash);
+                return self.finish(stack, &name, slash);
             }
-            match self.final_kind(self.top(&stack), &name)? {
-                Final::Missing if is_last => return self.finish(stack, name, slash),
+            match Self::final_kind(self.top(&stack), &name)? {
+                Final::Missing | Final::Dir if is_last => {
+                    return self.finish(stack, &name, slash);
+                }
                 Final::Missing => return Err(FsError::NotFound),
                 Final::Link => {
                     hops += 1;
@@ -307,7 +309,6 @@ impl Sandbox {
                         });
                     }
                 }
-                Final::Dir if is_last => return self.finish(stack, name, slash),
                 Final::Dir => {
                     let d = self
                         .top(&stack)
@@ -319,15 +320,15 @@ impl Sandbox {
                     if slash {
                         return Err(FsError::NotADirectory);
                     }
-                    return self.finish(stack, name, slash);
+                    return self.finish(stack, &name, slash);
                 }
                 Final::Other => return Err(FsError::NotADirectory),
             }
         }
         // Every component was `.`/`..`: a directory on the stack (or the root).
         match stack.pop() {
-            None => Ok(self.root_loc(slash)),
-            Some((_, name)) => self.finish(stack, name.into_vec(), slash),
+            None => Ok(Self::root_loc(slash)),
+            Some((_, name)) => self.finish(stack, name.as_bytes(), slash),
         }
     }
 
@@ -340,11 +341,11 @@ impl Sandbox {
     fn finish(
         &self,
         mut stack: Vec<(Dir, OsString)>,
-        name: Vec<u8>,
+        name: &[u8],
         slash: bool,
     ) -> Result<Loc, FsError> {
         let mut rel = phys_of(&stack);
-        rel.push(OsStr::from_bytes(&name));
+        rel.push(OsStr::from_bytes(name));
         let parent = match stack.pop() {
             Some((d, _)) => d,
             None => self.root.try_clone().map_err(map_err)?,
@@ -358,7 +359,7 @@ impl Sandbox {
         Ok(loc)
     }
 
-    fn root_loc(&self, slash: bool) -> Loc {
+    fn root_loc(slash: bool) -> Loc {
         Loc {
             rel: PathBuf::from("."),
             parent: None,
@@ -367,7 +368,7 @@ impl Sandbox {
     }
 
     /// What `name` is in `dir`, without following it.
-    fn final_kind(&self, dir: &Dir, name: &[u8]) -> Result<Final, FsError> {
+    fn final_kind(dir: &Dir, name: &[u8]) -> Result<Final, FsError> {
         match dir.symlink_metadata(OsStr::from_bytes(name)) {
             Ok(m) if m.file_type().is_symlink() => Ok(Final::Link),
             Ok(m) if m.is_dir() => Ok(Final::Dir),

@@ -501,7 +501,7 @@ fn link_counts_do_not_reveal_hidden_directories() {
         if r.status == 127 {
             // No `stat` yet: read the count from `ls -ld`.
             let path = line.rsplit(' ').next().unwrap();
-            let r = s.run(&format!("ls -ld {path}"));
+            let r = s.run(format!("ls -ld {path}"));
             let count = String::from_utf8_lossy(&r.stdout)
                 .split_whitespace()
                 .nth(1)
