@@ -860,17 +860,31 @@ impl Sandbox {
     }
 }
 
-/// A name no other call in this process or an earlier run can produce: time in nanoseconds,
-/// the process id and a counter.
+/// A name no other call in this process or another can produce: time in nanoseconds, a
+/// random number drawn once per process (not the process id, which the agent would see in
+/// trash ids) and a counter.
 pub fn unique_name(prefix: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    static NONCE: OnceLock<u64> = OnceLock::new();
+    let nonce = NONCE.get_or_init(|| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
+        h.finish() & 0xffff_ffff_ffff
+    });
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let t = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_nanos();
-    format!("{prefix}-{t:020}-{}-{n}", std::process::id())
+    format!("{prefix}-{t:020}-{nonce:012x}-{n}")
 }
 
 /// The name of the file in a state directory outside the root that binds it to its root.

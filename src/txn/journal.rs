@@ -12,7 +12,7 @@
 //! - `sessions/<session>.lock` — held (`flock`) by a live session, so that recovery never
 //!   touches another live session's open transaction.
 //!
-//! Ids (`txn-<nanoseconds>-<pid>-<n>`) sort by time, so "the last N lines" is the last N
+//! Ids (`txn-<nanoseconds>-<random>-<n>`) sort by time, so "the last N lines" is the last N
 //! committed directories. Undo costs what the line changed: a trash is undone by one rename
 //! back, a `cp -r` by removing what it created, an overwrite by writing the saved bytes back;
 //! nothing is proportional to the size of the sandbox. Only the last `history` transactions
