@@ -101,7 +101,7 @@ best_of() {
 row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
   local name=$1 root=$2 gnu=$3 ours=$4 g t
   g=$(best_of bash -c "cd '$root' && $gnu")
-  t=$(best_of "$BIN" --root "$root" --state-dir "$WORK/state" -c "$ours")
+  t=$(best_of "$BIN" --root "$root" --state-dir "$WORK/state-$(basename "$root")" -c "$ours")
   awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
     gsub(/\|/, "\\|", n);
     split(g, a, " "); split(t, b, " ");
@@ -112,7 +112,7 @@ row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
 session_row() {
   local g t
   g=$(best_of bash -c "cd '$TREE' && bash < '$SESSION'")
-  t=$(best_of bash -c "'$BIN' --root '$TREE' --state-dir '$WORK/state' < '$SESSION'")
+  t=$(best_of bash -c "'$BIN' --root '$TREE' --state-dir '$WORK/state-tree' < '$SESSION'")
   awk -v g="$g" -v t="$t" 'BEGIN {
     split(g, a, " "); split(t, b, " ");
     printf "| 2,000-line session (per line: %.1f us vs %.1f us) | %.3f | %.3f | %.2f | %.1f | %.1f |\n",
