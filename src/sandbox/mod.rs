@@ -451,18 +451,11 @@ impl Sandbox {
     /// for a `<` redirection that streams while the command runs. Never blocks: a FIFO is
     /// opened without waiting for a writer; a socket or a device is not read.
     pub fn open_file(&self, path: &Path) -> Result<cap_std::fs::File, FsError> {
-        for _ in 0..4 {
-            let loc = self.resolve(path, true)?;
-            if self.injected_unreadable(&loc) {
-                return Err(FsError::Io);
-            }
-            match self.open_read(&loc) {
-                // The final name became a link since the walk: walk again.
-                Err(FsError::TooManyLinks) => {}
-                r => return r,
-            }
+        let (fd, loc) = self.open_object(path, true, OFlags::RDONLY | OFlags::NONBLOCK)?;
+        if self.injected_unreadable(&loc) {
+            return Err(FsError::Io);
         }
-        Err(FsError::TooManyLinks)
+        readable(fd)
     }
 
     /// Opens the object at a location for reading, without following a final link and
@@ -473,15 +466,7 @@ impl Sandbox {
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())
             .map_err(|e| self.host_err(&loc.rel, e.into()))?;
-        let st = rustix::fs::fstat(&fd).map_err(|e| map_err(e.into()))?;
-        let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
-        match kind {
-            rustix::fs::FileType::RegularFile
-            | rustix::fs::FileType::Directory
-            | rustix::fs::FileType::Fifo => {}
-            _ => return Err(FsError::NoDevice),
-        }
-        Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
+        readable(fd)
     }
 
     // ---- mutations: used only by the executor ------------------------------------------
@@ -887,6 +872,19 @@ pub fn unique_name(prefix: &str) -> String {
     format!("{prefix}-{t:020}-{nonce:012x}-{n}")
 }
 
+/// An open object as a file to read: a regular file, a directory (reading it fails with
+/// `EISDIR`, as for GNU) or a FIFO; a socket or a device is not read.
+fn readable(fd: std::os::fd::OwnedFd) -> Result<cap_std::fs::File, FsError> {
+    let st = rustix::fs::fstat(&fd).map_err(|e| map_err(e.into()))?;
+    match rustix::fs::FileType::from_raw_mode(st.st_mode) {
+        rustix::fs::FileType::RegularFile
+        | rustix::fs::FileType::Directory
+        | rustix::fs::FileType::Fifo => {}
+        _ => return Err(FsError::NoDevice),
+    }
+    Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
+}
+
 /// The name of the file in a state directory outside the root that binds it to its root.
 const ROOT_ID_FILE: &str = "root.json";
 
@@ -1117,25 +1115,18 @@ impl FsView for Sandbox {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(dev_null_meta());
         }
-        for _ in 0..4 {
-            let loc = self.resolve(path, follow)?;
-            let m = self.lstat(&loc)?;
-            if follow && m.file_type().is_symlink() {
-                continue; // the final name became a link since the walk: walk again
-            }
-            if loc.has_trailing_slash() && !m.is_dir() {
-                return Err(FsError::NotADirectory);
-            }
-            let mut meta = meta_of(&m);
-            meta.nlink = self.visible_nlink(&loc, &m);
-            return Ok(meta);
-        }
-        Err(FsError::TooManyLinks)
+        let (fd, loc) = self.open_object(path, follow, OFlags::PATH)?;
+        let m = cap_std::fs::File::from_std(std::fs::File::from(fd))
+            .metadata()
+            .map_err(map_err)?;
+        let mut meta = meta_of(&m);
+        meta.nlink = self.visible_nlink(&loc, &m);
+        Ok(meta)
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
-        let loc = self.resolve(path, true)?;
-        let dir = self.open_dir_at(&loc)?;
+        let (fd, loc) = self.open_object(path, true, OFlags::RDONLY | OFlags::DIRECTORY)?;
+        let dir = Dir::from_std_file(std::fs::File::from(fd));
         let at_root = loc.is_root();
         let hidden_rules = self.rules.as_ref().filter(|r| r.has_hidden());
         let mut out = Vec::new();
@@ -1222,9 +1213,8 @@ impl FsView for Sandbox {
     }
 
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
-        let loc = self.resolve(path, true)?;
         // The object must exist (`realpath -e`).
-        self.lstat(&loc)?;
+        let (_, loc) = self.open_object(path, true, OFlags::PATH)?;
         Ok(self.virtual_of(&loc.rel))
     }
 }

@@ -175,14 +175,12 @@ impl Sandbox {
                 rel.extend_from_slice(c);
             }
         }
-        let parent: Arc<Dir> = if parents.is_empty() {
-            match self.root.try_clone() {
-                Ok(d) => Arc::new(d),
-                Err(_) => return Ok(None),
-            }
+        // A name at the root needs no handle of its own: `at` gives the root.
+        let parent: Option<Arc<Dir>> = if parents.is_empty() {
+            None
         } else {
             match self.open_dir_nosym(Path::new(OsStr::from_bytes(&rel))) {
-                Ok(d) => Arc::new(d),
+                Ok(d) => Some(Arc::new(d)),
                 // A link on the way (`ELOOP`, or `ENOTDIR` when it is the last one), or
                 // something the full walk answers with the right error.
                 Err(e) if matches!(e.raw_os_error(), Some(40 | 20 | 18)) => return Ok(None),
@@ -197,10 +195,13 @@ impl Sandbox {
         if parents.is_empty() && self.is_state_name(&name) {
             return Err(self.refuse(&name, "the state directory"));
         }
-        match Self::final_kind(&parent, &name)? {
-            Final::Link if follow => return Ok(None),
-            Final::Link | Final::Other if slash => return Err(FsError::NotADirectory),
-            _ => {}
+        if follow || slash {
+            let dir = parent.as_deref().unwrap_or(&self.root);
+            match Self::final_kind(dir, &name)? {
+                Final::Link if follow => return Ok(None),
+                Final::Link | Final::Other if slash => return Err(FsError::NotADirectory),
+                _ => {}
+            }
         }
         if !rel.is_empty() {
             rel.push(b'/');
@@ -208,11 +209,87 @@ impl Sandbox {
         rel.extend_from_slice(&name);
         let loc = Loc {
             rel: PathBuf::from(OsString::from_vec(rel)),
-            parent: Some(parent),
+            parent,
             slash,
         };
         self.check_hidden(&loc)?;
         Ok(Some(loc))
+    }
+
+    /// Opens the object a virtual path names (`flags`: how; a final link followed when
+    /// `follow` or when the path ends in `/`), for reading it, listing it or asking what it
+    /// is. The common case is one system call: with no `..` in the path, the whole path is
+    /// opened with `RESOLVE_NO_SYMLINKS`, so it is physical as written and the decision on it
+    /// (hidden, the state directory) is the decision on what is opened. A link anywhere sends
+    /// the path to the full walk, and the object is opened relative to the parent handle the
+    /// walk ended on, without following it.
+    pub(super) fn open_object(
+        &self,
+        vpath: &Path,
+        follow: bool,
+        flags: OFlags,
+    ) -> Result<(std::os::fd::OwnedFd, Loc), FsError> {
+        let (comps, slash) = self.lexical(vpath)?;
+        let follow = follow || slash;
+        let mut flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if !flags.contains(OFlags::PATH) {
+            // `openat2` refuses any other flag beside `O_PATH`.
+            flags |= OFlags::NOCTTY;
+        }
+        if slash {
+            flags |= OFlags::DIRECTORY;
+        }
+        if !comps.is_empty() && !comps.iter().any(|c| *c == b"..") {
+            let mut rel = self.agent_root_name(comps[0]);
+            for c in &comps[1..] {
+                rel.push(b'/');
+                rel.extend_from_slice(c);
+            }
+            let loc = Loc {
+                rel: PathBuf::from(OsString::from_vec(rel)),
+                parent: None,
+                slash,
+            };
+            self.check_hidden(&loc)?;
+            let how =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            // Following: a final link fails with `ELOOP` under `RESOLVE_NO_SYMLINKS` (with
+            // `O_PATH | O_NOFOLLOW` it would be opened itself).
+            let fast_flags = if follow {
+                flags - OFlags::NOFOLLOW
+            } else {
+                flags
+            };
+            match rustix::fs::openat2(&self.root, &loc.rel, fast_flags, Mode::empty(), how) {
+                Ok(fd) => return Ok((fd, loc)),
+                // A link (in a parent, or the final one to follow), or an error the full walk
+                // names precisely (`file/x`).
+                Err(
+                    rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR | rustix::io::Errno::XDEV,
+                ) => {}
+                Err(rustix::io::Errno::AGAIN) => {}
+                Err(e) => return Err(self.host_err(&loc.rel, e.into())),
+            }
+        }
+        for _ in 0..4 {
+            let loc = self.walk(&comps, follow, slash)?;
+            let (dir, name) = self.at(&loc)?;
+            match rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty()) {
+                // A path handle of a final name that became a link since the walk: walk again.
+                Ok(fd)
+                    if follow
+                        && flags.contains(OFlags::PATH)
+                        && rustix::fs::fstat(&fd).is_ok_and(|st| {
+                            rustix::fs::FileType::from_raw_mode(st.st_mode)
+                                == rustix::fs::FileType::Symlink
+                        }) => {}
+                Ok(fd) => return Ok((fd, loc)),
+                // The final name became a link since the walk: walk again.
+                Err(rustix::io::Errno::LOOP) if follow => {}
+                Err(e) => return Err(self.host_err(&loc.rel, e.into())),
+            }
+        }
+        Err(FsError::TooManyLinks)
     }
 
     /// The full walk: one directory at a time, links followed by hand, `..` on the walk's own
@@ -346,13 +423,9 @@ impl Sandbox {
     ) -> Result<Loc, FsError> {
         let mut rel = phys_of(&stack);
         rel.push(OsStr::from_bytes(name));
-        let parent = match stack.pop() {
-            Some((d, _)) => d,
-            None => self.root.try_clone().map_err(map_err)?,
-        };
         let loc = Loc {
             rel,
-            parent: Some(Arc::new(parent)),
+            parent: stack.pop().map(|(d, _)| Arc::new(d)),
             slash,
         };
         self.check_hidden(&loc)?;
