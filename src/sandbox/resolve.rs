@@ -262,12 +262,14 @@ impl Sandbox {
             };
             match rustix::fs::openat2(&self.root, &loc.rel, fast_flags, Mode::empty(), how) {
                 Ok(fd) => return Ok((fd, loc)),
-                // A link (in a parent, or the final one to follow), or an error the full walk
-                // names precisely (`file/x`).
+                // A link (in a parent, or the final one to follow), an error the full walk
+                // names precisely (`file/x`), or a retry the kernel asks for.
                 Err(
-                    rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR | rustix::io::Errno::XDEV,
+                    rustix::io::Errno::LOOP
+                    | rustix::io::Errno::NOTDIR
+                    | rustix::io::Errno::XDEV
+                    | rustix::io::Errno::AGAIN,
                 ) => {}
-                Err(rustix::io::Errno::AGAIN) => {}
                 Err(e) => return Err(self.host_err(&loc.rel, e.into())),
             }
         }
