@@ -19,7 +19,8 @@ use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::time::SystemTime;
 
 use trumansh_commands::{
-    CommandName, Ctx, Directive, FsError, FsView, Identity, Op, Spill, Stdin, Step, Vars,
+    CommandName, Ctx, DirEntry, Directive, FileKind, FsError, FsView, Identity, Meta, Op,
+    ReadSeek, Spill, Stdin, Step, Vars,
 };
 
 use crate::api::AppliedEffect;
@@ -140,6 +141,50 @@ pub(crate) struct Env<'a> {
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
+}
+
+/// The sandbox as a handler sees it ([`Ctx::fs`]): the sandbox's own view, with the kind
+/// of a listing's special entry (a fifo, socket or device, which the sandbox's listing leaves
+/// unnamed) looked up with `lstat`, and a fifo never opened: reading one would wait for a
+/// writer, beyond the line's deadline (the open itself blocks), so it answers `EAGAIN`.
+pub(crate) struct View<'a>(pub &'a Sandbox);
+
+impl View<'_> {
+    fn refuse_fifo(&self, path: &std::path::Path) -> Result<(), FsError> {
+        match self.0.stat(path, true) {
+            Ok(m) if m.kind == FileKind::Fifo => Err(FsError::WouldBlock),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl FsView for View<'_> {
+    fn stat(&self, path: &std::path::Path, follow: bool) -> Result<Meta, FsError> {
+        self.0.stat(path, follow)
+    }
+    fn read_dir(&self, path: &std::path::Path) -> Result<Vec<DirEntry>, FsError> {
+        let mut entries = self.0.read_dir(path)?;
+        for e in entries.iter_mut().filter(|e| e.kind.is_special()) {
+            if let Ok(m) = self.0.stat(&path.join(&e.name), false) {
+                e.kind = m.kind;
+            }
+        }
+        Ok(entries)
+    }
+    fn open(&self, path: &std::path::Path) -> Result<Box<dyn ReadSeek + '_>, FsError> {
+        self.refuse_fifo(path)?;
+        self.0.open(path)
+    }
+    fn read(&self, path: &std::path::Path) -> Result<Vec<u8>, FsError> {
+        self.refuse_fifo(path)?;
+        self.0.read(path)
+    }
+    fn read_link(&self, path: &std::path::Path) -> Result<PathBuf, FsError> {
+        self.0.read_link(path)
+    }
+    fn canonicalize(&self, path: &std::path::Path) -> Result<PathBuf, FsError> {
+        self.0.canonicalize(path)
+    }
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -328,9 +373,10 @@ pub(crate) fn run_command(
             ("cwd", text(env.cwd.as_os_str().as_bytes())),
         ]),
     );
+    let view = View(env.sandbox);
     let ctx = Ctx {
         name: command,
-        fs: env.sandbox,
+        fs: &view,
         cwd: env.cwd,
         mount_point: env.sandbox.mount_point(),
         vars,

@@ -1003,6 +1003,7 @@ fn to_system_time(secs: i64, nsec: i64) -> SystemTime {
 }
 
 fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
+    use cap_std::fs::FileTypeExt as _;
     let ft = m.file_type();
     let kind = if ft.is_symlink() {
         FileKind::Symlink
@@ -1010,8 +1011,14 @@ fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
         FileKind::Dir
     } else if ft.is_file() {
         FileKind::File
+    } else if ft.is_fifo() {
+        FileKind::Fifo
+    } else if ft.is_char_device() {
+        FileKind::CharDevice(trumansh_commands::DevNum::from_rdev(m.rdev()))
+    } else if ft.is_block_device() {
+        FileKind::BlockDevice(trumansh_commands::DevNum::from_rdev(m.rdev()))
     } else {
-        FileKind::Other
+        FileKind::Socket
     };
     Meta {
         kind,

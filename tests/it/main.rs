@@ -38,6 +38,8 @@ mod race;
 mod readme;
 /// The interactive REPL through a real pty; a new key binding or prompt behaviour.
 mod repl;
+/// Fifos, sockets and devices in the tree, against real bash on it; a new command's answer to one.
+mod special_files;
 /// Pipelines stream through bounded pipes; a new streaming stage.
 mod streaming;
 /// `fixtures/transcripts/**` replayed and checked against real bash; add a transcript, not a test.

@@ -769,6 +769,46 @@ mod tests {
     }
 
     #[test]
+    fn special_files_as_gnu() {
+        // GNU 9.1 as root on `mkfifo p; mknod c c 1 3; mknod b b 7 0; mknod c2 c 10 237`
+        // and a bound socket `s` (owner columns aside).
+        use crate::{DevNum, FileKind};
+        let dev = |major, minor| DevNum { major, minor };
+        let t = at(1_704_164_645);
+        let w = World::new(
+            MemFs::rooted("/s")
+                .special("/s/p", FileKind::Fifo)
+                .special("/s/s", FileKind::Socket)
+                .special("/s/c", FileKind::CharDevice(dev(1, 3)))
+                .special("/s/b", FileKind::BlockDevice(dev(7, 0)))
+                .special("/s/c2", FileKind::CharDevice(dev(10, 237)))
+                .file("/s/big", &[0; 123_456])
+                .times("/s/p", t, t)
+                .times("/s/s", t, t)
+                .times("/s/c", t, t)
+                .times("/s/b", t, t)
+                .times("/s/c2", t, t)
+                .times("/s/big", t, t),
+        );
+        assert_eq!(ls(&w, &["-F"]).0, "b\nbig\nc\nc2\np|\ns=\n");
+        assert_eq!(ls(&w, &["-p"]).0, "b\nbig\nc\nc2\np\ns\n");
+        assert_eq!(
+            ls(&w, &["-l"]).0,
+            "total 124\n\
+             brw-r--r-- 1 user user  7,   0 Jan  2 03:04 b\n\
+             -rw-r--r-- 1 user user  123456 Jan  2 03:04 big\n\
+             crw-r--r-- 1 user user  1,   3 Jan  2 03:04 c\n\
+             crw-r--r-- 1 user user 10, 237 Jan  2 03:04 c2\n\
+             prw-r--r-- 1 user user       0 Jan  2 03:04 p\n\
+             srw-r--r-- 1 user user       0 Jan  2 03:04 s\n"
+        );
+        assert_eq!(
+            ls(&w, &["-l", "c", "p"]).0,
+            "crw-r--r-- 1 user user 1, 3 Jan  2 03:04 c\nprw-r--r-- 1 user user    0 Jan  2 03:04 p\n"
+        );
+    }
+
+    #[test]
     fn human_sizes() {
         // GNU `ls -sh`/`-lh` rounding: up, one decimal below 10.
         for (n, s) in [

@@ -68,12 +68,7 @@ pub(super) fn blocks(n: u64, o: &Opts) -> String {
 /// GNU's `filemodestring`: type letter and nine permission letters with setuid/sticky.
 pub(super) fn mode_string(kind: FileKind, perm: u32) -> String {
     let mut s = String::with_capacity(10);
-    s.push(match kind {
-        FileKind::File => '-',
-        FileKind::Dir => 'd',
-        FileKind::Symlink => 'l',
-        FileKind::Other => 'p',
-    });
+    s.push(kind.letter());
     let bit = |mask: u32, c: char| if perm & mask != 0 { c } else { '-' };
     let special = |x: u32, sp: u32, on: char, off: char| match (perm & x != 0, perm & sp != 0) {
         (true, true) => on,
@@ -99,9 +94,10 @@ pub(super) fn indicator_of(kind: FileKind, meta: Option<&Meta>, style: Indicator
         (FileKind::Dir, _) => "/",
         (_, Indicator::Slash) => "",
         (FileKind::Symlink, _) => "@",
-        (FileKind::Other, _) => "|",
+        (FileKind::Fifo, _) => "|",
+        (FileKind::Socket, _) => "=",
         (FileKind::File, _) if meta.is_some_and(|m| m.perm & 0o111 != 0) => "*",
-        (FileKind::File, _) => "",
+        (FileKind::File | FileKind::CharDevice(_) | FileKind::BlockDevice(_), _) => "",
     }
 }
 
@@ -177,17 +173,26 @@ pub(super) fn print_long(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, ou
         .chain(extra)
         .map(|i| i.meta.as_ref().map_or("?".into(), |m| m.nlink.to_string()))
         .collect();
+    // A device shows its number, `major, minor`, each part aligned in its own column.
+    let device = |i: &Item| match i.meta.as_ref().map(|m| m.kind) {
+        Some(FileKind::CharDevice(n) | FileKind::BlockDevice(n)) => Some(n),
+        _ => None,
+    };
+    let devices = || items.iter().chain(extra).filter_map(device);
+    let major_w = devices().map(|n| n.major.to_string().len()).max();
+    let minor_w = devices().map(|n| n.minor.to_string().len()).max().unwrap_or(0);
     let sizes: Vec<String> = items
         .iter()
         .chain(extra)
-        .map(|i| {
-            i.meta.as_ref().map_or("?".into(), |m| {
+        .map(|i| match (device(i), major_w) {
+            (Some(n), Some(major_w)) => format!("{:>major_w$}, {:>minor_w$}", n.major, n.minor),
+            _ => i.meta.as_ref().map_or("?".into(), |m| {
                 if o.human {
                     human(m.len)
                 } else {
                     m.len.to_string()
                 }
-            })
+            }),
         })
         .collect();
     let (user, group) = (&ctx.identity.user, &ctx.identity.group);

@@ -316,7 +316,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         } else {
             ctx.fs
                 .stat(&ctx.resolve(name), true)
-                .map_or(FileKind::Other, |m| m.kind)
+                .map_or(FileKind::File, |m| m.kind)
         };
         let result = if kind == FileKind::Dir {
             Err(FsError::IsADirectory)

@@ -142,14 +142,16 @@ fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Stop> {
             match ctx.fs.read(&ctx.resolve(f)) {
                 Ok(data) => out.push(data),
                 Err(e) => {
-                    // Open errors are "cannot read"; what read(2) says is "read failed".
-                    let what = if matches!(
-                        e,
-                        FsError::TooLarge | FsError::IsADirectory | FsError::Io | FsError::TimedOut
-                    ) {
-                        "read failed"
-                    } else {
-                        "cannot read"
+                    // What `access(R_OK)` refuses is "cannot read", what open(2) refuses
+                    // once access allowed it (a socket, a fifo) "open failed", and what
+                    // read(2) says "read failed".
+                    let what = match e {
+                        FsError::TooLarge
+                        | FsError::IsADirectory
+                        | FsError::Io
+                        | FsError::TimedOut => "read failed",
+                        FsError::NoDevice | FsError::WouldBlock => "open failed",
+                        _ => "cannot read",
                     };
                     return Err(Stop::Fail(format!("{what}: {}: {e}", quote_if_needed(f))));
                 }
