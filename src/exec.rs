@@ -19,8 +19,8 @@ use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::time::SystemTime;
 
 use trumansh_commands::{
-    CommandName, Ctx, DirEntry, Directive, FileKind, FsError, FsView, Identity, Meta, Op,
-    ReadSeek, Spill, Stdin, Step, Vars,
+    CommandName, Ctx, DirEntry, Directive, FileKind, FsError, FsView, Identity, Meta, Op, ReadSeek,
+    Spill, Stdin, Step, Vars,
 };
 
 use crate::api::AppliedEffect;

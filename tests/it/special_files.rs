@@ -73,7 +73,9 @@ fn compare(root: &Path, s: &mut Session, cmds: &[&str]) {
     for cmd in cmds {
         let (theirs, mine) = (bash(root, cmd), ours(s, cmd));
         if theirs != mine {
-            failures.push(format!("`{cmd}`\n  bash:     {theirs:?}\n  trumansh: {mine:?}"));
+            failures.push(format!(
+                "`{cmd}`\n  bash:     {theirs:?}\n  trumansh: {mine:?}"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -171,7 +173,7 @@ fn a_fifo_is_never_waited_for() {
             // In inode order, as GNU copies; the device may be there too.
             let mut lines: Vec<&str> = got.lines().filter(|l| !l.contains("'e/c'")).collect();
             lines.sort_unstable();
-            got = lines.iter().map(|l| format!("{l}\n")).collect();
+            got = lines.iter().map(|l| [l, "\n"].concat()).collect();
         }
         assert_eq!((out.as_str(), got.as_str()), ("", err.as_str()), "{cmd}");
         assert_ne!(status, 0, "{cmd}");

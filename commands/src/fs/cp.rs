@@ -351,7 +351,11 @@ impl Job<'_> {
                 data,
                 append: false,
             },
-            format!("{}: cannot create regular file {}", self.ctx.name, quote(n.dst)),
+            format!(
+                "{}: cannot create regular file {}",
+                self.ctx.name,
+                quote(n.dst)
+            ),
         );
         if let Some(v) = self.verbose_line(n.src, n.dst) {
             e = e.on_ok(v);

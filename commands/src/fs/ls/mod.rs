@@ -782,7 +782,7 @@ mod tests {
                 .special("/s/c", FileKind::CharDevice(dev(1, 3)))
                 .special("/s/b", FileKind::BlockDevice(dev(7, 0)))
                 .special("/s/c2", FileKind::CharDevice(dev(10, 237)))
-                .file("/s/big", &[0; 123_456])
+                .file("/s/big", &vec![0; 123_456])
                 .times("/s/p", t, t)
                 .times("/s/s", t, t)
                 .times("/s/c", t, t)

@@ -180,7 +180,10 @@ pub(super) fn print_long(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, ou
     };
     let devices = || items.iter().chain(extra).filter_map(device);
     let major_w = devices().map(|n| n.major.to_string().len()).max();
-    let minor_w = devices().map(|n| n.minor.to_string().len()).max().unwrap_or(0);
+    let minor_w = devices()
+        .map(|n| n.minor.to_string().len())
+        .max()
+        .unwrap_or(0);
     let sizes: Vec<String> = items
         .iter()
         .chain(extra)
