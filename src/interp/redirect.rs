@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::mpsc;
 
-use trumansh_commands::{Op, Stdin};
+use trumansh_commands::{Op, Stdin, normalize_lexical};
 
 use super::Interp;
 use super::state::ShellState;
@@ -63,7 +63,13 @@ impl Interp<'_> {
                     let append =
                         matches!(r.kind, RedirKind::Append(_) | RedirKind::AppendOutErr(_));
                     let target = self.redirect_target(state, w, line, streams)?;
-                    let target = self.open_output(state, &target, append, line, streams)?;
+                    // `/dev/stdout`, `/dev/stderr` (and `/dev/fd/1`, `/dev/fd/2`) are the
+                    // command's fd 1 or 2 as they are now: `> /dev/stderr` is `>&2`.
+                    let target = match fd_path(state, &target) {
+                        Some(1) => fds.out.clone(),
+                        Some(2) => fds.err.clone(),
+                        _ => self.open_output(state, &target, append, line, streams)?,
+                    };
                     match (&r.kind, fd.unwrap_or(1)) {
                         (RedirKind::OutErr(_) | RedirKind::AppendOutErr(_), _) => {
                             fds.out = target.clone();
@@ -106,8 +112,8 @@ impl Interp<'_> {
                 },
                 RedirKind::In(w) => {
                     let target = self.redirect_target(state, w, line, streams)?;
-                    // `< /dev/stdin` keeps the stdin the command has.
-                    if target.as_bytes() != b"/dev/stdin" {
+                    // `< /dev/stdin` (`/dev/fd/0`) keeps the stdin the command has.
+                    if !matches!(fd_path(state, &target), Some(0)) {
                         let path = state.resolve(&target);
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Bytes(Vec::new()))
@@ -208,11 +214,8 @@ impl Interp<'_> {
         line: usize,
         streams: &dyn StreamSink,
     ) -> Result<Out, i32> {
-        match target.as_bytes() {
-            b"/dev/null" => return Ok(Out::Null),
-            b"/dev/stdout" => return Ok(Out::Stream(Stream::Stdout)),
-            b"/dev/stderr" => return Ok(Out::Stream(Stream::Stderr)),
-            _ => {}
+        if target.as_bytes() == b"/dev/null" {
+            return Ok(Out::Null);
         }
         let path = state.resolve(target);
         // Opening is a change of its own (`> f` truncates even if the command then fails),
@@ -233,6 +236,23 @@ impl Interp<'_> {
             }
         }
     }
+}
+
+/// The fd a device path names: `/dev/stdin`, `/dev/stdout`, `/dev/stderr` and
+/// `/dev/fd/0`..`2` (however written: `/dev//stdout`), as Linux's links to the process's fds.
+fn fd_path(state: &ShellState, target: &OsString) -> Option<u8> {
+    let path = normalize_lexical(&state.resolve(target));
+    let name = path.strip_prefix("/dev").ok()?;
+    ["stdin", "stdout", "stderr"]
+        .iter()
+        .position(|n| name == std::path::Path::new(n))
+        .or_else(|| {
+            let fd = name.strip_prefix("fd").ok()?;
+            ["0", "1", "2"]
+                .iter()
+                .position(|n| fd == std::path::Path::new(n))
+        })
+        .map(|i| i as u8)
 }
 
 /// The text of a here-document body whose delimiter was quoted (no expansion).

@@ -123,6 +123,12 @@ impl Grep<'_> {
             self.search(&mut r, &label);
             return;
         }
+        // `/dev/stdin` is read as a file named so (even under `-r`).
+        if crate::support::input::names_stdin(self.ctx, op) {
+            let mut r = self.ctx.stdin;
+            self.search(&mut r, name);
+            return;
+        }
         let path = self.ctx.resolve(op);
         if self.o.recursive || self.o.skip_dirs || self.o.skip_devices {
             match self.ctx.fs.stat(&path, true) {

@@ -26,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operands_or_stdin};
+use crate::support::input::{names_stdin, open_input, operands_or_stdin};
 use crate::support::size::unit_power;
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
@@ -137,7 +137,7 @@ fn split_lines(data: &[u8], eol: u8) -> Vec<&[u8]> {
 fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Stop> {
     let mut out = Vec::with_capacity(files.len());
     for f in files {
-        if f != "-" {
+        if f != "-" && !names_stdin(ctx, f) {
             // A file is held whole: through the session's read cap.
             match ctx.fs.read(&ctx.resolve(f)) {
                 Ok(data) => out.push(data),
