@@ -109,10 +109,11 @@ pub(super) fn shown_name(name: &OsStr, o: &Opts) -> Vec<u8> {
     }
 }
 
-/// GNU's `indent`: spaces and tabs (tab stops every 8) from column `from` to `to`.
-pub(super) fn indent(mut from: usize, to: usize, out: &mut Vec<u8>) {
+/// GNU's `indent`: spaces and tabs (tab stops every 8) from column `from` to `to`; spaces
+/// only when the width has no limit (`-w 0`), as GNU.
+pub(super) fn indent(mut from: usize, to: usize, tabs: bool, out: &mut Vec<u8>) {
     while from < to {
-        if to / TAB > (from + 1) / TAB {
+        if tabs && to / TAB > (from + 1) / TAB {
             out.push(b'\t');
             from += TAB - from % TAB;
         } else {
@@ -198,7 +199,11 @@ pub(super) fn print_long(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, ou
             }),
         })
         .collect();
-    let (user, group) = (&ctx.identity.user, &ctx.identity.group);
+    let (user, group) = if o.numeric {
+        (ctx.identity.uid.to_string(), ctx.identity.gid.to_string())
+    } else {
+        (ctx.identity.user.clone(), ctx.identity.group.clone())
+    };
     let known = items.iter().chain(extra).any(|i| i.meta.is_some());
     let nlink_w = nlinks.iter().map(String::len).max().unwrap_or(0);
     let size_w = sizes.iter().map(String::len).max().unwrap_or(0);
@@ -320,7 +325,12 @@ pub(super) fn print_block(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, o
             let Some(name) = names.get(i) else { break };
             out.extend_from_slice(name);
             if c + 1 < cols && i + rows < n {
-                indent(pos + lens.get(i).copied().unwrap_or(0), pos + width, out);
+                indent(
+                    pos + lens.get(i).copied().unwrap_or(0),
+                    pos + width,
+                    o.width != usize::MAX,
+                    out,
+                );
             }
             pos += width;
         }
