@@ -443,6 +443,14 @@ pub(crate) fn apply_effect(
     let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
+    if let Some(e) = fifo_in_the_way(sandbox, op) {
+        audit_effect(sandbox.audit(), &effect);
+        sandbox.audit().event(
+            "failed",
+            fields([("op", name.into()), ("error", e.strerror().into())]),
+        );
+        return Err(e);
+    }
     let pending = journal.before(sandbox, op, name)?;
     if audit_now {
         audit_effect(sandbox.audit(), &effect);
@@ -461,6 +469,30 @@ pub(crate) fn apply_effect(
         journal.applied(effect);
     }
     result
+}
+
+/// A fifo an effect would open: reading one waits for a writer, writing one for a reader,
+/// beyond the line's deadline (the open itself blocks, and so would the journal's copy of
+/// what a write replaces). Refused at once instead: `EAGAIN` to read, `ENXIO` to write (what
+/// a non-blocking open of a fifo without a reader answers).
+fn fifo_in_the_way(sandbox: &Sandbox, op: &Op) -> Option<FsError> {
+    let fifo = |p: &std::path::Path, follow: bool| {
+        sandbox
+            .stat(p, follow)
+            .is_ok_and(|m| m.kind == FileKind::Fifo)
+    };
+    match op {
+        Op::WriteFile { path, .. } | Op::Touch { path, .. } if fifo(path, true) => {
+            Some(FsError::NoDevice)
+        }
+        Op::Copy {
+            from,
+            links_as_links,
+            ..
+        } if fifo(from, !links_as_links) => Some(FsError::WouldBlock),
+        Op::Copy { to, .. } if fifo(to, true) => Some(FsError::NoDevice),
+        _ => None,
+    }
 }
 
 /// Writes an `effect` event: the change, its path (and destination, or bytes written).

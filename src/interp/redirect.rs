@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::mpsc;
 
-use trumansh_commands::{Op, Stdin, normalize_lexical};
+use trumansh_commands::{FileKind, FsError, FsView, Op, Stdin, normalize_lexical};
 
 use super::Interp;
 use super::state::ShellState;
@@ -154,6 +154,14 @@ impl Interp<'_> {
                         let path = state.resolve(&target);
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Bytes(Vec::new()))
+                        } else if self
+                            .rt
+                            .sandbox
+                            .stat(&path, true)
+                            .is_ok_and(|m| m.kind == FileKind::Fifo)
+                        {
+                            // It would wait for a writer (see `exec::View`).
+                            Err(FsError::WouldBlock)
                         } else {
                             self.rt.sandbox.open_file(&path).map(Input::File)
                         };

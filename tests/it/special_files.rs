@@ -1,7 +1,7 @@
 //! Fifos, sockets and devices in the tree (which the transcripts' tree copies leave out): each
 //! command is run by trumansh and by real bash with GNU's tools on the same tree and their
-//! stdout, stderr and status compared; where bash would wait for a fifo's writer (or make a
-//! fifo trumansh cannot), trumansh's deliberate answer is asserted.
+//! stdout, stderr and status compared; where bash would wait for a fifo's writer or reader
+//! (or make a fifo trumansh cannot), trumansh's deliberate answer is asserted.
 //!
 //! The tree: `d/f` (`hi`), `d/ff` (a fifo, `mkfifo`), `d/sock` (a socket, bound here), and,
 //! when the tests run as root, `d/c` (a character device 1,3, `mknod`).
@@ -160,6 +160,24 @@ fn a_fifo_is_never_waited_for() {
         (
             "cp d/ff x",
             format!("cp: cannot open 'd/ff' for reading: {eagain}\n"),
+        ),
+        ("cat < d/ff", format!("bash: line 1: d/ff: {eagain}\n")),
+        // Writing would wait for a reader: ENXIO, as a non-blocking open answers.
+        (
+            "echo hi > d/ff",
+            "bash: line 1: d/ff: No such device or address\n".to_string(),
+        ),
+        (
+            "echo hi >> d/ff",
+            "bash: line 1: d/ff: No such device or address\n".to_string(),
+        ),
+        (
+            "cp d/f d/ff",
+            "cp: cannot create regular file 'd/ff': No such device or address\n".to_string(),
+        ),
+        (
+            "touch d/ff",
+            "touch: setting times of 'd/ff': No such device or address\n".to_string(),
         ),
         (
             "cp -r d e",
