@@ -7,8 +7,11 @@
 //! ```
 //!
 //! Events: `session` (start: root, mount point, policy), `line` (every input line, as typed),
-//! `command` (argv and cwd of every command run), `effect` (every change, written *before* it
-//! is applied), `failed` (a change that could not be applied), `refused` (a path the agent
+//! `command` (argv and cwd of every command run, before anything it changes, its
+//! redirections included), `effect` (every change, written *before* it is applied; a
+//! redirection's `write`/`append` is written once its command is done, with the bytes the
+//! command wrote through it, the truncation itself being journaled before it happens),
+//! `failed` (a change that could not be applied), `refused` (a path the agent
 //! was told does not exist, with the true reason it never sees), `denied` (a command the
 //! policy denies), `limit` (a limit that was hit), `undo`, `rollback` and `recovery`.
 //!

@@ -23,7 +23,7 @@ use trumansh_commands::{
 };
 
 use crate::api::AppliedEffect;
-use crate::audit::{fields, text};
+use crate::audit::{Audit, fields, text};
 use crate::io::{Sink, Stream};
 use crate::sandbox::Sandbox;
 use crate::txn::journal::{Journal, Plan};
@@ -40,8 +40,16 @@ pub(crate) enum Out {
     /// Into the next pipeline stage.
     NextStage,
     /// Appended to a file (a redirection already opened and truncated it).
-    File(PathBuf),
+    File(FileTarget),
     Null,
+}
+
+/// A file a redirection opened: where the command's bytes go, and how many went there (its
+/// duplicates, `2>&1`, count in the same total).
+#[derive(Debug, Clone)]
+pub(crate) struct FileTarget {
+    pub path: PathBuf,
+    pub written: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Where [`Out::Stream`] bytes go.
@@ -222,14 +230,18 @@ impl<'a> Emitter<'a> {
                 None => self.closed.set(true),
             },
             Out::Null => {}
-            Out::File(path) => {
+            Out::File(target) => {
                 // The redirection was opened (checked and journaled) before the command ran.
+                let path = &target.path;
                 let written = self
                     .sandbox
                     .resolve_write_target(path)
                     .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
                 if written.is_ok() {
                     self.journal.wrote(path, bytes.len() as u64);
+                    target
+                        .written
+                        .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 }
                 if let Err(e) = written {
                     self.closed.set(true);
@@ -319,15 +331,6 @@ pub(crate) fn run_command(
     emitter: &Emitter,
 ) -> i32 {
     emitter.command.set(Some(command));
-    let mut words = vec![text(command.as_str().as_bytes())];
-    words.extend(args.iter().map(|a| text(a.as_bytes())));
-    env.sandbox.audit().event(
-        "command",
-        fields([
-            ("argv", serde_json::Value::Array(words)),
-            ("cwd", text(env.cwd.as_os_str().as_bytes())),
-        ]),
-    );
     let ctx = Ctx {
         name: command,
         fs: env.sandbox,
@@ -350,6 +353,25 @@ pub(crate) fn run_command(
     emitter.status(status)
 }
 
+/// Logs a command's `command` event (its argv and cwd) in the audit log: before its
+/// redirections are opened, so that it comes before every effect it causes.
+pub(crate) fn audit_command(
+    audit: &Audit,
+    command: CommandName,
+    args: &[std::ffi::OsString],
+    cwd: &std::path::Path,
+) {
+    let mut words = vec![text(command.as_str().as_bytes())];
+    words.extend(args.iter().map(|a| text(a.as_bytes())));
+    audit.event(
+        "command",
+        fields([
+            ("argv", serde_json::Value::Array(words)),
+            ("cwd", text(cwd.as_os_str().as_bytes())),
+        ]),
+    );
+}
+
 /// Checks and applies one filesystem effect through the sandbox: its inverse is journaled and
 /// it is audited first (write-ahead), then it is applied.
 pub(crate) fn apply_fs_effect(
@@ -357,26 +379,43 @@ pub(crate) fn apply_fs_effect(
     journal: &Journal,
     op: &Op,
 ) -> Result<(), FsError> {
+    apply_effect(sandbox, journal, op, true)
+}
+
+/// [`apply_fs_effect`]; with `audit_now` false the caller records the effect itself once it
+/// is complete (a redirection's write, with the bytes its command wrote); a failure is
+/// recorded at once either way.
+pub(crate) fn apply_effect(
+    sandbox: &Sandbox,
+    journal: &Journal,
+    op: &Op,
+    audit_now: bool,
+) -> Result<(), FsError> {
     let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
     let pending = journal.before(sandbox, op, name)?;
-    audit_effect(sandbox, &effect);
-    let result = apply_planned(sandbox, op, &pending.plan);
-    if result.is_ok() {
-        journal.applied(effect);
+    if audit_now {
+        audit_effect(sandbox.audit(), &effect);
     }
+    let result = apply_planned(sandbox, op, &pending.plan);
     if let Err(e) = &result {
         journal.failed(pending.seq);
+        if !audit_now {
+            audit_effect(sandbox.audit(), &effect);
+        }
         sandbox.audit().event(
             "failed",
             fields([("op", name.into()), ("error", e.strerror().into())]),
         );
+    } else {
+        journal.applied(effect);
     }
     result
 }
 
-fn audit_effect(sandbox: &Sandbox, effect: &AppliedEffect) {
+/// Writes an `effect` event: the change, its path (and destination, or bytes written).
+pub(crate) fn audit_effect(audit: &Audit, effect: &AppliedEffect) {
     let path_of = |p: &std::path::Path| text(p.as_os_str().as_bytes());
     let mut f = fields([("op", effect.op().into())]);
     if let Some(path) = effect.path() {
@@ -391,7 +430,7 @@ fn audit_effect(sandbox: &Sandbox, effect: &AppliedEffect) {
         }
         _ => {}
     }
-    sandbox.audit().event("effect", f);
+    audit.event("effect", f);
 }
 
 /// Applies an effect whose inverse is recorded.

@@ -51,7 +51,7 @@ use std::ffi::OsString;
 pub use contract::ctx::{
     Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
-pub use contract::fsview::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
+pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
 pub use registry::{HelpTopic, Kind};
 pub use support::args::parse_args;

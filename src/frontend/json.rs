@@ -9,13 +9,19 @@
 //! padded). A request may send `command_base64` / `stdin_base64` instead of the plain field.
 //!
 //! A line that is not a valid request gets an error response (`{"id":..., "error":
-//! {"code":..., "message":...}}`) and the session goes on.
+//! {"code":..., "message":...}}`) and the session goes on. A key given twice is refused (a
+//! proxy that checked one of them must not be bypassed by the other).
+//!
+//! The `id` is kept as the JSON text that was sent ([`RawValue`]) and echoed as it was: a
+//! number beyond `f64` (`123456789012345678901234567890`) keeps its digits.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::api::{AppliedEffect, Report, Request};
@@ -44,17 +50,48 @@ impl ErrorCode {
     }
 }
 
+/// A request's `id`: the JSON text it was sent as, echoed unchanged in the response.
+#[derive(Debug, Clone)]
+pub struct RequestId(Box<RawValue>);
+
+impl RequestId {
+    /// `null`: no id was sent, or it could not be read.
+    pub fn null() -> Self {
+        // `Box<RawValue>`'s default is `null`.
+        RequestId(Box::default())
+    }
+
+    /// The id's JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for RequestId {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// A response line's text: `{"id":ID,` then the other fields of `rest`, in order.
+pub fn response_text(id: &RequestId, rest: Map<String, Value>) -> String {
+    let rest = Value::Object(rest).to_string();
+    let fields = rest.strip_prefix('{').unwrap_or(&rest);
+    let sep = if fields == "}" { "" } else { "," };
+    format!("{{\"id\":{}{sep}{fields}", id.get())
+}
+
 /// A refused request: the code, a one-line message, and the request's id when it could be
 /// read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProtocolError {
-    pub id: Value,
+    pub id: RequestId,
     pub code: ErrorCode,
     pub message: String,
 }
 
 impl ProtocolError {
-    fn new(id: Value, code: ErrorCode, message: impl Into<String>) -> Self {
+    fn new(id: RequestId, code: ErrorCode, message: impl Into<String>) -> Self {
         ProtocolError {
             id,
             code,
@@ -62,22 +99,48 @@ impl ProtocolError {
         }
     }
 
-    /// The error response object.
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "id": self.id,
-            "error": {"code": self.code.as_str(), "message": self.message},
-        })
+    /// The error response line (without its newline).
+    pub fn to_text(&self) -> String {
+        let mut rest = Map::new();
+        rest.insert(
+            "error".into(),
+            serde_json::json!({"code": self.code.as_str(), "message": self.message}),
+        );
+        response_text(&self.id, rest)
     }
 }
 
 /// A request as read from a line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonRequest {
-    pub id: Value,
+    pub id: RequestId,
     pub command: Vec<u8>,
     pub stdin: Option<Vec<u8>>,
     pub timeout: Option<Duration>,
+}
+
+/// A JSON object's members in the order sent, duplicates kept (a `Map` keeps the last), each
+/// value as its text.
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 const FIELDS: [&str; 6] = [
@@ -91,7 +154,7 @@ const FIELDS: [&str; 6] = [
 
 /// Parses one request line.
 pub fn parse_request(line: &[u8]) -> Result<JsonRequest, ProtocolError> {
-    let value: Value = serde_json::from_slice(line).map_err(|e| {
+    let parse_error = |e: serde_json::Error| {
         let message = if std::str::from_utf8(line).is_err() {
             "the request is not valid UTF-8 (send bytes that are not UTF-8 as command_base64 or stdin_base64)".to_string()
         } else if e.is_eof() {
@@ -99,22 +162,39 @@ pub fn parse_request(line: &[u8]) -> Result<JsonRequest, ProtocolError> {
         } else {
             format!("the request is not valid JSON: {e}")
         };
-        ProtocolError::new(Value::Null, ErrorCode::ParseError, message)
-    })?;
+        ProtocolError::new(RequestId::null(), ErrorCode::ParseError, message)
+    };
+    let value: Value = serde_json::from_slice(line).map_err(parse_error)?;
     let Value::Object(obj) = value else {
         return Err(ProtocolError::new(
-            Value::Null,
+            RequestId::null(),
             ErrorCode::InvalidRequest,
             format!("a request must be a JSON object, not {}", kind(&value)),
         ));
     };
-    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    // The same object again, member by member as sent: a `Map` keeps only the last of a
+    // key given twice, and holds numbers as `f64`.
+    let Members(members) = serde_json::from_slice(line).map_err(parse_error)?;
+    let mut ids = members.iter().filter(|(k, _)| k == "id").map(|(_, v)| v);
+    // An id sent twice is no one id: the error answers `null`.
+    let id = match (ids.next(), ids.next()) {
+        (Some(id), None) => RequestId(id.clone()),
+        _ => RequestId::null(),
+    };
     let invalid =
         |message: String| ProtocolError::new(id.clone(), ErrorCode::InvalidRequest, message);
     if let Some(unknown) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
         return Err(invalid(format!(
             "unknown field {unknown:?} (expected one of: id, command, command_base64, stdin, stdin_base64, timeout_ms)"
         )));
+    }
+    if members.len() != obj.len() {
+        let mut seen = std::collections::HashSet::new();
+        if let Some((twice, _)) = members.iter().find(|(k, _)| !seen.insert(k)) {
+            return Err(invalid(format!(
+                "duplicate field {twice:?} (each field at most once)"
+            )));
+        }
     }
     let command = bytes_field(&obj, "command")
         .map_err(invalid)?
@@ -278,17 +358,17 @@ pub fn run_json_lines(
     while let Some(line) = read_line(&mut input, max) {
         let response = match line {
             Err(n) => ProtocolError::new(
-                Value::Null,
+                RequestId::null(),
                 ErrorCode::RequestTooLarge,
                 format!(
                     "the request is {n} bytes; the limit is {} (request_bytes)",
                     crate::io::human_bytes(max as u64)
                 ),
             )
-            .to_json(),
+            .to_text(),
             Ok(line) if line.trim_ascii().is_empty() => continue,
             Ok(line) => match parse_request(&line) {
-                Err(e) => e.to_json(),
+                Err(e) => e.to_text(),
                 Ok(request) => {
                     let mut recorded = Recorded::default();
                     let report = session.execute(
@@ -300,16 +380,13 @@ pub fn run_json_lines(
                         &mut recorded,
                     );
                     on_step(&request, &recorded, report.status);
-                    let mut obj = Map::new();
-                    obj.insert("id".into(), request.id.clone());
                     let stdout = recorded.bytes(Stream::Stdout);
                     let stderr = recorded.bytes(Stream::Stderr);
-                    obj.extend(outcome_json(&stdout, &stderr, &report));
-                    Value::Object(obj)
+                    response_text(&request.id, outcome_json(&stdout, &stderr, &report))
                 }
             },
         };
-        let mut text = response.to_string().into_bytes();
+        let mut text = response.into_bytes();
         text.push(b'\n');
         if output
             .write_all(&text)
@@ -363,7 +440,7 @@ mod tests {
                 // Random bytes are almost never a request; when they are, they name a command.
                 Ok(_) => prop_assert!(line.windows(7).any(|w| w == b"command")),
                 Err(e) => {
-                    let v = e.to_json();
+                    let v: Value = serde_json::from_str(&e.to_text()).unwrap_or_default();
                     prop_assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
                 }
             }
@@ -393,7 +470,7 @@ mod tests {
                 Ok(r) => {
                     prop_assert_eq!(r.command, command);
                     prop_assert_eq!(r.stdin, stdin);
-                    prop_assert_eq!(r.id, Value::from(id));
+                    prop_assert_eq!(r.id.get(), id.to_string());
                 }
                 Err(e) => prop_assert_eq!(e.code, ErrorCode::InvalidRequest),
             }

@@ -6,7 +6,6 @@ use trumansh_commands::Directive;
 use super::Interp;
 use super::state::ShellState;
 use crate::api::AppliedEffect;
-use trumansh_commands::normalize_lexical;
 
 impl Interp<'_> {
     /// Applies a directive to the shell itself (`cd`, variables, `exit`, `undo`).
@@ -18,7 +17,9 @@ impl Interp<'_> {
     ) -> Option<Said> {
         match directive {
             Directive::SetCwd { path } => {
-                let old = std::mem::replace(&mut state.cwd, normalize_lexical(path));
+                // As `cd` gives it: normalised, except the path into a removed directory,
+                // which bash keeps as typed (`/a/b/..`).
+                let old = std::mem::replace(&mut state.cwd, path.clone());
                 state
                     .vars
                     .set("OLDPWD", old.to_string_lossy().into_owned(), false);

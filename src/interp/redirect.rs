@@ -5,11 +5,16 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::mpsc;
 
-use trumansh_commands::{Op, Stdin};
+use trumansh_commands::{Op, Stdin, normalize_lexical};
 
 use super::Interp;
 use super::state::ShellState;
-use crate::exec::{LineInput, Out, PipeReader, StreamSink, apply_fs_effect};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::api::AppliedEffect;
+use crate::audit::Audit;
+use crate::exec::{FileTarget, LineInput, Out, PipeReader, StreamSink, apply_effect, audit_effect};
 use crate::expand;
 use crate::io::Stream;
 use crate::shell::{self, ast::RedirKind, ast::SimpleCommand};
@@ -29,6 +34,9 @@ pub(super) struct Fds {
     pub stdin: Input,
     pub out: Out,
     pub err: Out,
+    /// The files its redirections opened, recorded in the audit log when the command is
+    /// done (dropped).
+    pub opened: Vec<Opened>,
 }
 
 impl Fds {
@@ -38,7 +46,30 @@ impl Fds {
             stdin: Input::Inherit,
             out,
             err: Out::Stream(Stream::Stderr),
+            opened: Vec::new(),
         }
+    }
+}
+
+/// A file a redirection created or truncated: its `effect` event is written to the audit log
+/// once its command is done (when this is dropped), with the bytes the command wrote to it.
+/// The truncation itself is journaled before it happens.
+pub(super) struct Opened {
+    target: FileTarget,
+    append: bool,
+    audit: Arc<Audit>,
+}
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        audit_effect(
+            &self.audit,
+            &AppliedEffect::Write {
+                path: self.target.path.clone(),
+                bytes: self.target.written.load(Ordering::Relaxed),
+                append: self.append,
+            },
+        );
     }
 }
 
@@ -63,7 +94,19 @@ impl Interp<'_> {
                     let append =
                         matches!(r.kind, RedirKind::Append(_) | RedirKind::AppendOutErr(_));
                     let target = self.redirect_target(state, w, line, streams)?;
-                    let target = self.open_output(state, &target, append, line, streams)?;
+                    // `/dev/stdout`, `/dev/stderr` (and `/dev/fd/1`, `/dev/fd/2`) are the
+                    // command's fd 1 or 2 as they are now: `> /dev/stderr` is `>&2`.
+                    let target = match fd_path(state, &target) {
+                        Some(1) => fds.out.clone(),
+                        Some(2) => fds.err.clone(),
+                        _ => self.open_output(
+                            state,
+                            &target,
+                            append,
+                            &mut fds.opened,
+                            (line, streams),
+                        )?,
+                    };
                     match (&r.kind, fd.unwrap_or(1)) {
                         (RedirKind::OutErr(_) | RedirKind::AppendOutErr(_), _) => {
                             fds.out = target.clone();
@@ -106,8 +149,8 @@ impl Interp<'_> {
                 },
                 RedirKind::In(w) => {
                     let target = self.redirect_target(state, w, line, streams)?;
-                    // `< /dev/stdin` keeps the stdin the command has.
-                    if target.as_bytes() != b"/dev/stdin" {
+                    // `< /dev/stdin` (`/dev/fd/0`) keeps the stdin the command has.
+                    if !matches!(fd_path(state, &target), Some(0)) {
                         let path = state.resolve(&target);
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Bytes(Vec::new()))
@@ -199,20 +242,18 @@ impl Interp<'_> {
         }
     }
 
-    /// Opens an output redirection: the device paths, or a file created/truncated now.
+    /// Opens an output redirection: `/dev/null`, or a file created/truncated now (and kept
+    /// in `opened` for the audit log).
     fn open_output(
         &self,
         state: &mut ShellState,
         target: &OsString,
         append: bool,
-        line: usize,
-        streams: &dyn StreamSink,
+        opened: &mut Vec<Opened>,
+        (line, streams): (usize, &dyn StreamSink),
     ) -> Result<Out, i32> {
-        match target.as_bytes() {
-            b"/dev/null" => return Ok(Out::Null),
-            b"/dev/stdout" => return Ok(Out::Stream(Stream::Stdout)),
-            b"/dev/stderr" => return Ok(Out::Stream(Stream::Stderr)),
-            _ => {}
+        if target.as_bytes() == b"/dev/null" {
+            return Ok(Out::Null);
         }
         let path = state.resolve(target);
         // Opening is a change of its own (`> f` truncates even if the command then fails),
@@ -222,8 +263,20 @@ impl Interp<'_> {
             data: Vec::new(),
             append,
         };
-        match apply_fs_effect(&self.rt.sandbox, &self.rt.journal, &open) {
-            Ok(()) => Ok(Out::File(path)),
+        // Audited when the command is done, with the bytes it wrote ([`Opened`]).
+        match apply_effect(&self.rt.sandbox, &self.rt.journal, &open, false) {
+            Ok(()) => {
+                let target = FileTarget {
+                    path,
+                    written: Arc::default(),
+                };
+                opened.push(Opened {
+                    target: target.clone(),
+                    append,
+                    audit: Arc::clone(&self.rt.audit),
+                });
+                Ok(Out::File(target))
+            }
             Err(e) => {
                 let mut msg = target.as_bytes().to_vec();
                 msg.extend_from_slice(b": ");
@@ -233,6 +286,23 @@ impl Interp<'_> {
             }
         }
     }
+}
+
+/// The fd a device path names: `/dev/stdin`, `/dev/stdout`, `/dev/stderr` and
+/// `/dev/fd/0`..`2` (however written: `/dev//stdout`), as Linux's links to the process's fds.
+fn fd_path(state: &ShellState, target: &OsString) -> Option<u8> {
+    let path = normalize_lexical(&state.resolve(target));
+    let name = path.strip_prefix("/dev").ok()?;
+    ["stdin", "stdout", "stderr"]
+        .iter()
+        .position(|n| name == std::path::Path::new(n))
+        .or_else(|| {
+            let fd = name.strip_prefix("fd").ok()?;
+            ["0", "1", "2"]
+                .iter()
+                .position(|n| fd == std::path::Path::new(n))
+        })
+        .map(|i| i as u8)
 }
 
 /// The text of a here-document body whose delimiter was quoted (no expansion).

@@ -12,7 +12,7 @@ use super::Interp;
 use super::redirect::{Fds, stdin_of};
 use super::state::ShellState;
 use crate::audit::fields;
-use crate::exec::{Emitter, Out, StreamSink, run_command};
+use crate::exec::{Emitter, Out, StreamSink, audit_command, run_command};
 use crate::expand;
 use crate::shell::ast::SimpleCommand;
 
@@ -166,6 +166,19 @@ impl Interp<'_> {
             }
         }
         state.apply_assigned(std::mem::take(&mut assigned));
+        // The command that will run is logged now, before any change it causes (its
+        // redirections' first).
+        let parsed = words
+            .first()
+            .and_then(|name| name.to_str()?.parse::<CommandName>().ok());
+        if let Some(c) = parsed.filter(|c| !self.rt.denied.contains(c)) {
+            audit_command(
+                self.rt.audit(),
+                c,
+                words.get(1..).unwrap_or_default(),
+                &state.cwd,
+            );
+        }
         // 3. Redirections, in order, before the command runs (as bash: `> f` truncates even if
         // the command then fails or is not found).
         if let Err(status) = self.open_redirections(state, cmd, &mut fds, line, streams) {
@@ -178,7 +191,6 @@ impl Interp<'_> {
             }
             return Prepared::Done(0);
         };
-        let parsed = name.to_str().and_then(|s| s.parse::<CommandName>().ok());
         if let Some(c) = parsed
             && self.rt.denied.contains(&c)
         {

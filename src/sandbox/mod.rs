@@ -873,13 +873,15 @@ pub fn unique_name(prefix: &str) -> String {
 }
 
 /// An open object as a file to read: a regular file, a directory (reading it fails with
-/// `EISDIR`, as for GNU) or a FIFO; a socket or a device is not read.
+/// `EISDIR`, as for GNU), a FIFO or a character device (opened without blocking, read until
+/// the deadline at most); a block device — a disk — is not read.
 fn readable(fd: std::os::fd::OwnedFd) -> Result<cap_std::fs::File, FsError> {
     let st = rustix::fs::fstat(&fd).map_err(|e| map_err(e.into()))?;
     match rustix::fs::FileType::from_raw_mode(st.st_mode) {
         rustix::fs::FileType::RegularFile
         | rustix::fs::FileType::Directory
-        | rustix::fs::FileType::Fifo => {}
+        | rustix::fs::FileType::Fifo
+        | rustix::fs::FileType::CharacterDevice => {}
         _ => return Err(FsError::NoDevice),
     }
     Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
@@ -1049,6 +1051,7 @@ fn to_system_time(secs: i64, nsec: i64) -> SystemTime {
 }
 
 fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
+    use cap_std::fs::FileTypeExt as _;
     let ft = m.file_type();
     let kind = if ft.is_symlink() {
         FileKind::Symlink
@@ -1056,8 +1059,14 @@ fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
         FileKind::Dir
     } else if ft.is_file() {
         FileKind::File
+    } else if ft.is_fifo() {
+        FileKind::Fifo
+    } else if ft.is_char_device() {
+        FileKind::CharDevice(trumansh_commands::DevNum::from_rdev(m.rdev()))
+    } else if ft.is_block_device() {
+        FileKind::BlockDevice(trumansh_commands::DevNum::from_rdev(m.rdev()))
     } else {
-        FileKind::Other
+        FileKind::Socket
     };
     Meta {
         kind,
@@ -1080,7 +1089,7 @@ fn is_dev_null(vpath: &Path) -> bool {
 
 fn dev_null_meta() -> Meta {
     Meta {
-        kind: FileKind::Other,
+        kind: FileKind::CharDevice(trumansh_commands::DevNum { major: 1, minor: 3 }),
         len: 0,
         perm: 0o666,
         nlink: 1,
@@ -1156,7 +1165,11 @@ impl FsView for Sandbox {
                 Ok(t) if t.is_symlink() => FileKind::Symlink,
                 Ok(t) if t.is_dir() => FileKind::Dir,
                 Ok(t) if t.is_file() => FileKind::File,
-                _ => FileKind::Other,
+                // A fifo, socket or device: its kind (and a device's number) from `lstat`.
+                _ => match entry.metadata() {
+                    Ok(m) => meta_of(&m).kind,
+                    Err(_) => continue, // gone since the listing
+                },
             };
             out.push(DirEntry { name, kind });
         }

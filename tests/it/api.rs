@@ -179,3 +179,65 @@ fn a_report_lists_the_first_thousand_effects_and_counts_the_rest() {
     assert_eq!(out.effects_omitted, 501);
     assert_eq!(s.run("true").effects_omitted, 0);
 }
+
+/// The `command` and `effect` events of the audit log, as `command ARGV...` and
+/// `OP PATH[ BYTES]` lines.
+fn audited(root: &Path) -> Vec<String> {
+    let log = std::fs::read_to_string(root.join(".trash/audit.jsonl")).unwrap();
+    log.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter_map(|e| match e["event"].as_str()? {
+            "command" => Some(format!(
+                "command {}",
+                e["argv"]
+                    .as_array()?
+                    .iter()
+                    .filter_map(|w| w.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )),
+            "effect" => Some(format!(
+                "{} {}{}",
+                e["op"].as_str()?,
+                e["path"].as_str()?.trim_start_matches("/home/user/"),
+                e.get("bytes").map(|b| format!(" {b}")).unwrap_or_default()
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_audit_log_has_each_command_before_its_effects_and_the_bytes_redirections_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    let out = s.run(
+        "echo hello > a; cat a a >> b 2>&1; ls nope 2> e; echo x | tee t > u; > empty; nosuch > nf; mkdir d; echo z > no/f; echo y >> d/f",
+    );
+    assert_eq!(out.status, 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        audited(dir.path()),
+        [
+            "command echo hello",
+            "write a 6",
+            "command cat a a",
+            "append b 12",
+            "command ls nope",
+            "write e 52",
+            "command echo x",
+            "command tee t",
+            "write t 2",
+            "write u 2",
+            // No command: the files are still created, and nothing is written to them.
+            "write empty 0",
+            "write nf 0",
+            "command mkdir d",
+            "create_dir d",
+            // A redirection that cannot be opened: its effect (nothing written), then `failed`.
+            "command echo z",
+            "write no/f 0",
+            "command echo y",
+            "append d/f 2",
+        ]
+    );
+}

@@ -332,6 +332,27 @@ fn read_only_paths_refuse_writes() {
             "cp big.txt docs/",
             "cp: cannot create regular file 'docs/big.txt': Read-only file system\n",
         ),
+        // Onto a read-only file: one line, as GNU (the old file cannot be moved aside).
+        (
+            "mv big.txt a.txt",
+            "mv: cannot move 'big.txt' to 'a.txt': Read-only file system\n",
+        ),
+        (
+            "mv -v big.txt docs/guide.txt",
+            "mv: cannot move 'big.txt' to 'docs/guide.txt': Read-only file system\n",
+        ),
+        (
+            "cp big.txt a.txt",
+            "cp: cannot create regular file 'a.txt': Read-only file system\n",
+        ),
+        (
+            "cp -r docs a.txt",
+            "cp: cannot overwrite non-directory 'a.txt' with directory 'docs'\n",
+        ),
+        (
+            "cp -r docs docs2 && cp -r docs2 docs/",
+            "cp: cannot create directory 'docs/docs2': Read-only file system\n",
+        ),
     ] {
         let r = s.run(line);
         assert_eq!(err(&r), want, "{line}");
@@ -344,6 +365,7 @@ fn read_only_paths_refuse_writes() {
     );
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
     assert!(root.join("docs/guide.txt").exists());
+    assert!(root.join("big.txt").exists());
     assert_alive(&mut s);
 }
 

@@ -40,6 +40,8 @@ mod readme;
 mod repl;
 /// The agent racing itself through pipeline stages past the hidden and read-only checks.
 mod self_race;
+/// Fifos, sockets and devices in the tree, against real bash on it; a new command's answer to one.
+mod special_files;
 /// Pipelines stream through bounded pipes; a new streaming stage.
 mod streaming;
 /// `fixtures/transcripts/**` replayed and checked against real bash; add a transcript, not a test.

@@ -357,6 +357,57 @@ fn malformed_requests_get_typed_errors_and_the_session_goes_on() {
 }
 
 #[test]
+fn a_key_given_twice_is_refused() {
+    // serde would keep the last `command`: a proxy that checked the first would be bypassed.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path(), &[]);
+    s.send_raw(b"{\"id\":1,\"command\":\"echo safe\",\"command\":\"touch pwned\"}\n");
+    let r = s.recv();
+    assert_eq!(r["id"], 1);
+    assert_error(&r, "invalid_request", "duplicate field \"command\"");
+    // The same name spelt with an escape is the same key; `stdin` twice too.
+    s.send_raw(b"{\"id\":2,\"command\":\"cat\",\"stdin\":\"a\",\"st\\u0064in\":\"b\"}\n");
+    let r = s.recv();
+    assert_eq!(r["id"], 2);
+    assert_error(&r, "invalid_request", "duplicate field \"stdin\"");
+    // An id sent twice is no one id: the error answers `null`.
+    s.send_raw(b"{\"id\":3,\"id\":4,\"command\":\"true\"}\n");
+    let r = s.recv();
+    assert_eq!(r["id"], Value::Null);
+    assert_error(&r, "invalid_request", "duplicate field \"id\"");
+    let r = s.ask(&cmd(5, "ls"));
+    assert_eq!(r["stdout"], "", "nothing ran: {r}");
+    assert_eq!(s.finish(), 0);
+    assert!(!dir.path().join("pwned").exists());
+}
+
+#[test]
+fn an_id_is_echoed_exactly_as_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path(), &[]);
+    for id in [
+        "123456789012345678901234567890",
+        "-0.10",
+        "\"\\u00e9t\\u00e9\"",
+        "[1, {\"a\" : 2.50}]",
+        "18446744073709551616",
+    ] {
+        for body in ["\"command\":\"true\"", "\"command\":7"] {
+            s.send_raw(format!("{{\"id\":{id},{body}}}\n").as_bytes());
+            let line = s
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("a response");
+            assert!(
+                line.starts_with(&format!("{{\"id\":{id},\"")),
+                "{id}: {line}"
+            );
+        }
+    }
+    assert_eq!(s.finish(), 0);
+}
+
+#[test]
 fn huge_requests_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("policy.toml");

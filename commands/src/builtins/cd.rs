@@ -5,14 +5,19 @@
 //! checks it is a directory; when that fails bash retries the path physically, and so does
 //! this. `-P` resolves every link. At a mount point other than `/`, `..` does not exist in the
 //! view, so `cd ..` there fails exactly like a missing directory.
+//!
+//! When the current directory was removed, bash's last try is `chdir(dir)` from the process's
+//! own directory, whose `..` still leads up: `cd ..` lands in the parent (its physical path),
+//! or, when that was removed too, stays in the removed directories with `$PWD` as typed
+//! (`/a/b/..`) and `getcwd`'s complaint. [`from_removed_cwd`] plays that last try.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
-use crate::support::paths::normalize_logical;
+use crate::support::paths::{normalize_lexical, normalize_logical};
 use crate::{Ctx, Directive, FsError, Outcome, ansic_if_needed};
 
 pub const USAGE: &str = "cd [-L|[-P [-e]] [-@]] [dir]";
@@ -69,6 +74,45 @@ fn target(ctx: &Ctx, joined: &Path, physical: bool) -> Result<PathBuf, FsError> 
     }
 }
 
+/// Where bash's last try lands when the current directory was removed: `chdir(dir)` from the
+/// process's own (removed) directory, whose `..` still leads to its parent. `.` and `..` at
+/// the start of `dir` climb the removed directories by name; any other name in a removed
+/// directory is missing (it is empty). `Some(Ok(path))`: an existing directory (bash then
+/// takes its physical path, `getcwd`); `Some(Err(()))`: still a removed directory (bash keeps
+/// the path as typed); `None`: the chdir fails too.
+fn from_removed_cwd(ctx: &Ctx, dir: &OsStr) -> Option<Result<PathBuf, ()>> {
+    let exists = |p: &Path| ctx.fs.stat(p, true).is_ok_and(|m| m.is_dir());
+    if Path::new(dir).is_absolute() || exists(ctx.cwd) {
+        return None;
+    }
+    let mut at = normalize_lexical(ctx.cwd);
+    let mut rest = dir
+        .as_bytes()
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty());
+    let mut tail = PathBuf::new();
+    for c in rest.by_ref() {
+        match c {
+            b"." => {}
+            b".." if !exists(&at) => {
+                at.pop();
+            }
+            _ => {
+                tail.push(OsStr::from_bytes(c));
+                break;
+            }
+        }
+    }
+    for c in rest {
+        tail.push(OsStr::from_bytes(c));
+    }
+    if !exists(&at) {
+        return tail.as_os_str().is_empty().then_some(Err(()));
+    }
+    let landing = at.join(tail);
+    exists(&landing).then(|| Ok(ctx.fs.canonicalize(&landing).unwrap_or(landing)))
+}
+
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let a = parse_builtin::<CdArgs>(args)?;
     let mut o = Outcome::ok();
@@ -101,7 +145,22 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     // TODO(cd): CDPATH is not consulted.
     let joined = ctx.resolve(&dir);
     let shown = ansic_if_needed(&dir);
-    match target(ctx, &joined, a.physical) {
+    let landed = match target(ctx, &joined, a.physical) {
+        Err(e) => match from_removed_cwd(ctx, &dir) {
+            Some(Ok(path)) => Ok(path),
+            Some(Err(())) => {
+                // In a removed directory: bash's `getcwd` fails, and the path stays as typed.
+                o.err(
+                    "cd: error retrieving current directory: getcwd: cannot access parent \
+                     directories: No such file or directory\n",
+                );
+                Ok(joined.clone())
+            }
+            None => Err(e),
+        },
+        ok => ok,
+    };
+    match landed {
         Ok(path) => {
             // `cd -` (and, later, a CDPATH hit) prints the new directory; in a pipeline
             // stage bash prints it too, though the change stays in the subshell.

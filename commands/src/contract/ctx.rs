@@ -164,6 +164,18 @@ impl Ctx<'_> {
         !spill.closed()
     }
 
+    /// Hands every step produced so far to the executor at once, so that the effects among
+    /// them are applied before the handler goes on: `cp -r` looks whether the directory it
+    /// asked for exists before it copies into it. False when nothing applies them (a unit
+    /// test's world): the view then does not show what they did.
+    pub fn apply_now(&self, o: &mut Outcome) -> bool {
+        let Some(spill) = self.spill else {
+            return false;
+        };
+        spill.spill(std::mem::take(&mut o.steps));
+        true
+    }
+
     /// `$HOME`, or the mount point when unset.
     pub fn home(&self) -> PathBuf {
         self.vars

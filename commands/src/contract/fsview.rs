@@ -11,14 +11,63 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// What kind of object a path names (after following links, for [`FsView::stat`]).
+/// What kind of object a path names (after following links, for [`FsView::stat`]): the
+/// seven types of `st_mode`. Opening one never blocks: a fifo is read without waiting for a
+/// writer (empty without one; with a silent one, until the line's deadline); a socket or a
+/// device is not read ([`FsError::NoDevice`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
     File,
     Dir,
     Symlink,
-    /// Fifos, sockets, devices: shown but never opened.
-    Other,
+    /// A named pipe (`mkfifo`).
+    Fifo,
+    /// A unix-domain socket.
+    Socket,
+    /// A character device, with its number (`st_rdev`).
+    CharDevice(DevNum),
+    /// A block device, with its number (`st_rdev`).
+    BlockDevice(DevNum),
+}
+
+/// A device's number (`st_rdev`), as `major(3)` and `minor(3)` split it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevNum {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl DevNum {
+    /// glibc's `gnu_dev_major`/`gnu_dev_minor` split of an `st_rdev`.
+    pub fn from_rdev(rdev: u64) -> DevNum {
+        // The casts truncate to 32 bits, as glibc's `(unsigned int)` do.
+        let (high, mid) = ((rdev >> 32) as u32, (rdev >> 12) as u32);
+        let (major, minor) = (((rdev >> 8) & 0xfff) as u32, (rdev & 0xff) as u32);
+        DevNum {
+            major: major | (high & !0xfff),
+            minor: minor | (mid & !0xff),
+        }
+    }
+}
+
+impl FileKind {
+    /// A fifo, socket or device: neither a regular file, a directory nor a link.
+    pub fn is_special(self) -> bool {
+        !matches!(self, FileKind::File | FileKind::Dir | FileKind::Symlink)
+    }
+
+    /// The letter of `ls -l`'s mode string, of `find -type` and `%y`.
+    pub fn letter(self) -> char {
+        match self {
+            FileKind::File => '-',
+            FileKind::Dir => 'd',
+            FileKind::Symlink => 'l',
+            FileKind::Fifo => 'p',
+            FileKind::Socket => 's',
+            FileKind::CharDevice(_) => 'c',
+            FileKind::BlockDevice(_) => 'b',
+        }
+    }
 }
 
 /// The metadata handlers may use; a subset of `struct stat`.
@@ -90,6 +139,8 @@ pub enum FsError {
     TooLarge,
     /// ENXIO: a FIFO with no reader, a socket or a device the sandbox does not read.
     NoDevice,
+    /// EAGAIN: a FIFO with nothing to read yet (it would wait for a writer).
+    WouldBlock,
     /// EIO, or anything else that has no better name.
     Io,
 }
@@ -112,6 +163,7 @@ impl FsError {
             FsError::TimedOut => "Timer expired",
             FsError::TooLarge => "File too large",
             FsError::NoDevice => "No such device or address",
+            FsError::WouldBlock => "Resource temporarily unavailable",
             FsError::Io => "Input/output error",
         }
     }
@@ -140,6 +192,7 @@ impl FsError {
             Some(62) => FsError::TimedOut,
             Some(27) => FsError::TooLarge,
             Some(6) => FsError::NoDevice,
+            Some(11) => FsError::WouldBlock,
             Some(_) => FsError::Io,
             None => match e.kind() {
                 ErrorKind::NotFound | ErrorKind::PermissionDenied => FsError::NotFound,
@@ -150,6 +203,7 @@ impl FsError {
                 ErrorKind::QuotaExceeded => FsError::QuotaExceeded,
                 ErrorKind::StorageFull => FsError::NoSpace,
                 ErrorKind::TimedOut => FsError::TimedOut,
+                ErrorKind::WouldBlock => FsError::WouldBlock,
                 _ => FsError::Io,
             },
         }

@@ -73,7 +73,9 @@ impl Effect {
 /// Nothing here touches the filesystem, so nothing here is journaled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
-    /// Changes the session's logical cwd (and `PWD`/`OLDPWD`, as bash's `cd` does).
+    /// Changes the session's logical cwd (and `PWD`/`OLDPWD`, as bash's `cd` does) to `path`,
+    /// taken as it is: `cd` gives a normalised path, except into a removed directory, where
+    /// bash keeps the path as typed (`/a/b/..`).
     SetCwd { path: PathBuf },
     /// Sets a shell variable; `value: None` only changes the export flag (`export X`).
     SetVar {

@@ -285,6 +285,9 @@ impl Job<'_> {
             dst,
             dst_path,
         } = *n;
+        if sm.kind.is_special() {
+            return self.special(n, sm, exists);
+        }
         let as_link = sm.is_symlink();
         if as_link && exists {
             self.overlay.remove(dst_path);
@@ -320,6 +323,51 @@ impl Job<'_> {
         }
     }
 
+    /// A fifo, socket or device. Without `-r` GNU reads it as a file: a device's bytes are
+    /// copied into a regular file, a socket cannot be opened (`ENXIO`), and a fifo is not
+    /// opened here (it would wait for a writer). With `-r` GNU makes a new fifo or special
+    /// file, which the sandbox cannot: GNU's message for a `mknod` refused.
+    fn special(&mut self, n: &Node, sm: &Meta, exists: bool) {
+        if self.recursive {
+            let what = if sm.kind == FileKind::Fifo {
+                "fifo"
+            } else {
+                "special file"
+            };
+            return self.error(&format!(
+                "cannot create {what} {}: Operation not permitted",
+                quote(n.dst)
+            ));
+        }
+        let data = match self.ctx.fs.read(n.src_path) {
+            Ok(data) => data,
+            Err(e) => {
+                return self.error(&format!("cannot open {} for reading: {e}", quote(n.src)));
+            }
+        };
+        let mut e = Effect::new(
+            Op::WriteFile {
+                path: n.dst_path.to_path_buf(),
+                data,
+                append: false,
+            },
+            format!(
+                "{}: cannot create regular file {}",
+                self.ctx.name,
+                quote(n.dst)
+            ),
+        );
+        if let Some(v) = self.verbose_line(n.src, n.dst) {
+            e = e.on_ok(v);
+        }
+        self.out.effect(e);
+        self.overlay.create(n.dst_path, FileKind::File);
+        let wanted = sm.perm & 0o777 & !UMASK;
+        if !self.preserve && !exists && wanted != 0o666 & !UMASK {
+            self.set_mode(n.dst, n.dst_path, wanted);
+        }
+    }
+
     fn set_mode(&mut self, dst: &OsStr, dst_path: &Path, mode: u32) {
         self.out.effect(Effect::new(
             Op::SetMode {
@@ -348,35 +396,58 @@ impl Job<'_> {
     }
 
     /// Creates the destination of a source directory (unless it exists): the data the
-    /// directory carries on the walk.
-    fn open_frame(&mut self, n: &Node, sm: Meta, exists: bool, canon: Option<PathBuf>) -> Frame {
+    /// directory carries on the walk. `None` when it could not be created (the error is
+    /// printed): GNU does not descend into the source then.
+    fn open_frame(
+        &mut self,
+        n: &Node,
+        sm: Meta,
+        exists: bool,
+        canon: Option<PathBuf>,
+    ) -> Option<Frame> {
         let created = !exists;
         if created {
+            let path = strip_slashes(n.dst_path);
+            let context = format!(
+                "{}: cannot create directory {}",
+                self.ctx.name,
+                quote(n.dst)
+            );
+            // A missing parent (or one outside): mkdir's ENOENT, before anything is asked.
+            if let Some(Err(e)) = parent_of(&path).map(|p| self.dst_kind(&p, true)) {
+                self.out.err(format!("{context}: {e}\n"));
+                self.status = 1;
+                return None;
+            }
             let mut e = Effect::new(
                 Op::CreateDir {
-                    path: strip_slashes(n.dst_path),
+                    path: path.clone(),
                     mode: None,
                     exist_ok: false,
                 },
-                format!(
-                    "{}: cannot create directory {}",
-                    self.ctx.name,
-                    quote(n.dst)
-                ),
+                context,
             );
             if let Some(v) = self.verbose_line(n.src, n.dst) {
                 e = e.on_ok(v);
             }
             self.out.effect(e);
+            // Applied now: a directory the executor could not make (read-only, a quota) is
+            // not descended into either (its failure was reported with the effect).
+            if self.ctx.apply_now(&mut self.out)
+                && !self.ctx.fs.stat(&path, false).is_ok_and(|m| m.is_dir())
+            {
+                self.status = 1;
+                return None;
+            }
             self.overlay.create(n.dst_path, FileKind::Dir);
         }
-        Frame {
+        Some(Frame {
             dst: n.dst_path.to_path_buf(),
             dst_shown: n.dst.to_os_string(),
             canon,
             meta: sm,
             created,
-        }
+        })
     }
 
     /// Enters a source directory whose destination was begun; an unreadable one is
@@ -480,7 +551,9 @@ impl Job<'_> {
             },
         );
         let canon = self.ctx.fs.canonicalize(n.src_path).ok();
-        let first = self.open_frame(n, sm, exists, canon);
+        let Some(first) = self.open_frame(n, sm, exists, canon) else {
+            return;
+        };
         let root = Walk::root(n.src_path.to_path_buf(), src);
         if self.enter(&mut walk, root, first, top, true).is_err() {
             return;
@@ -557,7 +630,9 @@ impl Job<'_> {
             let Some(exists) = self.check_dst(&s.display, &m, &s.path, &d_shown, &d_path) else {
                 continue;
             };
-            let f = self.open_frame(&node, m, exists, child_canon);
+            let Some(f) = self.open_frame(&node, m, exists, child_canon) else {
+                continue;
+            };
             if self.enter(&mut walk, s, f, top, false).is_err() {
                 return;
             }
@@ -689,6 +764,15 @@ mod tests {
             (
                 &["-T", "f", "g", "h"],
                 "cp: extra operand 'h'\nTry 'cp --help' for more information.\n",
+            ),
+            // A directory that cannot be created is not descended into: one line.
+            (
+                &["-r", "d", "nope/d"],
+                "cp: cannot create directory 'nope/d': No such file or directory\n",
+            ),
+            (
+                &["-rv", "d", "/etc/d"],
+                "cp: cannot create directory '/etc/d': No such file or directory\n",
             ),
             (&["f", "f/"], "cp: cannot stat 'f/': Not a directory\n"),
             (

@@ -52,12 +52,14 @@ impl Job<'_> {
         self.status = 1;
     }
 
-    fn create(&mut self, name: &OsStr, mode: Option<u32>, exist_ok: bool) {
+    /// Asks for a directory. False when it is known not to have been made (`-p` stops then,
+    /// as GNU: the effect is applied at once and its failure was reported with it).
+    fn create(&mut self, name: &OsStr, mode: Option<u32>, exist_ok: bool) -> bool {
         let path = self.ctx.resolve(name);
         self.overlay.create(&path, FileKind::Dir);
         let mut e = Effect::new(
             Op::CreateDir {
-                path,
+                path: path.clone(),
                 mode,
                 exist_ok,
             },
@@ -67,6 +69,9 @@ impl Job<'_> {
             e = e.on_ok(created(name));
         }
         self.out.effect(e);
+        !exist_ok
+            || !self.ctx.apply_now(&mut self.out)
+            || self.ctx.fs.stat(&path, true).is_ok_and(|m| m.is_dir())
     }
 
     fn plain(&mut self, name: &OsStr) {
@@ -79,7 +84,9 @@ impl Job<'_> {
             None => Err(FsError::NotFound),
         };
         match parent {
-            Ok(FileKind::Dir) => self.create(name, self.mode, false),
+            Ok(FileKind::Dir) => {
+                self.create(name, self.mode, false);
+            }
             Ok(_) => self.fail(name, &FsError::NotADirectory),
             Err(e) => self.fail(name, &e),
         }
@@ -106,7 +113,10 @@ impl Job<'_> {
             let prefix = OsStr::from_bytes(&b[..end]);
             let mode = if k == last { self.mode } else { None };
             if creating {
-                self.create(shown, mode, true);
+                if !self.create(shown, mode, true) {
+                    self.status = 1;
+                    return;
+                }
                 continue;
             }
             let path = self.ctx.resolve(prefix);
@@ -119,8 +129,17 @@ impl Job<'_> {
                     if self.ctx.fs.stat(&path, false).is_ok() {
                         return self.fail(shown, &FsError::AlreadyExists);
                     }
+                    // Its parent missing (the current directory was removed): ENOENT.
+                    if let Some(Err(e)) =
+                        parent_of(&path).map(|p| self.overlay.kind(self.ctx.fs, &p, true))
+                    {
+                        return self.fail(shown, &e);
+                    }
                     creating = true;
-                    self.create(shown, mode, true);
+                    if !self.create(shown, mode, true) {
+                        self.status = 1;
+                        return;
+                    }
                 }
                 Err(e) => return self.fail(shown, &e),
             }

@@ -170,6 +170,14 @@ impl Job<'_> {
                     },
                     cannot_move(src, dst),
                 ));
+                // Applied now: when it could not be moved aside (read-only), its failure is
+                // GNU's one `cannot move` line, and the rename is not tried.
+                if ctx.apply_now(&mut self.out)
+                    && ctx.fs.stat(&strip_slashes(&dst_path), false).is_ok()
+                {
+                    self.status = 1;
+                    return;
+                }
             }
         }
         let mut e = Effect::new(

@@ -90,7 +90,10 @@ impl Job<'_> {
         match kind {
             FileKind::Dir => "directory",
             FileKind::Symlink => "symbolic link",
-            FileKind::Other => "fifo",
+            FileKind::Fifo => "fifo",
+            FileKind::Socket => "socket",
+            FileKind::CharDevice(_) => "character special file",
+            FileKind::BlockDevice(_) => "block special file",
             FileKind::File => {
                 if self.ctx.fs.stat(path, false).is_ok_and(|m| m.len == 0) {
                     "regular empty file"

@@ -16,10 +16,18 @@ pub fn operands_or_stdin(files: Vec<OsString>) -> Vec<OsString> {
     }
 }
 
-/// Opens an operand for reading, as a stream: `-` is the command's stdin; anything else a
-/// file (links followed). A directory opens, and its first read fails with `IsADirectory`.
+/// Whether an operand names the command's own stdin by a device path: `/dev/stdin` or
+/// `/dev/fd/0` (as Linux's links to fd 0 do), however it is written (`/dev//stdin`).
+pub fn names_stdin(ctx: &Ctx, operand: &OsStr) -> bool {
+    let path = crate::normalize_lexical(&ctx.resolve(operand));
+    path == std::path::Path::new("/dev/stdin") || path == std::path::Path::new("/dev/fd/0")
+}
+
+/// Opens an operand for reading, as a stream: `-`, `/dev/stdin` and `/dev/fd/0` are the
+/// command's stdin; anything else a file (links followed). A directory opens, and its first
+/// read fails with `IsADirectory`.
 pub fn open_input<'a>(ctx: &'a Ctx, operand: &OsStr) -> Result<Box<dyn Read + 'a>, FsError> {
-    if operand == "-" {
+    if operand == "-" || names_stdin(ctx, operand) {
         Ok(Box::new(ctx.stdin))
     } else {
         ctx.fs

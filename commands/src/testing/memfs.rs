@@ -28,7 +28,8 @@ enum Body {
     Dir(Vec<OsString>),
     File(Vec<u8>),
     Symlink(PathBuf),
-    Other,
+    /// A fifo, socket or device (`FileKind::is_special`).
+    Special(FileKind),
 }
 
 #[derive(Debug, Clone)]
@@ -169,11 +170,13 @@ impl MemFs {
         self
     }
 
-    /// Adds a fifo-like object (`FileKind::Other`).
+    /// Adds a fifo, socket or device (`kind` must be special). As in the sandbox, a fifo
+    /// cannot be opened (`WouldBlock`), a socket neither (`NoDevice`), and a device reads as
+    /// empty.
     #[must_use]
-    pub fn other(mut self, path: &str) -> Self {
+    pub fn special(mut self, path: &str, kind: FileKind) -> Self {
         let p = self.prepare(path);
-        self.insert_child(&p, Body::Other, 0o644);
+        self.insert_child(&p, Body::Special(kind), 0o644);
         self
     }
 
@@ -303,7 +306,7 @@ impl MemFs {
             }
             Body::File(d) => (FileKind::File, d.len() as u64, 1),
             Body::Symlink(t) => (FileKind::Symlink, t.as_os_str().len() as u64, 1),
-            Body::Other => (FileKind::Other, 0, 1),
+            Body::Special(kind) => (*kind, 0, 1),
         };
         let blocks = if kind == FileKind::Symlink {
             0
@@ -364,7 +367,7 @@ impl FsView for MemFs {
                     Body::Dir(_) => FileKind::Dir,
                     Body::File(_) => FileKind::File,
                     Body::Symlink(_) => FileKind::Symlink,
-                    Body::Other => FileKind::Other,
+                    Body::Special(kind) => kind,
                 };
                 Some(DirEntry {
                     name: c.clone(),
@@ -383,7 +386,9 @@ impl FsView for MemFs {
         match &n.body {
             Body::File(d) => Ok(Box::new(std::io::Cursor::new(d.as_slice()))),
             Body::Dir(_) => Ok(Box::new(DirReader)),
-            Body::Other | Body::Symlink(_) => Ok(Box::new(std::io::empty())),
+            Body::Special(FileKind::Fifo) => Err(FsError::WouldBlock),
+            Body::Special(FileKind::Socket) => Err(FsError::NoDevice),
+            Body::Special(_) | Body::Symlink(_) => Ok(Box::new(std::io::empty())),
         }
     }
 

@@ -2,14 +2,16 @@
 //! each FILE. Each file is one [`Op::WriteFile`] (created or truncated, or appended with
 //! `-a`); GNU opens every file before copying, so the effects come first and a file that
 //! cannot be written (`tee: d: Is a directory`) is reported before the output, and the others
-//! are still written. `-` is a file named `-`, as in GNU 9.1.
+//! are still written. `-` is a file named `-`, as in GNU 9.1; `/dev/stdout` and `/dev/stderr`
+//! are the command's own outputs, `/dev/null` nothing.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::{Ctx, Effect, Op, Outcome, quote_if_needed};
+use crate::{Ctx, Effect, Op, Outcome, normalize_lexical, quote_if_needed};
 
 /// Copy standard input to each FILE, and also to standard output.
 #[derive(clap::Parser, Debug)]
@@ -44,7 +46,22 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     let mut o = Outcome::ok();
     let input = ctx.stdin.read_all().unwrap_or_default();
+    // `/dev/stdout` and `/dev/stderr` are the command's own fds: written after stdout, in
+    // their order, as GNU writes each chunk to stdout and then to each file.
+    let mut streams = Vec::new();
     for file in &a.files {
+        let path = normalize_lexical(&ctx.resolve(file));
+        if path == Path::new("/dev/stdout") || path == Path::new("/dev/fd/1") {
+            streams.push(false);
+            continue;
+        }
+        if path == Path::new("/dev/stderr") || path == Path::new("/dev/fd/2") {
+            streams.push(true);
+            continue;
+        }
+        if path == Path::new("/dev/null") {
+            continue;
+        }
         o.effect(Effect::new(
             Op::WriteFile {
                 path: ctx.resolve(file),
@@ -55,6 +72,13 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         ));
     }
     o.out(&input);
+    for to_stderr in streams {
+        if to_stderr {
+            o.err(&input);
+        } else {
+            o.out(&input);
+        }
+    }
     Ok(o)
 }
 

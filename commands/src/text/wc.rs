@@ -11,7 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operand_error};
+use crate::support::input::{names_stdin, open_input, operand_error};
 use crate::{Ctx, FileKind, FsError, Outcome, quote, quote_if_needed};
 
 const ZERO_LENGTH: &str = "invalid zero-length file name";
@@ -178,7 +178,7 @@ fn number_width(ctx: &Ctx, names: &[OsString], sel: Select) -> usize {
     let mut minimum = 1;
     let mut regular_total: u64 = 0;
     for name in names {
-        if name == "-" {
+        if name == "-" || names_stdin(ctx, name) {
             // Standard input is a pipe here.
             minimum = 7;
             continue;
@@ -199,7 +199,7 @@ fn number_width(ctx: &Ctx, names: &[OsString], sel: Select) -> usize {
 
 /// The names listed in `--files0-from=F`, or the error that ends the command.
 fn names_from(ctx: &Ctx, f: &OsStr) -> Result<Vec<OsString>, Stop> {
-    let data = if f == "-" {
+    let data = if f == "-" || names_stdin(ctx, f) {
         ctx.stdin.read_all().map_err(|e| FsError::from_io(&e))
     } else {
         ctx.fs.read(&ctx.resolve(f))

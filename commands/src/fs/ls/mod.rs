@@ -1,5 +1,6 @@
-//! `ls [OPTION]... [FILE]...`, GNU coreutils 9.1: the plain, column and long formats, sorting
-//! (`-t -S -U -r`), recursion (`-R`), and the `-i -s -h -F -p` decorations. Three steps as in
+//! `ls [OPTION]... [FILE]...`, GNU coreutils 9.1: the plain, column (`-C`, `-w`) and long
+//! (`-l`, `-n`) formats, sorting (`-t -S -U -r`), recursion (`-R`), links followed (`-L`),
+//! and the `-i -s -h -F -p` decorations. Three steps as in
 //! GNU: gather the operands (their errors first), print the files, then each directory (with
 //! `-R`, its subdirectories depth-first, right after it), on the shared walk's listing mode
 //! (each directory listed whole, then its subdirectories in the listing's order).
@@ -51,14 +52,24 @@ pub struct LsArgs {
     #[arg(short = 'A', long = "almost-all", overrides_with = "all")]
     almost_all: bool,
     /// list entries by columns
-    #[arg(short = 'C', overrides_with_all = ["one", "long"])]
+    #[arg(short = 'C', overrides_with_all = ["one", "long", "numeric"])]
     columns: bool,
-    /// list one file per line
-    #[arg(short = '1', overrides_with_all = ["columns", "long"])]
+    /// list one file per line (no effect with -l)
+    #[arg(short = '1', overrides_with = "columns")]
     one: bool,
     /// use a long listing format
-    #[arg(short = 'l', overrides_with_all = ["columns", "one"])]
+    #[arg(short = 'l', overrides_with = "columns")]
     long: bool,
+    /// like -l, but list numeric user and group IDs
+    #[arg(short = 'n', long = "numeric-uid-gid", overrides_with = "columns")]
+    numeric: bool,
+    /// when showing file information for a symbolic link, show information for the file
+    /// the link references rather than for the link itself
+    #[arg(short = 'L', long = "dereference")]
+    dereference: bool,
+    /// set output width to COLS.  0 means no limit
+    #[arg(short = 'w', long = "width", value_name = "COLS")]
+    width: Option<OsString>,
     /// list directories themselves, not their contents
     #[arg(short = 'd', long = "directory")]
     directory: bool,
@@ -122,6 +133,13 @@ enum Indicator {
 
 struct Opts {
     format: Format,
+    /// `-n`: numeric user and group IDs.
+    numeric: bool,
+    /// `-L`: every link shown as what it references.
+    deref: bool,
+    /// `-L`: whether an entry must be `stat`ed (GNU's `format_needs_stat` or
+    /// `format_needs_type`): then a dangling link is an error.
+    needs_stat: bool,
     sort: Sort,
     reverse: bool,
     indicator: Indicator,
@@ -248,15 +266,74 @@ fn dot_items(ctx: &Ctx, path: &Path) -> Vec<Item> {
         .collect()
 }
 
-/// An entry met in a directory: `None` when it is hidden (a dot name without -a/-A).
-fn entry_item(ctx: &Ctx, node: &Node, a: &LsArgs, o: &Opts) -> Option<Item> {
+/// An entry met in a directory: `None` when it is hidden (a dot name without -a/-A); with
+/// the error of a link `-L` could not follow when the format needed what it references.
+fn entry_item(ctx: &Ctx, node: &Node, a: &LsArgs, o: &Opts) -> Option<(Item, Option<FsError>)> {
     let name = node.path.file_name()?.to_os_string();
     if name.as_bytes().first() == Some(&b'.') && !a.all && !a.almost_all {
         return None;
     }
     let meta = ctx.fs.stat(&node.path, false).ok();
     let kind = meta.as_ref().map_or(node.kind, |m| m.kind);
-    Some(item_at(ctx, &node.path, name, meta, kind, o))
+    if o.deref && kind == FileKind::Symlink {
+        return Some(match ctx.fs.stat(&node.path, true) {
+            Ok(m) => (bare_item(name, Some(m)), None),
+            // Listed as a link GNU could not stat: `l?????????`, `name@`.
+            Err(e) => (
+                Item {
+                    kind: FileKind::Symlink,
+                    ..bare_item(name, None)
+                },
+                o.needs_stat.then_some(e),
+            ),
+        });
+    }
+    Some((item_at(ctx, &node.path, name, meta, kind, o), None))
+}
+
+/// An item shown as its `stat` says (`-L`), without a link's text.
+fn bare_item(name: OsString, meta: Option<Meta>) -> Item {
+    Item {
+        name,
+        kind: meta.as_ref().map_or(FileKind::File, |m| m.kind),
+        meta,
+        link_text: None,
+        target: None,
+    }
+}
+
+/// GNU's name of an entry in messages: `dir/name`, or the bare name in `.`.
+fn full_name(node: &Node) -> &OsStr {
+    let d = node.display.as_bytes();
+    match d.strip_prefix(b"./") {
+        Some(rest) if !rest.contains(&b'/') => OsStr::from_bytes(rest),
+        _ => &node.display,
+    }
+}
+
+/// `-w COLS`: GNU's `decode_line_length` (C's `strtoumax` in base 0: `0x1f`, `017`); too
+/// large is 0, which is no limit. `None`: not a number.
+fn line_width(spec: &OsStr) -> Option<usize> {
+    let s = std::str::from_utf8(spec.as_bytes()).ok()?;
+    let s = s.trim_start_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r']);
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(
+        u64::from_str_radix(digits, radix)
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| i64::try_from(n).is_ok())
+            .unwrap_or(0),
+    )
 }
 
 /// A directory's `name:` line: before every directory but the first, a blank line.
@@ -303,7 +380,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         // The value is not used: output is never coloured.
         argmatch("--color", when, COLOR_WHEN)?;
     }
-    let format = if a.long {
+    let format = if a.long || a.numeric {
         Format::Long
     } else if a.one {
         Format::OnePerLine
@@ -312,17 +389,34 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     } else {
         Format::OnePerLine
     };
+    let width = match &a.width {
+        None => None,
+        Some(w) => Some(
+            line_width(w)
+                .ok_or_else(|| Stop::FailWith(format!("invalid line width: {}", quote(w)), 2))?,
+        ),
+    };
+    let sort = if a.unsorted {
+        Sort::None
+    } else if a.by_time {
+        Sort::Time
+    } else if a.by_size {
+        Sort::Size
+    } else {
+        Sort::Name
+    };
     let opts = Opts {
         format,
-        sort: if a.unsorted {
-            Sort::None
-        } else if a.by_time {
-            Sort::Time
-        } else if a.by_size {
-            Sort::Size
-        } else {
-            Sort::Name
-        },
+        numeric: a.numeric,
+        deref: a.dereference,
+        needs_stat: format == Format::Long
+            || a.size
+            || a.inode
+            || a.recursive
+            || a.classify
+            || a.slash
+            || matches!(sort, Sort::Time | Sort::Size),
+        sort,
         reverse: a.reverse,
         indicator: if a.classify {
             Indicator::Classify
@@ -335,12 +429,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         inode: a.inode,
         size: a.size,
         tty: ctx.stdout_is_tty,
-        width: ctx
-            .vars
-            .get("COLUMNS")
-            .and_then(|c| c.parse::<usize>().ok())
-            .filter(|&w| w > 0)
-            .unwrap_or(80),
+        // `-w COLS`, else `$COLUMNS` when it is a width; 0 is no limit.
+        width: match width
+            .or_else(|| line_width(OsStr::new(ctx.vars.get("COLUMNS")?)))
+            .unwrap_or(80)
+        {
+            0 => usize::MAX,
+            w => w,
+        },
         offset: tz_offset(ctx),
         now: ctx.now,
     };
@@ -350,8 +446,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         a.files.clone()
     };
     // Command-line links to directories are followed unless -d, -F or -l (GNU's
-    // DEREF_COMMAND_LINE_SYMLINK_TO_DIR).
-    let follow = !a.directory && !a.classify && format != Format::Long;
+    // DEREF_COMMAND_LINE_SYMLINK_TO_DIR); with -L every link is.
+    let follow = a.dereference || (!a.directory && !a.classify && format != Format::Long);
     let mut o = Outcome::ok();
     let mut status = 0;
     let mut files = Vec::new();
@@ -364,13 +460,19 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             None
         };
         match followed {
-            Some(m) if m.is_dir() => dirs.push(Item {
+            Some(m) if m.is_dir() && !a.directory => dirs.push(Item {
                 name: op.clone(),
                 kind: FileKind::Dir,
                 meta: Some(m),
                 link_text: None,
                 target: None,
             }),
+            Some(m) if a.dereference => files.push(bare_item(op.clone(), Some(m))),
+            _ if a.dereference => {
+                let e = ctx.fs.stat(&path, true).err().unwrap_or(FsError::NotFound);
+                o.err(format!("{}: cannot access {}: {e}\n", ctx.name, quote(op)));
+                status = 2;
+            }
             _ => match lstat_operand(ctx, &path) {
                 Ok(m) if m.is_dir() && !a.directory => dirs.push(Item {
                     name: op.clone(),
@@ -404,8 +506,15 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     // Each directory is listed whole (its entries gathered, then sorted and printed at
     // `Listed`); with -R its subdirectories are queued in that sorted order. The policy's
     // `walk_depth` counts the levels listed below an operand.
+    let follow_walk = if a.dereference {
+        Follow::Always
+    } else {
+        Follow::Never
+    };
     let mut walk: Walk<Vec<Item>> =
-        Walk::carrying(ctx.fs, Follow::Never, ctx.walk_depth.saturating_add(1)).listing();
+        Walk::carrying(ctx.fs, follow_walk, ctx.walk_depth.saturating_add(1)).listing();
+    // The errors met while a directory is read (`-L`), until its `name:` line is out.
+    let mut pending = String::new();
     for d in dirs {
         let root = Walk::root(ctx.resolve(&d.name), &d.name);
         // An operand that cannot be read is a serious problem (2), a directory found while
@@ -420,9 +529,20 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         while let Some(visit) = walk.next() {
             match visit {
                 Visit::Entry(node) | Visit::Broken(node, _) => {
-                    if let (Some(item), Some(items)) =
-                        (entry_item(ctx, &node, &a, &opts), walk.data_mut())
-                    {
+                    let Some((item, failed)) = entry_item(ctx, &node, &a, &opts) else {
+                        continue;
+                    };
+                    if let Some(e) = failed {
+                        // Printed after the directory's `name:` line, as GNU reads it then.
+                        let _ = writeln!(
+                            pending,
+                            "{}: cannot access {}: {e}",
+                            ctx.name,
+                            quote(full_name(&node))
+                        );
+                        status = status.max(1);
+                    }
+                    if let Some(items) = walk.data_mut() {
                         items.push(item);
                     }
                 }
@@ -440,6 +560,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                         out = header(&dir.display, &mut first, &opts);
                     }
                     first = false;
+                    if !pending.is_empty() {
+                        o.out(std::mem::take(&mut out));
+                        o.err(std::mem::take(&mut pending));
+                    }
                     if format == Format::Long || a.size {
                         let total: u64 = items
                             .iter()
@@ -472,7 +596,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                     first = false;
                     status = status.max(1);
                 }
-                // Too deep (the only other refusal without -L), and the end of a directory.
+                // -L: a directory that is one of its own ancestors.
+                Visit::Refused(node, Refused::Loop, _) => {
+                    o.err(format!(
+                        "{}: {}: not listing already-listed directory\n",
+                        ctx.name,
+                        crate::quote_if_needed(&node.display)
+                    ));
+                    status = 2;
+                }
+                // Too deep, and the end of a directory.
                 Visit::Refused(..) | Visit::Leave(..) => {}
             }
         }
@@ -598,7 +731,27 @@ mod tests {
             " a   bb   ccc   d   dddddddddd\t e   ld  'x y'\n"
         );
         assert_eq!(ls(&w, &["-1", "a"]).0, "a\n");
-        assert_eq!(ls(&w, &["-l1", "a"]).0, "a\n");
+        // GNU 9.1: -1 has no effect after (or before) -l; -C after it wins.
+        assert!(
+            ls(&w, &["-l1", "a"])
+                .0
+                .starts_with("-rw-r--r-- 1 user user 0 ")
+        );
+        assert!(
+            ls(&w, &["-1l", "a"])
+                .0
+                .starts_with("-rw-r--r-- 1 user user 0 ")
+        );
+        assert_eq!(ls(&w, &["-lC1", "a"]).0, "a\n");
+        // -w beats $COLUMNS; 0 (or too large) is no limit, padded with spaces only.
+        assert_eq!(
+            ls(&w, &["-C", "-w", "0"]).0,
+            " a   bb   ccc   d   dddddddddd   e   ld  'x y'\n"
+        );
+        assert_eq!(
+            ls(&w, &["-C", "--width=99999999999999999999"]).0,
+            ls(&w, &["-C", "-w0"]).0
+        );
     }
 
     /// The tree of the long-format oracle run (GNU 9.1, `LC_ALL=C`, TZ unset = UTC):
@@ -765,6 +918,99 @@ mod tests {
              lrwxrwxrwx 1 user user  1 Jan  1  1970 in -> f\n\
              lrwxrwxrwx 1 user user 16 Jan  1  1970 out\n\
              lrwxrwxrwx 1 user user  9 Jan  1  1970 up -> ../user/f\n"
+        );
+    }
+
+    #[test]
+    fn numeric_ids_and_dereference_as_gnu() {
+        // -n: -l with the identity's numbers; -L: links shown as what they reference (GNU
+        // 9.1 on the long-format tree; `dang` cannot be, and is an error only when the
+        // format needs it).
+        let w = long_world();
+        assert_eq!(
+            ls(&w, &["-n", "f"]).0,
+            "-rwsr-xr-x 1 1000 1000 6 Jan  2 03:04 f\n"
+        );
+        assert_eq!(ls(&w, &["-nC", "f"]).0, "f\n");
+        assert_eq!(ls(&w, &["-Cn", "f"]).0, ls(&w, &["-n", "f"]).0);
+        assert_eq!(ls(&w, &["-L"]).0, "big\nd\ndang\ne\nf\nld\nlf\n");
+        assert_eq!(
+            ls(&w, &["-LF"]),
+            (
+                "big\nd/\ndang@\ne/\nf*\nld/\nlf*\n".into(),
+                "ls: cannot access 'dang': No such file or directory\n".into(),
+                1
+            )
+        );
+        assert_eq!(
+            ls(&w, &["-lL", "lf", "dang"]),
+            (
+                "-rwsr-xr-x 1 user user 6 Jan  2 03:04 lf\n".into(),
+                "ls: cannot access 'dang': No such file or directory\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            ls(&w, &["-lL", "ld"]).0,
+            "total 4\ndrwxr-xr-x 2 user user 4096 Jan  2 03:04 sub\n"
+        );
+        assert_eq!(
+            ls(&w, &["-lLd", "ld"]).0,
+            "drwxr-xr-x 3 user user 4096 Jan  2 03:04 ld\n"
+        );
+        // A link back up: listed once, then refused as a loop (status 2).
+        let w = World::new(MemFs::rooted("/s").dir("/s/d").symlink("/s/d/up", ".."));
+        assert_eq!(
+            ls(&w, &["-LR"]),
+            (
+                ".:\nd\n\n./d:\nup\n".into(),
+                "ls: ./d/up: not listing already-listed directory\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            ls(&w, &["-w", "x"]),
+            (String::new(), "ls: invalid line width: 'x'\n".into(), 2)
+        );
+    }
+
+    #[test]
+    fn special_files_as_gnu() {
+        // GNU 9.1 as root on `mkfifo p; mknod c c 1 3; mknod b b 7 0; mknod c2 c 10 237`
+        // and a bound socket `s` (owner columns aside).
+        use crate::{DevNum, FileKind};
+        let dev = |major, minor| DevNum { major, minor };
+        let t = at(1_704_164_645);
+        let w = World::new(
+            MemFs::rooted("/s")
+                .special("/s/p", FileKind::Fifo)
+                .special("/s/s", FileKind::Socket)
+                .special("/s/c", FileKind::CharDevice(dev(1, 3)))
+                .special("/s/b", FileKind::BlockDevice(dev(7, 0)))
+                .special("/s/c2", FileKind::CharDevice(dev(10, 237)))
+                .file("/s/big", &vec![0; 123_456])
+                .times("/s/p", t, t)
+                .times("/s/s", t, t)
+                .times("/s/c", t, t)
+                .times("/s/b", t, t)
+                .times("/s/c2", t, t)
+                .times("/s/big", t, t),
+        );
+        assert_eq!(ls(&w, &["-F"]).0, "b\nbig\nc\nc2\np|\ns=\n");
+        assert_eq!(ls(&w, &["-p"]).0, "b\nbig\nc\nc2\np\ns\n");
+        assert_eq!(
+            ls(&w, &["-l"]).0,
+            "total 124\n\
+             brw-r--r-- 1 user user  7,   0 Jan  2 03:04 b\n\
+             -rw-r--r-- 1 user user  123456 Jan  2 03:04 big\n\
+             crw-r--r-- 1 user user  1,   3 Jan  2 03:04 c\n\
+             crw-r--r-- 1 user user 10, 237 Jan  2 03:04 c2\n\
+             prw-r--r-- 1 user user       0 Jan  2 03:04 p\n\
+             srw-r--r-- 1 user user       0 Jan  2 03:04 s\n"
+        );
+        assert_eq!(
+            ls(&w, &["-l", "c", "p"]).0,
+            "crw-r--r-- 1 user user 1, 3 Jan  2 03:04 c\nprw-r--r-- 1 user user    0 Jan  2 03:04 p\n"
         );
     }
 

@@ -68,12 +68,7 @@ pub(super) fn blocks(n: u64, o: &Opts) -> String {
 /// GNU's `filemodestring`: type letter and nine permission letters with setuid/sticky.
 pub(super) fn mode_string(kind: FileKind, perm: u32) -> String {
     let mut s = String::with_capacity(10);
-    s.push(match kind {
-        FileKind::File => '-',
-        FileKind::Dir => 'd',
-        FileKind::Symlink => 'l',
-        FileKind::Other => 'p',
-    });
+    s.push(kind.letter());
     let bit = |mask: u32, c: char| if perm & mask != 0 { c } else { '-' };
     let special = |x: u32, sp: u32, on: char, off: char| match (perm & x != 0, perm & sp != 0) {
         (true, true) => on,
@@ -99,9 +94,10 @@ pub(super) fn indicator_of(kind: FileKind, meta: Option<&Meta>, style: Indicator
         (FileKind::Dir, _) => "/",
         (_, Indicator::Slash) => "",
         (FileKind::Symlink, _) => "@",
-        (FileKind::Other, _) => "|",
+        (FileKind::Fifo, _) => "|",
+        (FileKind::Socket, _) => "=",
         (FileKind::File, _) if meta.is_some_and(|m| m.perm & 0o111 != 0) => "*",
-        (FileKind::File, _) => "",
+        (FileKind::File | FileKind::CharDevice(_) | FileKind::BlockDevice(_), _) => "",
     }
 }
 
@@ -113,10 +109,11 @@ pub(super) fn shown_name(name: &OsStr, o: &Opts) -> Vec<u8> {
     }
 }
 
-/// GNU's `indent`: spaces and tabs (tab stops every 8) from column `from` to `to`.
-pub(super) fn indent(mut from: usize, to: usize, out: &mut Vec<u8>) {
+/// GNU's `indent`: spaces and tabs (tab stops every 8) from column `from` to `to`; spaces
+/// only when the width has no limit (`-w 0`), as GNU.
+pub(super) fn indent(mut from: usize, to: usize, tabs: bool, out: &mut Vec<u8>) {
     while from < to {
-        if to / TAB > (from + 1) / TAB {
+        if tabs && to / TAB > (from + 1) / TAB {
             out.push(b'\t');
             from += TAB - from % TAB;
         } else {
@@ -177,20 +174,36 @@ pub(super) fn print_long(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, ou
         .chain(extra)
         .map(|i| i.meta.as_ref().map_or("?".into(), |m| m.nlink.to_string()))
         .collect();
+    // A device shows its number, `major, minor`, each part aligned in its own column.
+    let device = |i: &Item| match i.meta.as_ref().map(|m| m.kind) {
+        Some(FileKind::CharDevice(n) | FileKind::BlockDevice(n)) => Some(n),
+        _ => None,
+    };
+    let devices = || items.iter().chain(extra).filter_map(device);
+    let major_w = devices().map(|n| n.major.to_string().len()).max();
+    let minor_w = devices()
+        .map(|n| n.minor.to_string().len())
+        .max()
+        .unwrap_or(0);
     let sizes: Vec<String> = items
         .iter()
         .chain(extra)
-        .map(|i| {
-            i.meta.as_ref().map_or("?".into(), |m| {
+        .map(|i| match (device(i), major_w) {
+            (Some(n), Some(major_w)) => format!("{:>major_w$}, {:>minor_w$}", n.major, n.minor),
+            _ => i.meta.as_ref().map_or("?".into(), |m| {
                 if o.human {
                     human(m.len)
                 } else {
                     m.len.to_string()
                 }
-            })
+            }),
         })
         .collect();
-    let (user, group) = (&ctx.identity.user, &ctx.identity.group);
+    let (user, group) = if o.numeric {
+        (ctx.identity.uid.to_string(), ctx.identity.gid.to_string())
+    } else {
+        (ctx.identity.user.clone(), ctx.identity.group.clone())
+    };
     let known = items.iter().chain(extra).any(|i| i.meta.is_some());
     let nlink_w = nlinks.iter().map(String::len).max().unwrap_or(0);
     let size_w = sizes.iter().map(String::len).max().unwrap_or(0);
@@ -312,7 +325,12 @@ pub(super) fn print_block(items: &[Item], extra: &[Item], o: &Opts, ctx: &Ctx, o
             let Some(name) = names.get(i) else { break };
             out.extend_from_slice(name);
             if c + 1 < cols && i + rows < n {
-                indent(pos + lens.get(i).copied().unwrap_or(0), pos + width, out);
+                indent(
+                    pos + lens.get(i).copied().unwrap_or(0),
+                    pos + width,
+                    o.width != usize::MAX,
+                    out,
+                );
             }
             pos += width;
         }

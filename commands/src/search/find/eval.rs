@@ -103,12 +103,8 @@ impl Find<'_> {
                         .read_link(e.path)
                         .is_ok_and(|t| fnmatch(pat, t.as_os_str().as_bytes(), *fold))
             }
-            Expr::Type(kinds) => kinds.iter().any(|&k| match k {
-                b'f' => e.kind == FileKind::File,
-                b'd' => e.kind == FileKind::Dir,
-                b'l' => e.kind == FileKind::Symlink,
-                _ => e.kind == FileKind::Other,
-            }),
+            // `D` (a door, Solaris) never matches.
+            Expr::Type(kinds) => kinds.contains(&type_letter(e.kind)),
             Expr::Size { cmp, n, unit } => self.meta(e).is_some_and(|m| {
                 let size = m.len.div_ceil(*unit);
                 cmp.test(i128::from(size), i128::from(*n))
@@ -245,11 +241,17 @@ impl Find<'_> {
                             let perm = self.meta(e).map_or(0, |m| m.perm);
                             self.out.extend_from_slice(format!("{perm:o}").as_bytes());
                         }
-                        b'y' => self.out.push(match e.kind {
-                            FileKind::File => b'f',
-                            FileKind::Dir => b'd',
-                            FileKind::Symlink => b'l',
-                            FileKind::Other => b'p',
+                        b'y' => self.out.push(type_letter(e.kind)),
+                        // The type a link leads to: `L` a loop, `N` nothing, `?` another error.
+                        b'Y' => self.out.push(if e.kind == FileKind::Symlink {
+                            match self.ctx.fs.stat(e.path, true) {
+                                Ok(m) => type_letter(m.kind),
+                                Err(FsError::TooManyLinks) => b'L',
+                                Err(FsError::NotFound | FsError::NotADirectory) => b'N',
+                                Err(_) => b'?',
+                            }
+                        } else {
+                            type_letter(e.kind)
                         }),
                         b'l' => {
                             if e.kind == FileKind::Symlink
@@ -463,5 +465,13 @@ impl Find<'_> {
                 }
             }
         }
+    }
+}
+
+/// `-type`'s and `%y`'s letter for a kind: `ls`'s, with `f` for a regular file.
+fn type_letter(kind: FileKind) -> u8 {
+    match kind {
+        FileKind::File => b'f',
+        k => k.letter() as u8,
     }
 }

@@ -12,7 +12,7 @@ pub(super) fn patterns(a: &mut GrepArgs, ctx: &Ctx, o: &mut Outcome) -> Option<V
         pats.extend(e.as_bytes().split(|&c| c == b'\n').map(<[u8]>::to_vec));
     }
     for f in &a.file {
-        let data = if f == "-" {
+        let data = if f == "-" || crate::support::input::names_stdin(ctx, f) {
             ctx.stdin.read_all().map_err(|e| FsError::from_io(&e))
         } else {
             ctx.fs.read(&ctx.resolve(f))

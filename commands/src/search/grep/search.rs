@@ -123,17 +123,29 @@ impl Grep<'_> {
             self.search(&mut r, &label);
             return;
         }
+        // `/dev/stdin` is read as a file named so (even under `-r`).
+        if crate::support::input::names_stdin(self.ctx, op) {
+            let mut r = self.ctx.stdin;
+            self.search(&mut r, name);
+            return;
+        }
         let path = self.ctx.resolve(op);
-        if self.o.recursive || self.o.skip_dirs {
+        if self.o.recursive || self.o.skip_dirs || self.o.skip_devices {
             match self.ctx.fs.stat(&path, true) {
                 Err(e) => return self.file_error(name, &e),
-                Ok(m) if m.is_dir() => {
+                Ok(m) if m.is_dir() && (self.o.recursive || self.o.skip_dirs) => {
                     if self.o.skip_dirs || self.dir_excluded(name, true) {
                         return;
                     }
                     return self.walk(path, op);
                 }
-                Ok(m) if m.kind == FileKind::Other && self.o.skip_devices => return,
+                // `-D skip`: devices and fifos, also named on the command line. GNU opens
+                // the file before it looks (non-blocking): a socket fails to open.
+                Ok(m)
+                    if m.kind.is_special() && m.kind != FileKind::Socket && self.o.skip_devices =>
+                {
+                    return;
+                }
                 Ok(_) => {}
             }
         }
@@ -207,8 +219,13 @@ impl Grep<'_> {
                         self.search_path(&node.path, node.display.as_bytes());
                     }
                 }
-                // Links under `-r`, devices and fifos: skipped, as GNU does when recursing.
-                FileKind::Symlink | FileKind::Other => {}
+                // Links under `-r`, devices, fifos and sockets: skipped, as GNU does when
+                // recursing.
+                FileKind::Symlink
+                | FileKind::Fifo
+                | FileKind::Socket
+                | FileKind::CharDevice(_)
+                | FileKind::BlockDevice(_) => {}
             }
         }
     }

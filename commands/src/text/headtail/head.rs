@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
-use crate::support::input::operands_or_stdin;
+use crate::support::input::{names_stdin, operands_or_stdin};
 use crate::support::size::parse_size;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
@@ -160,7 +160,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut status = 0;
     let mut first = true;
     for name in &files {
-        let is_stdin = name == "-";
+        let is_stdin = name == "-" || names_stdin(ctx, name);
         let mut reader: Box<dyn ReadSeek + '_> = if is_stdin {
             Box::new(ctx.stdin.seekable())
         } else {

@@ -8,13 +8,13 @@
 //! a pipe and is not followed, as in GNU.
 
 use std::ffi::{OsStr, OsString};
-use std::io::SeekFrom;
+use std::io::{Read, SeekFrom};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::operands_or_stdin;
+use crate::support::input::{names_stdin, operands_or_stdin};
 use crate::support::size::parse_size;
 use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
@@ -294,7 +294,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut followable: Vec<&OsString> = Vec::new();
     let mut waiting = false;
     for name in &files {
-        let is_stdin = name == "-";
+        let is_stdin = name == "-" || names_stdin(ctx, name);
         let mut reader: Box<dyn ReadSeek + '_> = if is_stdin {
             Box::new(ctx.stdin.seekable())
         } else {
@@ -316,10 +316,22 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         } else {
             ctx.fs
                 .stat(&ctx.resolve(name), true)
-                .map_or(FileKind::Other, |m| m.kind)
+                .map_or(FileKind::File, |m| m.kind)
         };
         let result = if kind == FileKind::Dir {
             Err(FsError::IsADirectory)
+        } else if kind.is_special() {
+            // A fifo or a device cannot seek: its whole stream (up to the read cap), then
+            // the tail of that, as GNU reads a pipe.
+            let mut all = Vec::new();
+            match reader
+                .take(READ_CAP_FOR_STREAMS)
+                .read_to_end(&mut all)
+                .map_err(|e| FsError::from_io(&e))
+            {
+                Ok(_) => tail_one(&mut std::io::Cursor::new(all), count, eol, &mut o, ctx),
+                Err(e) => Err(e),
+            }
         } else {
             tail_one(reader.as_mut(), count, eol, &mut o, ctx)
         };
@@ -366,6 +378,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     Ok(o.with_status(status))
 }
+
+/// How much of a fifo or a device `tail` keeps to find its end.
+const READ_CAP_FOR_STREAMS: u64 = 256 * 1024 * 1024;
 
 /// Prints the tail of one seekable input.
 fn tail_one(

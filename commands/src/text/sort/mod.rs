@@ -26,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
-use crate::support::input::{open_input, operands_or_stdin};
+use crate::support::input::{names_stdin, open_input, operands_or_stdin};
 use crate::support::size::unit_power;
 use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
 
@@ -137,19 +137,21 @@ fn split_lines(data: &[u8], eol: u8) -> Vec<&[u8]> {
 fn read_all(ctx: &Ctx, files: &[OsString]) -> Result<Vec<Vec<u8>>, Stop> {
     let mut out = Vec::with_capacity(files.len());
     for f in files {
-        if f != "-" {
+        if f != "-" && !names_stdin(ctx, f) {
             // A file is held whole: through the session's read cap.
             match ctx.fs.read(&ctx.resolve(f)) {
                 Ok(data) => out.push(data),
                 Err(e) => {
-                    // Open errors are "cannot read"; what read(2) says is "read failed".
-                    let what = if matches!(
-                        e,
-                        FsError::TooLarge | FsError::IsADirectory | FsError::Io | FsError::TimedOut
-                    ) {
-                        "read failed"
-                    } else {
-                        "cannot read"
+                    // What `access(R_OK)` refuses is "cannot read", what open(2) refuses
+                    // once access allowed it (a socket, a fifo) "open failed", and what
+                    // read(2) says "read failed".
+                    let what = match e {
+                        FsError::TooLarge
+                        | FsError::IsADirectory
+                        | FsError::Io
+                        | FsError::TimedOut => "read failed",
+                        FsError::NoDevice | FsError::WouldBlock => "open failed",
+                        _ => "cannot read",
                     };
                     return Err(Stop::Fail(format!("{what}: {}: {e}", quote_if_needed(f))));
                 }
