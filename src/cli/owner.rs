@@ -128,6 +128,7 @@ pub fn trash_entries(sandbox: &Sandbox) -> Result<Vec<TrashEntry>, OwnerError> {
                     .ok()
                     .and_then(|m| m.modified().ok())
                     .map_or(0, |t| secs_since_epoch(t.into_std())),
+                undo: None,
             });
         let (kind, size) = measure(state, &base.join("data"));
         entries.push(TrashEntry {
@@ -497,6 +498,8 @@ pub fn trash_purge(
         purged.entries.push(entry);
     }
     if !dry_run {
+        // Space was freed for real: the sessions' shared count is measured again.
+        sandbox.share_usage();
         let ids: Vec<Value> = purged.entries.iter().map(|e| e.id.clone().into()).collect();
         sandbox.audit().event(
             "trash_purge",
@@ -937,6 +940,7 @@ mod tests {
                 path: path.into(),
                 rel: String::new(),
                 time,
+                undo: None,
             },
             size,
             kind,

@@ -4,4 +4,5 @@
 //! Layer: above `sandbox`, below `exec`.
 
 pub mod journal;
+pub mod reserve;
 pub mod trash;
