@@ -228,9 +228,10 @@ impl<'a> Emitter<'a> {
                     .sandbox
                     .resolve_write_target(path)
                     .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
-                if written.is_ok() {
-                    self.journal.wrote(path, bytes.len() as u64);
-                }
+                // Counted, and what the file's open left renewed (even when the write failed
+                // part-way: it may have changed the file).
+                self.journal
+                    .wrote(path, if written.is_ok() { bytes.len() as u64 } else { 0 });
                 if let Err(e) = written {
                     self.closed.set(true);
                     if !self.write_failed.replace(true) {
@@ -363,11 +364,12 @@ pub(crate) fn apply_fs_effect(
     let pending = journal.before(sandbox, op, name)?;
     audit_effect(sandbox, &effect);
     let result = apply_planned(sandbox, op, &pending.plan);
+    // What the change left (or what a failed one left), for every later revert to check.
+    journal.after(sandbox, op, &pending, result.is_ok());
     if result.is_ok() {
         journal.applied(effect);
     }
     if let Err(e) = &result {
-        journal.failed(pending.seq);
         sandbox.audit().event(
             "failed",
             fields([("op", name.into()), ("error", e.strerror().into())]),
