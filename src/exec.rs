@@ -230,8 +230,14 @@ impl<'a> Emitter<'a> {
                     .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
                 // Counted, and what the file's open left renewed (even when the write failed
                 // part-way: it may have changed the file).
-                self.journal
-                    .wrote(path, if written.is_ok() { bytes.len() as u64 } else { 0 });
+                self.journal.wrote(
+                    path,
+                    if written.is_ok() {
+                        bytes.len() as u64
+                    } else {
+                        0
+                    },
+                );
                 if let Err(e) = written {
                     self.closed.set(true);
                     if !self.write_failed.replace(true) {

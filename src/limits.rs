@@ -358,13 +358,13 @@ impl Guard {
         let r = self.with_usage(Some(measure), |u| {
             let nb = u.bytes.saturating_add_signed(need);
             let ne = u.entries.saturating_add_signed(entries);
-            if !owner
-                && ((need > 0 && nb > quota_bytes) || (entries > 0 && ne > file_quota))
-            {
+            if !owner && ((need > 0 && nb > quota_bytes) || (entries > 0 && ne > file_quota)) {
                 return (Err(FsError::QuotaExceeded), false);
             }
+            // Ahead, at most half of what is left: a session writing at the same time
+            // still finds room near the quota.
             let ahead = if need > 0 {
-                extra.min(quota_bytes.saturating_sub(nb))
+                extra.min(quota_bytes.saturating_sub(nb) / 2)
             } else {
                 0
             };

@@ -156,7 +156,10 @@ impl<R: Read> Read for Metered<'_, R> {
 impl<R> Drop for Metered<'_, R> {
     fn drop(&mut self) {
         if self.granted > 0 {
-            let _ = self.sandbox.guard.charge(-(self.granted as i64), 0, Usage::default);
+            let _ = self
+                .sandbox
+                .guard
+                .charge(-(self.granted as i64), 0, Usage::default);
         }
     }
 }
@@ -279,8 +282,8 @@ impl Sandbox {
         io::Seek::seek(&mut src, io::SeekFrom::Start(offset)).map_err(map_err)?;
         let mut opts = OpenOptions::new();
         opts.write(true).create_new(true);
-        let mut dst = self.state.open_with(dest, &opts).map_err(map_err)?;
-        io::copy(&mut src, &mut dst).map_err(map_err)
+        let mut out = self.state.open_with(dest, &opts).map_err(map_err)?;
+        io::copy(&mut src, &mut out).map_err(map_err)
     }
 
     /// Charges bytes and entries against the quotas (measuring the sandbox the first time).

@@ -46,10 +46,10 @@ use trumansh_commands::{FsError, FsView, Op};
 use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
 use crate::sandbox::{Loc, Sandbox, unique_name};
-pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::record::{
     After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, txn_ids,
 };
+pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::reserve;
 pub use crate::txn::revert::{By, Reverted, SkipReason, Skipped};
 use crate::txn::revert::{audit, revert};
@@ -454,8 +454,9 @@ impl Journal {
         if ids.len() <= self.history && !check_bytes {
             return;
         }
-        let _lock = lock_undo(state);
-        let (ids, with_blobs) = if _lock.is_some() {
+        // Listed again under the lock: another session may have pruned meanwhile.
+        let lock = lock_undo(state);
+        let (ids, with_blobs) = if lock.is_some() {
             listing(state)
         } else {
             (ids, with_blobs)

@@ -359,7 +359,7 @@ pub(crate) fn load(state: &Dir, id: &str, state_in_root: bool) -> Result<Txn, St
     let f = state
         .open(journal_path(id))
         .map_err(|e| format!("cannot read: {e}"))?;
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let len = f.metadata().map_or(0, |m| m.len());
     if len > MAX_TXN_FILE {
         return Err(format!("{len} bytes: too large"));
     }
@@ -436,7 +436,11 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
             Record::Done { seq, after } => {
                 let c = change_mut(&mut txn, &index, seq).map_err(at)?;
                 if after.len() != c.undo.len() {
-                    return Err(at(format!("change {seq}: {} states for {} inverses", after.len(), c.undo.len())));
+                    return Err(at(format!(
+                        "change {seq}: {} states for {} inverses",
+                        after.len(),
+                        c.undo.len()
+                    )));
                 }
                 c.after = Some(after);
             }
@@ -444,7 +448,11 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
                 let c = change_mut(&mut txn, &index, seq).map_err(at)?;
                 if let Some(after) = after {
                     if after.len() != c.undo.len() {
-                        return Err(at(format!("change {seq}: {} states for {} inverses", after.len(), c.undo.len())));
+                        return Err(at(format!(
+                            "change {seq}: {} states for {} inverses",
+                            after.len(),
+                            c.undo.len()
+                        )));
                     }
                     c.after = Some(after);
                 }
@@ -501,7 +509,9 @@ fn check_inverse(id: &str, seq: u64, inv: &Inverse, state_in_root: bool) -> Resu
         if blob == format!("{TXN_DIR}/{id}.d/{seq}") {
             Ok(())
         } else {
-            Err(format!("blob {blob:?} is not this change's ({TXN_DIR}/{id}.d/{seq})"))
+            Err(format!(
+                "blob {blob:?} is not this change's ({TXN_DIR}/{id}.d/{seq})"
+            ))
         }
     };
     let mode_ok = |mode: u32| {
@@ -512,13 +522,12 @@ fn check_inverse(id: &str, seq: u64, inv: &Inverse, state_in_root: bool) -> Resu
         }
     };
     match inv {
-        Inverse::Remove { at } => rel(at, false, "at"),
+        Inverse::Remove { at } | Inverse::Truncate { at, .. } => rel(at, false, "at"),
         Inverse::Restore { at, blob, mode, .. } => {
             rel(at, false, "at")?;
             blob_ok(blob)?;
             mode_ok(*mode)
         }
-        Inverse::Truncate { at, .. } => rel(at, false, "at"),
         Inverse::Untrash { at, trash_id } => {
             rel(at, false, "at")?;
             valid_id(trash_id, "t").map_err(|e| format!("trash_id: {e}"))
@@ -591,9 +600,9 @@ pub(crate) fn valid_id(s: &str, prefix: &str) -> Result<(), String> {
             .next()
             .is_some_and(|t| t.len() == 20 && t.bytes().all(|b| b.is_ascii_digit()))
         && (0..2).all(|_| {
-            parts
-                .next()
-                .is_some_and(|n| !n.is_empty() && n.len() <= 20 && n.bytes().all(|b| b.is_ascii_digit()))
+            parts.next().is_some_and(|n| {
+                !n.is_empty() && n.len() <= 20 && n.bytes().all(|b| b.is_ascii_digit())
+            })
         })
         && parts.next().is_none();
     if ok {

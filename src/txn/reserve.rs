@@ -40,7 +40,7 @@ pub fn top_up(state: &Dir) {
     let Ok(len) = f.metadata().map(|m| m.len()) else {
         return;
     };
-    let zeros = [0u8; 64 * 1024];
+    let zeros = vec![0u8; 64 * 1024];
     // Whole blocks only: a partial last block (a release cuts by blocks) is rewritten.
     let mut at = len - len % BLOCK_BYTES;
     while at < RESERVE_BYTES {

@@ -24,9 +24,7 @@ use trumansh_commands::FsError;
 
 use crate::audit::fields;
 use crate::sandbox::{Blocked, Fingerprint, Sandbox};
-use crate::txn::record::{
-    Change, Inverse, Record, Txn, TxnFile, load, remove_txn, txn_ids,
-};
+use crate::txn::record::{Change, Inverse, Record, Txn, TxnFile, load, remove_txn, txn_ids};
 use crate::txn::trash;
 
 /// Who reverts.
@@ -265,21 +263,18 @@ fn step(
     }
     if let Some(subject) = inv.subject() {
         let now = subject.fingerprint(sandbox);
-        let unchanged = match &change.after {
+        let unchanged = if let Some(after) = &change.after {
             // What the change left was recorded: the object must still be that.
-            Some(after) => match after.get(i).copied().flatten() {
-                Some(left) => now.same_as(&left),
-                None => true,
-            },
+            after
+                .get(i)
+                .copied()
+                .flatten()
+                .is_none_or(|left| now.same_as(&left))
+        } else {
             // The change was under way when its session died: nothing says what it left.
             // It is reverted unless a later transaction changed the object since.
-            None => {
-                let touched = newer.get_or_insert_with(|| touched_after(sandbox, &txn.id));
-                !inv
-                    .root_paths()
-                    .iter()
-                    .any(|p| touched.contains(p.bytes()))
-            }
+            let touched = newer.get_or_insert_with(|| touched_after(sandbox, &txn.id));
+            !inv.root_paths().iter().any(|p| touched.contains(p.bytes()))
         };
         if !unchanged {
             return if already_done(sandbox, inv, &now) {
@@ -299,7 +294,8 @@ fn step(
 /// Whether an inverse's result is already there (a revert killed after the inverse and
 /// before its step was journaled): its subject is `now`.
 fn already_done(sandbox: &Sandbox, inv: &Inverse, now: &Fingerprint) -> bool {
-    let present = |p: &crate::txn::record::RelPath| sandbox.fingerprint(&p.loc()) != Fingerprint::Absent;
+    let present =
+        |p: &crate::txn::record::RelPath| sandbox.fingerprint(&p.loc()) != Fingerprint::Absent;
     match inv {
         Inverse::Remove { .. } => *now == Fingerprint::Absent,
         Inverse::Restore { blob, times, .. } => {

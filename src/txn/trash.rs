@@ -79,7 +79,12 @@ pub fn trash_loc(sandbox: &Sandbox, loc: &Loc, note: &str) -> Result<String, FsE
 
 /// Copies the bytes of the file at a location, from `offset` on, to a new trash entry (an
 /// undo about to replace them, or to cut them off). Returns the entry's id.
-pub fn trash_copy(sandbox: &Sandbox, loc: &Loc, offset: u64, note: &str) -> Result<String, FsError> {
+pub fn trash_copy(
+    sandbox: &Sandbox,
+    loc: &Loc,
+    offset: u64,
+    note: &str,
+) -> Result<String, FsError> {
     let id = unique_name("t");
     let entry = new_entry(sandbox, &id, &undo_info(sandbox, loc, note))?;
     let data = entry.join("data");
