@@ -463,4 +463,70 @@ mod tests {
             }
         );
     }
+    #[test]
+    fn two_guards_sharing_a_usage_file_count_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("usage");
+        let open = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .unwrap()
+        };
+        let (a, b) = (Guard::new(100, 10), Guard::new(100, 10));
+        a.share_usage(open());
+        b.share_usage(open());
+        let measured = std::cell::Cell::new(0);
+        let measure = || {
+            measured.set(measured.get() + 1);
+            Usage {
+                bytes: 50,
+                entries: 2,
+            }
+        };
+        assert!(a.charge(30, 1, measure).is_ok());
+        // b sees a's charge (no second measure).
+        assert_eq!(b.charge(30, 0, measure), Err(FsError::QuotaExceeded));
+        assert_eq!(measured.get(), 1);
+        assert!(b.charge(20, 0, measure).is_ok());
+        assert_eq!(
+            a.usage_with(measure),
+            Usage {
+                bytes: 100,
+                entries: 3
+            }
+        );
+        // A grant takes at most half of what is left ahead.
+        b.credit(Usage {
+            bytes: 40,
+            entries: 0,
+        });
+        assert_eq!(a.grant(10, 1000, 0, measure), Ok(10 + 15));
+        // Forgotten: a credit does not measure; the next charge does.
+        b.forget_usage();
+        a.credit(Usage {
+            bytes: 5,
+            entries: 0,
+        });
+        assert_eq!(measured.get(), 1);
+        assert!(a.charge(1, 0, measure).is_ok());
+        assert_eq!(measured.get(), 2);
+        assert_eq!(b.usage_with(measure).bytes, 51);
+    }
+
+    #[test]
+    fn no_space_counts_state_writes_and_frees() {
+        let g = Guard::new(100, 10);
+        g.inject(Some(Fault::NoSpaceAfter(10)));
+        assert!(g.state_write(8).is_ok());
+        assert_eq!(g.disk_write(4), Err(FsError::NoSpace));
+        g.disk_freed(4096);
+        assert!(g.state_write(4000).is_ok());
+        g.inject(Some(Fault::DiskFullAfter(0)));
+        assert!(g.state_write(4000).is_ok(), "data-only fault");
+        assert_eq!(g.disk_write(1), Err(FsError::NoSpace));
+    }
 }

@@ -156,10 +156,12 @@ impl<R: Read> Read for Metered<'_, R> {
 impl<R> Drop for Metered<'_, R> {
     fn drop(&mut self) {
         if self.granted > 0 {
-            let _ = self
-                .sandbox
-                .guard
-                .charge(-(self.granted as i64), 0, Usage::default);
+            // A credit never measures: if another session had the count measured again
+            // meanwhile, the measure already left out what was not written.
+            self.sandbox.guard.credit(Usage {
+                bytes: self.granted,
+                entries: 0,
+            });
         }
     }
 }
