@@ -410,6 +410,7 @@ impl<R: Seek> Seek for DeadlineReader<'_, R> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

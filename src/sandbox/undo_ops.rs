@@ -122,13 +122,16 @@ pub enum Blocked {
 }
 
 /// A reader whose bytes are charged to the write quota and which stops at the deadline.
-/// The quota is charged ahead, in grants of up to [`crate::limits::GRANT_BYTES`] (one lock of
-/// the shared usage file per grant); what is left of the last grant is given back on drop.
+/// The first read is charged as it is (a small write takes the shared usage file's lock
+/// once); later ones ahead, in grants of up to [`crate::limits::GRANT_BYTES`] (one lock per
+/// grant); what is left of the last grant is given back on drop.
 pub struct Metered<'a, R> {
     inner: R,
     sandbox: &'a Sandbox,
     /// Bytes charged and not yet read.
     granted: u64,
+    /// Whether a read was charged already.
+    started: bool,
 }
 
 impl<R: Read> Read for Metered<'_, R> {
@@ -140,12 +143,18 @@ impl<R: Read> Read for Metered<'_, R> {
         let n64 = n as u64;
         if n64 > self.granted {
             let need = n64 - self.granted;
-            match self.sandbox.grant(need, crate::limits::GRANT_BYTES) {
+            let ahead = if self.started {
+                crate::limits::GRANT_BYTES
+            } else {
+                0
+            };
+            match self.sandbox.grant(need, ahead) {
                 Ok(got) => self.granted += got,
                 Err(_) => return Err(io::Error::from(io::ErrorKind::QuotaExceeded)),
             }
         }
         self.granted -= n64;
+        self.started |= n > 0;
         if self.sandbox.guard.disk_write(n64).is_err() {
             return Err(io::Error::from(io::ErrorKind::StorageFull));
         }
@@ -173,6 +182,7 @@ impl Sandbox {
             inner,
             sandbox: self,
             granted: 0,
+            started: false,
         }
     }
 

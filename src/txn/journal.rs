@@ -20,11 +20,15 @@
 //! back, a `cp -r` by removing what it created, an overwrite by writing the saved bytes back;
 //! nothing is proportional to the size of the sandbox.
 //!
-//! History: `undo` reaches the last `undo_history` committed lines, exactly: each commit
-//! prunes the oldest transactions beyond it, and the saved bytes are bounded too — when a
-//! commit that saved bytes brings the total of saved bytes over `undo_bytes`, the oldest
-//! transactions are pruned until it fits (the newest line is always kept, whatever it saved).
-//! Pruning removes the oldest first, so what `undo` reaches is always the newest lines.
+//! History: `undo` reaches the last `undo_history` committed lines, exactly: it reads the
+//! journal newest first and stops after that many committed lines, counting the lines undone
+//! before (a line undone whole stays in the journal, its saved bytes removed, until it is
+//! pruned), so that undoing never brings an older line into reach. The files are pruned in
+//! batches ([`PRUNE_SLACK`] commits beyond the history), the oldest first. The saved bytes are
+//! bounded too: a shared count (`undo-saved`, under the journal's lock) grows with each commit
+//! that saved bytes; when it passes `undo_bytes`, the oldest transactions are pruned until
+//! the rest fits (the newest line is always kept, whatever it saved), and the count is set to
+//! what is left, measured.
 //!
 //! Reverting never destroys and never guesses (see [`crate::txn::revert`]): each inverse first
 //! checks that its object is still what the change left, what it replaces goes to the trash,
@@ -39,6 +43,7 @@ use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions};
 use trumansh_commands::{FsError, FsView, Op};
@@ -47,7 +52,8 @@ use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
 use crate::sandbox::{Loc, Sandbox, unique_name};
 use crate::txn::record::{
-    After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, txn_ids,
+    After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, saved_add, saved_set,
+    txn_ids,
 };
 pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::reserve;
@@ -59,6 +65,9 @@ use crate::txn::trash;
 const SESSIONS_DIR: &str = "sessions";
 /// The lock held while transactions are chosen and reverted, or pruned.
 const UNDO_LOCK: &str = "undo.lock";
+/// How many transactions beyond the history the journal may hold before it is pruned (the
+/// files only: `undo` never reaches past the last `undo_history` lines).
+const PRUNE_SLACK: usize = 16;
 
 /// What must happen before a change is applied, beyond recording it.
 #[derive(Debug, Default)]
@@ -114,6 +123,10 @@ pub struct Journal {
     history: usize,
     /// The most bytes the transactions may keep saved (`undo_bytes`).
     undo_bytes: u64,
+    /// About how many transactions the journal holds (listed at start, then counted by this
+    /// session's commits, listed again at each prune), so that the directory is listed once
+    /// per [`PRUNE_SLACK`] commits, not at each.
+    held: AtomicUsize,
     inner: Mutex<Inner>,
     /// The session's lock, held while it lives, and the state directory to remove it from.
     lock: Option<(std::fs::File, Dir)>,
@@ -143,6 +156,7 @@ impl Journal {
             session,
             history: history.max(1),
             undo_bytes,
+            held: AtomicUsize::new(txn_ids(state).len()),
             inner: Mutex::new(Inner {
                 line: String::new(),
                 active: None,
@@ -359,7 +373,8 @@ impl Journal {
             true,
         );
         drop(file);
-        self.prune(sandbox, &id, saved > 0);
+        self.held.fetch_add(1, Ordering::Relaxed);
+        self.prune(sandbox, saved);
         None
     }
 
@@ -399,6 +414,9 @@ impl Journal {
                 continue; // another session's open line
             }
             window += 1;
+            if txn.is_undone() {
+                continue; // undone before: it still counts in the history
+            }
             let reverted = revert(sandbox, &txn, &self.session, By::Undo);
             if reverted.is_empty() {
                 continue; // a line whose every change failed: nothing to count
@@ -445,54 +463,84 @@ impl Journal {
         out
     }
 
-    /// Keeps the last `history` transactions, and (when `check_bytes`: the line just
-    /// committed saved bytes) no more saved bytes than `undo_bytes`, the newest line
-    /// (`just`) always kept. The oldest go first.
-    fn prune(&self, sandbox: &Sandbox, just: &str, check_bytes: bool) {
+    /// After a commit: adds what the line saved to the shared saved-bytes count, and prunes
+    /// the oldest transactions while the journal holds more than the history (checked at each
+    /// commit that saved bytes, else once per [`PRUNE_SLACK`] commits) or the saved bytes are
+    /// over `undo_bytes` (the newest line that saved bytes is always kept). Pruning removes
+    /// the oldest first, never skipping a committed line, so what `undo` reaches is always the
+    /// newest lines.
+    fn prune(&self, sandbox: &Sandbox, saved: u64) {
         let state = sandbox.state_dir();
-        let (ids, with_blobs) = listing(state);
-        if ids.len() <= self.history && !check_bytes {
+        let held = self.held.load(Ordering::Relaxed);
+        let by_count = held > self.history + PRUNE_SLACK || (saved > 0 && held > self.history);
+        if !by_count && saved == 0 {
             return;
         }
-        // Listed again under the lock: another session may have pruned meanwhile.
-        let lock = lock_undo(state);
-        let (ids, with_blobs) = if lock.is_some() {
-            listing(state)
-        } else {
-            (ids, with_blobs)
-        };
-        let mut cut = ids.len().saturating_sub(self.history);
-        if check_bytes {
-            let mut total = 0u64;
-            for (k, id) in ids.iter().enumerate().rev() {
-                if with_blobs.contains(id) {
-                    total = total.saturating_add(blob_bytes(state, id));
-                }
-                if total > self.undo_bytes && id != just {
-                    cut = cut.max(k + 1);
-                    break;
-                }
-            }
+        let _lock = lock_undo(state);
+        let mut total = saved_add(state, saved as i64).unwrap_or_else(|| {
+            let t = saved_exactly(sandbox);
+            saved_set(state, t);
+            t
+        });
+        if !by_count && total <= self.undo_bytes {
+            return;
         }
-        for id in ids.iter().take(cut) {
-            if id == just {
-                continue;
+        let (ids, with_blobs) = listing(state);
+        let count_cut = ids.len().saturating_sub(self.history);
+        let newest_saving = ids.iter().rposition(|id| with_blobs.contains(id));
+        let mut left = ids.len();
+        let mut freed = 0u64;
+        for (k, id) in ids.iter().enumerate() {
+            let over = total.saturating_sub(freed) > self.undo_bytes;
+            if (k >= count_cut && !over) || (over && Some(k) == newest_saving) {
+                break;
             }
             // Only committed transactions: an open one is a live session's line (or a crashed
             // one's, for recovery); a refused one is the owner's to look at.
-            if !load(state, id, sandbox.state_in_root()).is_ok_and(|t| t.closed) {
+            let Ok(txn) = load(state, id, sandbox.state_in_root()) else {
+                continue;
+            };
+            if !txn.closed {
                 continue;
             }
             // What the pruned transaction held leaves the quota (measured: it is small, and
             // the sandbox as a whole is never walked again for it).
-            let mut held = sandbox.state_usage(&blob_dir(id));
+            let saved_here = if with_blobs.contains(id) {
+                blob_bytes(state, id)
+            } else {
+                0
+            };
+            let mut usage = sandbox.state_usage(&blob_dir(id));
             if let Ok(m) = state.metadata(crate::txn::record::journal_path(id)) {
-                held.bytes += m.len();
+                usage.bytes += m.len();
             }
             remove_txn(state, id);
-            sandbox.credit(held);
+            sandbox.credit(usage);
+            left -= 1;
+            if txn.counted {
+                freed += saved_here;
+            }
         }
+        if freed > 0 {
+            total = saved_add(state, -(freed as i64)).unwrap_or(0);
+        }
+        if total > self.undo_bytes {
+            // The count drifted (a crash between a commit and its count): measure it.
+            saved_set(state, saved_exactly(sandbox));
+        }
+        self.held.store(left, Ordering::Relaxed);
     }
+}
+
+/// The bytes committed transactions keep saved, measured.
+fn saved_exactly(sandbox: &Sandbox) -> u64 {
+    let state = sandbox.state_dir();
+    let (ids, with_blobs) = listing(state);
+    ids.iter()
+        .filter(|id| with_blobs.contains(*id))
+        .filter(|id| load(state, id, sandbox.state_in_root()).is_ok_and(|t| t.counted))
+        .map(|id| blob_bytes(state, id))
+        .sum()
 }
 
 impl Drop for Journal {

@@ -341,6 +341,9 @@ pub(crate) struct Txn {
     pub changes: Vec<Change>,
     /// It has an `end` record.
     pub closed: bool,
+    /// Its line was committed (`end` written by the line itself, not by a rollback or a
+    /// recovery): its saved bytes are in the saved-bytes count.
+    pub counted: bool,
     /// A revert began on it before.
     pub reverted_before: bool,
     /// The last revert that began did not end (it was killed).
@@ -350,6 +353,12 @@ pub(crate) struct Txn {
 impl Txn {
     pub(crate) fn has_pending(&self) -> bool {
         self.changes.iter().any(Change::has_pending)
+    }
+
+    /// A committed line that was undone whole: kept (its journal only) so that it still
+    /// counts in the undo history, which is thus exactly the last `undo_history` lines.
+    pub(crate) fn is_undone(&self) -> bool {
+        self.closed && self.reverted_before && !self.revert_interrupted && !self.has_pending()
     }
 }
 
@@ -387,6 +396,7 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
         line: String::new(),
         changes: Vec::new(),
         closed: false,
+        counted: false,
         reverted_before: false,
         revert_interrupted: false,
     };
@@ -458,11 +468,12 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
                 }
                 c.failed = true;
             }
-            Record::End { .. } => {
+            Record::End { closed_by, .. } => {
                 if txn.closed {
                     return Err(at("a second end".into()));
                 }
                 txn.closed = true;
+                txn.counted = closed_by.is_none() && !txn.reverted_before;
             }
             Record::RevertBegin { .. } => {
                 txn.reverted_before = true;
@@ -666,6 +677,37 @@ pub(crate) fn blob_bytes(state: &Dir, id: &str) -> u64 {
             .map(|m| m.len())
             .sum()
     })
+}
+
+/// The count of the bytes committed transactions keep saved, shared by the sessions (read
+/// and written under the journal's lock).
+const SAVED_FILE: &str = "undo-saved";
+
+/// Adds `delta` to the saved-bytes count and returns it; `None` when the count is not known
+/// (missing), to be computed from the transactions.
+pub(crate) fn saved_add(state: &Dir, delta: i64) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let f = state.open(SAVED_FILE).ok()?.into_std();
+    let mut buf = [0u8; 8];
+    f.read_exact_at(&mut buf, 0).ok()?;
+    let now = u64::from_le_bytes(buf);
+    if delta == 0 {
+        return Some(now);
+    }
+    let new = now.saturating_add_signed(delta);
+    saved_set(state, new);
+    Some(new)
+}
+
+/// Sets the saved-bytes count (rewritten in place: a truncating rewrite costs a flush on
+/// some file systems).
+pub(crate) fn saved_set(state: &Dir, total: u64) {
+    use std::os::unix::fs::FileExt;
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true);
+    if let Ok(f) = state.open_with(SAVED_FILE, &opts) {
+        let _ = f.into_std().write_all_at(&total.to_le_bytes(), 0);
+    }
 }
 
 /// A line of text for a path in records and messages.

@@ -24,7 +24,10 @@ use trumansh_commands::FsError;
 
 use crate::audit::fields;
 use crate::sandbox::{Blocked, Fingerprint, Sandbox};
-use crate::txn::record::{Change, Inverse, Record, Txn, TxnFile, load, remove_txn, txn_ids};
+use crate::txn::record::{
+    Change, Inverse, Record, Txn, TxnFile, blob_bytes, blob_dir, load, remove_txn, saved_add,
+    txn_ids,
+};
 use crate::txn::trash;
 
 /// Who reverts.
@@ -137,23 +140,13 @@ enum Outcome {
     Error(FsError),
 }
 
-/// Reverts what is left of a transaction, newest change first, and removes it from the
-/// journal when nothing is left (else keeps it, closed). The caller holds the journal's lock.
+/// Reverts what is left of a transaction, newest change first. When nothing is left, a
+/// committed line stays in the journal as undone (its saved bytes removed) and any other is
+/// removed; else it is kept, closed, for a later `undo`. The caller holds the journal's lock.
 pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Reverted {
     let state = sandbox.state_dir();
     let mut out = Reverted::new(&txn.id, &txn.line);
     out.finished = txn.revert_interrupted;
-    if !txn.has_pending() {
-        // Nothing to do: every change failed before it did anything, or an earlier revert
-        // finished and was killed before it removed the transaction. A first revert counts
-        // the changes that had nothing to revert (a `touch` of a missing file without -c).
-        if !txn.reverted_before {
-            out.changes = txn.changes.iter().filter(|c| !c.failed).count();
-        }
-        remove_txn(state, &txn.id);
-        audit(sandbox, by, &out);
-        return out;
-    }
     // The marker first: a revert killed after this is finished at the next start.
     let marker = TxnFile::open(state, &txn.id).and_then(|mut f| {
         f.append(
@@ -218,11 +211,22 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
     }
     sandbox.guard().set_owner(false);
     sandbox.guard().forget_usage();
+    let _ = file.append(sandbox, &Record::RevertEnd { kept }, true);
     if kept == 0 {
-        remove_txn(state, &txn.id);
+        if txn.closed {
+            // Undone whole: the line stays in the history (its journal only), so that the
+            // history is exactly the last `undo_history` lines; its saved bytes go.
+            if txn.counted {
+                saved_add(state, -(blob_bytes(state, &txn.id) as i64));
+            }
+            let _ = state.remove_dir_all(blob_dir(&txn.id));
+        } else {
+            // A rollback, or a recovery of a line that was never committed: nothing of it
+            // is left to keep.
+            remove_txn(state, &txn.id);
+        }
     } else {
         out.kept = true;
-        let _ = file.append(sandbox, &Record::RevertEnd { kept }, true);
         if !txn.closed {
             // A rollback or a recovery that left something: the line is closed, so that
             // `undo` can try again.

@@ -112,6 +112,16 @@ fn audit_events(root: &Path, event: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// How many transactions keep saved bytes (a `.d` directory).
+fn saved_dirs(root: &Path) -> usize {
+    fs::read_dir(root.join(".trash/txn"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "d"))
+        .count()
+}
+
 fn txn_files(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(root.join(".trash/txn"))
         .into_iter()
@@ -375,7 +385,14 @@ fn concurrent_undos_never_revert_the_same_line() {
         for k in 0..2 * n {
             assert!(!t.root.join(format!("f{k}")).exists());
         }
-        assert!(txn_files(&t.root).is_empty());
+        // Nothing is left to undo, and no saved bytes are held.
+        let r = session(&t.root, "").run("undo");
+        assert_eq!(
+            err(&r),
+            "bash: line 1: undo: nothing to undo\n",
+            "round {round}"
+        );
+        assert_eq!(saved_dirs(&t.root), 0, "round {round}");
     }
 }
 
@@ -437,9 +454,11 @@ fn an_undo_killed_midway_is_finished_at_the_next_start() {
         "{rec:?}"
     );
     assert_view(&t.root, &before);
-    assert!(txn_files(&t.root).is_empty());
+    assert_eq!(saved_dirs(&t.root), 0);
     drop(s);
-    assert!(session(&t.root, "").recovered().is_empty());
+    let mut s = session(&t.root, "");
+    assert!(s.recovered().is_empty());
+    assert_eq!(err(&s.run("undo")), "bash: line 1: undo: nothing to undo\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -780,7 +799,8 @@ fn undo_reaches_exactly_undo_history_lines() {
     for i in 0..23 {
         let s = if i % 2 == 0 { &mut a } else { &mut b };
         assert_eq!(s.run(format!("echo {i} > f{i}")).status, 0);
-        assert!(txn_files(&t.root).len() <= 5, "after line {i}");
+        // The files are pruned in batches (16 beyond the history at most, per session).
+        assert!(txn_files(&t.root).len() <= 5 + 2 * 16, "after line {i}");
     }
     let u = a.run("undo 50");
     assert_eq!(u.status, 0, "{}", show(&u));
@@ -792,8 +812,23 @@ fn undo_reaches_exactly_undo_history_lines() {
         + "\n";
     assert_eq!(out(&u), expected);
     assert!(t.root.join("f17").exists() && !t.root.join("f18").exists());
+    // The lines undone still count: undoing never brings an older line into reach.
     let u = b.run("undo");
     assert_eq!(err(&u), "bash: line 1: undo: nothing to undo\n");
+    // Two new lines: only they are in reach of the history with the three undone.
+    a.run("echo new1 > n1");
+    b.run("echo new2 > n2");
+    let u = a.run("undo 50");
+    assert_eq!(
+        out(&u),
+        "undone: echo new2 > n2 (1 change)\nundone: echo new1 > n1 (1 change)\n"
+    );
+    assert!(t.root.join("f17").exists());
+    // Lines that save bytes prune at once: the journal holds the history exactly.
+    for i in 0..12 {
+        assert_eq!(a.run(format!("echo {i} > a.txt")).status, 0);
+        assert!(txn_files(&t.root).len() <= 5, "after overwrite {i}");
+    }
 }
 
 #[test]
