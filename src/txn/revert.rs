@@ -170,7 +170,11 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             return out;
         }
     };
-    let note = format!("{} of `{}`", by.as_str(), txn.line.trim_end_matches('\n'));
+    let mut bin = trash::Bin::new(&format!(
+        "{} of `{}`",
+        by.as_str(),
+        txn.line.trim_end_matches('\n')
+    ));
     let mut newer: Option<HashSet<Vec<u8>>> = None;
     let mut kept = 0;
     sandbox.guard().set_owner(true);
@@ -181,7 +185,7 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             if !change.pending(i) {
                 continue;
             }
-            match step(sandbox, txn, change, i, &mut newer, &note) {
+            match step(sandbox, txn, change, i, &mut newer, &mut bin) {
                 Outcome::Done => {
                     let _ = file.append(sandbox, &Record::RevertStep { seq: change.seq, i }, true);
                 }
@@ -253,7 +257,7 @@ fn step(
     change: &Change,
     i: usize,
     newer: &mut Option<HashSet<Vec<u8>>>,
-    note: &str,
+    bin: &mut trash::Bin,
 ) -> Outcome {
     let Some(inv) = change.undo.get(i) else {
         return Outcome::Done;
@@ -288,7 +292,7 @@ fn step(
             };
         }
     }
-    match apply(sandbox, inv, note) {
+    match apply(sandbox, inv, bin) {
         Ok(()) => Outcome::Done,
         Err(Applied::Changed) => Outcome::Skip(SkipReason::Changed),
         Err(Applied::Failed(e)) => Outcome::Error(e),
@@ -330,7 +334,7 @@ impl From<FsError> for Applied {
 }
 
 /// Applies one inverse; what it replaces or removes goes to the trash first.
-fn apply(sandbox: &Sandbox, inv: &Inverse, note: &str) -> Result<(), Applied> {
+fn apply(sandbox: &Sandbox, inv: &Inverse, bin: &mut trash::Bin) -> Result<(), Applied> {
     match inv {
         Inverse::Remove { at } => {
             let loc = at.loc();
@@ -348,7 +352,7 @@ fn apply(sandbox: &Sandbox, inv: &Inverse, note: &str) -> Result<(), Applied> {
                     })
                 }
                 _ => {
-                    trash::trash_loc(sandbox, &loc, note)?;
+                    bin.take(sandbox, &loc)?;
                     Ok(())
                 }
             }
@@ -362,7 +366,7 @@ fn apply(sandbox: &Sandbox, inv: &Inverse, note: &str) -> Result<(), Applied> {
             let loc = at.loc();
             match sandbox.fingerprint(&loc) {
                 Fingerprint::File { size, .. } if size > 0 => {
-                    trash::trash_copy(sandbox, &loc, 0, &format!("{note}: the bytes it replaced"))?;
+                    bin.copy(sandbox, &loc, 0)?;
                 }
                 Fingerprint::File { .. } | Fingerprint::Absent => {}
                 _ => return Err(Applied::Changed),
@@ -373,12 +377,7 @@ fn apply(sandbox: &Sandbox, inv: &Inverse, note: &str) -> Result<(), Applied> {
             let loc = at.loc();
             match sandbox.fingerprint(&loc) {
                 Fingerprint::File { size, .. } if size > *len => {
-                    trash::trash_copy(
-                        sandbox,
-                        &loc,
-                        *len,
-                        &format!("{note}: the bytes it cut from offset {len}"),
-                    )?;
+                    bin.copy(sandbox, &loc, *len)?;
                 }
                 Fingerprint::File { .. } => {}
                 _ => return Err(Applied::Changed),

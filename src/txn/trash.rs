@@ -65,46 +65,104 @@ pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError
     Ok(())
 }
 
-/// Moves the object at a location to a new trash entry (an undo removing what a change
-/// created); `note` says which undo. Returns the entry's id.
-pub fn trash_loc(sandbox: &Sandbox, loc: &Loc, note: &str) -> Result<String, FsError> {
-    let id = unique_name("t");
-    let entry = new_entry(sandbox, &id, &undo_info(sandbox, loc, note))?;
-    if let Err(e) = sandbox.stash(loc, &entry.join("data")) {
-        drop_entry(sandbox, &entry);
-        return Err(e);
-    }
-    Ok(id)
+/// The trash entry where one revert (an undo, a rollback, a recovery) puts what it replaces
+/// or removes, made when the first object comes: `trash/<id>/data/` mirrors the root, each
+/// object at its root-relative path (a second object for one path gets `.~2~`, `.~3~`...;
+/// the bytes an append's undo cuts off are `PATH.tail`), and its `info.json` says which
+/// revert (`undo`), with no original location (the owner restores it with `--to`). One entry
+/// per revert: undoing a `cp -r` of thousands of files costs one rename each, not a new entry
+/// (two new inodes) each.
+pub struct Bin {
+    note: String,
+    entry: Option<PathBuf>,
 }
 
-/// Copies the bytes of the file at a location, from `offset` on, to a new trash entry (an
-/// undo about to replace them, or to cut them off). Returns the entry's id.
-pub fn trash_copy(
-    sandbox: &Sandbox,
-    loc: &Loc,
-    offset: u64,
-    note: &str,
-) -> Result<String, FsError> {
-    let id = unique_name("t");
-    let entry = new_entry(sandbox, &id, &undo_info(sandbox, loc, note))?;
-    let data = entry.join("data");
-    if let Err(e) = with_reserve(sandbox, true, || {
-        let _ = sandbox.state_dir().remove_file(&data);
-        sandbox.copy_out(loc, offset, &data).map(drop)
-    }) {
-        let _ = sandbox.state_dir().remove_file(&data);
-        drop_entry(sandbox, &entry);
-        return Err(e);
+impl Bin {
+    /// A bin for the revert `note` describes (``undo of `LINE` ``).
+    pub fn new(note: &str) -> Bin {
+        Bin {
+            note: note.to_string(),
+            entry: None,
+        }
     }
-    Ok(id)
-}
 
-fn undo_info(sandbox: &Sandbox, loc: &Loc, note: &str) -> TrashInfo {
-    TrashInfo {
-        path: sandbox.virtual_path(loc).to_string_lossy().into_owned(),
-        rel: loc.rel.to_string_lossy().into_owned(),
-        time: now_secs(),
-        undo: Some(note.to_string()),
+    /// Moves the object at a location (a file or link a change created) into the bin.
+    pub fn take(&mut self, sandbox: &Sandbox, loc: &Loc) -> Result<(), FsError> {
+        let dest = self.place(sandbox, &loc.rel, "")?;
+        sandbox.stash(loc, &dest)
+    }
+
+    /// Copies the bytes of the file at a location, from `offset` on, into the bin (what an
+    /// undo is about to replace, or to cut off).
+    pub fn copy(&mut self, sandbox: &Sandbox, loc: &Loc, offset: u64) -> Result<(), FsError> {
+        let suffix = if offset > 0 { ".tail" } else { "" };
+        let dest = self.place(sandbox, &loc.rel, suffix)?;
+        with_reserve(sandbox, true, || {
+            let _ = sandbox.state_dir().remove_file(&dest);
+            sandbox.copy_out(loc, offset, &dest).map(drop)
+        })
+        .inspect_err(|_| {
+            let _ = sandbox.state_dir().remove_file(&dest);
+        })
+    }
+
+    /// A free path in the bin for a root-relative path, its parents made.
+    fn place(&mut self, sandbox: &Sandbox, rel: &Path, suffix: &str) -> Result<PathBuf, FsError> {
+        let state = sandbox.state_dir();
+        let data = self.entry(sandbox)?.join("data");
+        let mut dir = data.clone();
+        let mut comps: Vec<&std::ffi::OsStr> = rel.iter().collect();
+        let name = comps.pop().unwrap_or_default().to_os_string();
+        for c in comps {
+            dir.push(c);
+            let made = with_reserve(sandbox, true, || match state.create_dir(&dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(map_err(e)),
+                _ => Ok(()),
+            });
+            if made.is_err() || !state.symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                // Something of the bin has that name already: the object goes at the top.
+                dir.clone_from(&data);
+                break;
+            }
+        }
+        let mut base = name;
+        base.push(suffix);
+        let mut candidate = dir.join(&base);
+        let mut n = 1;
+        while state.symlink_metadata(&candidate).is_ok() {
+            n += 1;
+            let mut numbered = base.clone();
+            numbered.push(format!(".~{n}~"));
+            candidate = dir.join(numbered);
+        }
+        Ok(candidate)
+    }
+
+    /// The bin's entry, made on first use.
+    fn entry(&mut self, sandbox: &Sandbox) -> Result<PathBuf, FsError> {
+        if let Some(e) = &self.entry {
+            return Ok(e.clone());
+        }
+        let info = TrashInfo {
+            path: sandbox.mount_point().to_string_lossy().into_owned(),
+            rel: String::new(),
+            time: now_secs(),
+            undo: Some(self.note.clone()),
+        };
+        let entry = new_entry(sandbox, &unique_name("t"), &info)?;
+        let made = with_reserve(sandbox, true, || {
+            sandbox.guard().state_write(BLOCK_BYTES)?;
+            sandbox
+                .state_dir()
+                .create_dir(entry.join("data"))
+                .map_err(map_err)
+        });
+        if let Err(e) = made {
+            drop_entry(sandbox, &entry);
+            return Err(e);
+        }
+        self.entry = Some(entry.clone());
+        Ok(entry)
     }
 }
 

@@ -182,7 +182,7 @@ fn a_file_the_host_edited_after_the_line_is_left_reported_and_retried() {
     // The bytes undo replaced are in the trash, not gone.
     let entries = trash_entries(&t.root);
     assert_eq!(entries.len(), 1);
-    assert_eq!(fs::read(entries[0].0.join("data")).unwrap(), b"new\n");
+    assert_eq!(fs::read(entries[0].0.join("data/a.txt")).unwrap(), b"new\n");
     assert!(
         entries[0].1["undo"]
             .as_str()
@@ -237,44 +237,39 @@ fn what_undo_removes_goes_to_the_trash_and_the_owner_can_restore_it() {
     assert_eq!(u.status, 0, "{}", show(&u));
     assert!(!t.root.join("made.txt").exists() && !t.root.join("copy").exists());
     assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
-    // Each created file, and the bytes cut off a.txt, is a trash entry of its own.
-    let mut held: Vec<(String, Vec<u8>)> = trash_entries(&t.root)
-        .iter()
-        .map(|(dir, info)| {
-            assert!(
-                info["undo"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("undo of `echo one")
-            );
-            (
-                info["path"].as_str().unwrap().to_string(),
-                fs::read(dir.join("data")).unwrap(),
-            )
-        })
-        .collect();
-    held.sort();
+    // One trash entry for the undo: each created file at its path, the bytes cut off a.txt
+    // beside it.
+    let entries = trash_entries(&t.root);
+    assert_eq!(entries.len(), 1);
+    let (dir, info) = &entries[0];
     assert_eq!(
-        held,
-        vec![
-            ("/home/user/a.txt".to_string(), b"more\n".to_vec()),
-            (
-                "/home/user/copy/guide.txt".to_string(),
-                b"the guide\n".to_vec()
-            ),
-            ("/home/user/made.txt".to_string(), b"one\n".to_vec()),
-        ]
+        info["undo"],
+        "undo of `echo one > made.txt; cp -r docs copy; echo more >> a.txt`"
     );
-    // The owner's tools bring one back where it was.
+    let data = dir.join("data");
+    assert_eq!(fs::read(data.join("made.txt")).unwrap(), b"one\n");
+    assert_eq!(
+        fs::read(data.join("copy/guide.txt")).unwrap(),
+        b"the guide\n"
+    );
+    assert_eq!(fs::read(data.join("a.txt.tail")).unwrap(), b"more\n");
+    // The owner's tools bring it back (where the owner says).
     let sandbox =
         trumansh::sandbox::Sandbox::open(&trumansh::sandbox::SandboxConfig::new(&t.root)).unwrap();
+    let id = dir.file_name().unwrap().to_str().unwrap();
     trumansh::owner::trash_restore(
         &sandbox,
-        "/home/user/made.txt",
-        &trumansh::owner::RestoreOptions::default(),
+        id,
+        &trumansh::owner::RestoreOptions {
+            to: Some("restored".into()),
+            ..Default::default()
+        },
     )
     .unwrap();
-    assert_eq!(fs::read(t.root.join("made.txt")).unwrap(), b"one\n");
+    assert_eq!(
+        fs::read(t.root.join("restored/made.txt")).unwrap(),
+        b"one\n"
+    );
 }
 
 #[test]
