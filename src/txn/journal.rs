@@ -3,7 +3,7 @@
 //!
 //! Layout in the state directory:
 //!
-//! - `txn/<id>.jsonl` — the line's records (see [`crate::txn::record`] for each kind): `begin`,
+//! - `txn/<id>.jsonl` — the line's records (see `src/txn/record.rs` for each kind): `begin`,
 //!   then per change a `do` written *before* it is applied (the inverses that revert it) and a
 //!   `done` (or `failed`) written *after*, with what the change left; `end` when the line is
 //!   over; and the progress of a revert. A transaction exists only for a line that changed
@@ -30,7 +30,7 @@
 //! the rest fits (the newest line is always kept, whatever it saved), and the count is set to
 //! what is left, measured.
 //!
-//! Reverting never destroys and never guesses (see [`crate::txn::revert`]): each inverse first
+//! Reverting never destroys and never guesses (see `src/txn/revert.rs`): each inverse first
 //! checks that its object is still what the change left, what it replaces goes to the trash,
 //! and what it cannot revert is reported and kept for a later `undo`.
 //!

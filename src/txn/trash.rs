@@ -5,8 +5,13 @@
 //!   `trash/<id>/info.json` — `{"path": <virtual path>, "time": <unix secs>, "kind": ...}`.
 //!   Ids are `<unix-nanos>-<pid>-<counter>`, unique across restarts, and a trash entry is
 //!   created with an exclusive `mkdir`, so nothing in the trash is ever overwritten.
+//!   An entry an undo made (see [`Bin`]) holds a directory mirroring the root instead, and
+//!   its `info.json` says which undo (`"undo": "undo of `LINE`"`).
 //! - `txn/` — the journal of transactions (see [`crate::txn::journal`]); `sessions/` — live
-//!   sessions' locks; `audit.jsonl` — the audit log (see [`crate::audit`]).
+//!   sessions' locks; `undo.lock`, `undo-saved` — the journal's lock and saved-bytes count;
+//!   `usage` — the quota's count, shared by the sessions (see [`crate::limits`]); `reserve` —
+//!   space for removing on a full disk (see [`crate::txn::reserve`]); `audit.jsonl` — the
+//!   audit log (see [`crate::audit`]).
 //! - `history` — the REPL's line history.
 
 use std::path::{Path, PathBuf};
