@@ -24,7 +24,7 @@
 //! journal newest first and stops after that many committed lines, counting the lines undone
 //! before (a line undone whole stays in the journal, its saved bytes removed, until it is
 //! pruned), so that undoing never brings an older line into reach. The files are pruned in
-//! batches ([`PRUNE_SLACK`] commits beyond the history), the oldest first. The saved bytes are
+//! batches (`PRUNE_SLACK` commits beyond the history), the oldest first. The saved bytes are
 //! bounded too: a shared count (`undo-saved`, under the journal's lock) grows with each commit
 //! that saved bytes; when it passes `undo_bytes`, the oldest transactions are pruned until
 //! the rest fits (the newest line is always kept, whatever it saved), and the count is set to
