@@ -237,8 +237,17 @@ impl<'a> Emitter<'a> {
                     .sandbox
                     .resolve_write_target(path)
                     .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
+                // Counted, and what the file's open left renewed (even when the write failed
+                // part-way: it may have changed the file).
+                self.journal.wrote(
+                    path,
+                    if written.is_ok() {
+                        bytes.len() as u64
+                    } else {
+                        0
+                    },
+                );
                 if written.is_ok() {
-                    self.journal.wrote(path, bytes.len() as u64);
                     target
                         .written
                         .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
@@ -399,8 +408,9 @@ pub(crate) fn apply_effect(
         audit_effect(sandbox.audit(), &effect);
     }
     let result = apply_planned(sandbox, op, &pending.plan);
+    // What the change left (or what a failed one left), for every later revert to check.
+    journal.after(sandbox, op, &pending, result.is_ok());
     if let Err(e) = &result {
-        journal.failed(pending.seq);
         if !audit_now {
             audit_effect(sandbox.audit(), &effect);
         }

@@ -7,10 +7,21 @@
 //! microseconds; the shell then reports it once (status 124, as `timeout(1)`).
 //!
 //! The quota counts what the sandbox holds, trash and undo data included. It is measured by
-//! one walk of the root and the state directory the first time the session changes anything
-//! (a session that only reads never pays for it), then kept up to date by every write.
+//! one walk of the root and the state directory the first time anything is changed (a
+//! session that only reads never pays for it), then kept up to date by every write.
+//!
+//! The count is shared by every session on the root: it lives in a small file in the state
+//! directory (`usage`: a magic number, bytes, entries), read and rewritten under an `flock` of
+//! that file by each charge ([`Guard::share_usage`]), so that three sessions together stay
+//! within the quota as one would. A charge costs one `flock`, one `pread`, one `pwrite` and one
+//! unlock (a few microseconds); a write's data is charged in grants of up to [`GRANT_BYTES`]
+//! (the unused rest given back when the write ends), so a large copy takes the lock once per
+//! grant, not once per 8 KiB read. An empty file means "not measured": a session empties it
+//! when it starts and after an undo or a purge, and the next charge measures under the lock.
+//! A session without the file (the owner's tools, a sandbox opened alone) counts by itself.
 
 use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -22,13 +33,27 @@ use crate::io::Stream;
 /// A failure to inject, for the fault-injection tests (never set by a front end).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
-    /// The disk fills up once this many more bytes have been written (`ENOSPC`).
+    /// The disk fills up once this many more bytes of file data have been written (`ENOSPC`).
     DiskFullAfter(u64),
+    /// The disk fills up once this many more bytes have been written, counting everything the
+    /// state directory writes too: journal records (their bytes; a new journal file a block of
+    /// [`BLOCK_BYTES`]), trash entries (a block for the directory, a block for its
+    /// `info.json`). Space released (the state directory's reserve) is given back.
+    NoSpaceAfter(u64),
     /// Opening a file with this name fails with `EIO`.
     Unreadable(std::ffi::OsString),
     /// A file with this name vanishes right after its directory was listed.
     VanishOnList(std::ffi::OsString),
 }
+
+/// What a new file or directory costs in the [`Fault::NoSpaceAfter`] model: one block.
+pub const BLOCK_BYTES: u64 = 4096;
+
+/// The most a write's data is charged ahead of what it has written (see the module doc).
+pub const GRANT_BYTES: u64 = 1 << 20;
+
+/// The first 8 bytes of a measured usage file.
+const USAGE_MAGIC: &[u8; 8] = b"tsh-use1";
 
 /// What the sandbox holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,8 +73,10 @@ pub struct Guard {
     owner: AtomicBool,
     pub(crate) quota_bytes: u64,
     pub(crate) file_quota: u64,
-    /// `None` until measured.
+    /// `None` until measured (when no usage file is shared).
     usage: Mutex<Option<Usage>>,
+    /// The usage file shared by the sessions on the root, when there is one.
+    shared: Mutex<Option<std::fs::File>>,
     /// Whether a quota was hit on the current line.
     quota_hit: AtomicBool,
     caps: [u64; 2],
@@ -68,6 +95,7 @@ impl Guard {
             quota_bytes,
             file_quota,
             usage: Mutex::new(None),
+            shared: Mutex::new(None),
             quota_hit: AtomicBool::new(false),
             caps: [u64::MAX; 2],
             used: [AtomicU64::new(0), AtomicU64::new(0)],
@@ -90,6 +118,25 @@ impl Guard {
 
     /// Counts written bytes against an injected disk-full fault: `Err` once the disk is full.
     pub(crate) fn disk_write(&self, n: u64) -> Result<(), FsError> {
+        self.consume(n, false)
+    }
+
+    /// Counts bytes the state directory writes (journal records, trash entries) against an
+    /// injected [`Fault::NoSpaceAfter`]: `Err` once the disk is full.
+    pub fn state_write(&self, n: u64) -> Result<(), FsError> {
+        self.consume(n, true)
+    }
+
+    /// Space was freed (the state directory's reserve): an injected full disk has it again.
+    pub fn disk_freed(&self, n: u64) {
+        if let Ok(mut f) = self.fault.lock()
+            && let Some(Fault::DiskFullAfter(left) | Fault::NoSpaceAfter(left)) = f.as_mut()
+        {
+            *left = left.saturating_add(n);
+        }
+    }
+
+    fn consume(&self, n: u64, state: bool) -> Result<(), FsError> {
         if self.owner.load(Ordering::Relaxed) {
             // A rollback writes back bytes the failed change freed.
             return Ok(());
@@ -97,13 +144,16 @@ impl Guard {
         let Ok(mut f) = self.fault.lock() else {
             return Ok(());
         };
-        if let Some(Fault::DiskFullAfter(left)) = f.as_mut() {
-            if *left < n {
-                *left = 0;
-                return Err(FsError::NoSpace);
-            }
-            *left -= n;
+        let left = match f.as_mut() {
+            Some(Fault::DiskFullAfter(left)) if !state => left,
+            Some(Fault::NoSpaceAfter(left)) => left,
+            _ => return Ok(()),
+        };
+        if *left < n {
+            *left = 0;
+            return Err(FsError::NoSpace);
         }
+        *left -= n;
         Ok(())
     }
 
@@ -197,26 +247,86 @@ impl Guard {
         self.quota_hit.load(Ordering::Relaxed)
     }
 
+    /// Shares the usage count with the other sessions on the root through `file` (the state
+    /// directory's `usage` file), and forgets what was counted so far: the next charge
+    /// measures under the file's lock.
+    pub fn share_usage(&self, file: std::fs::File) {
+        if let Ok(mut shared) = self.shared.lock() {
+            *shared = Some(file);
+        }
+        self.forget_usage();
+    }
+
+    /// Runs `f` on the usage, shared through the usage file under its lock when there is
+    /// one; `f` says whether it changed it. An unknown usage is measured first with
+    /// `measure`, or, without one, `f` does not run (`None`).
+    fn with_usage<T, M: FnOnce() -> Usage>(
+        &self,
+        measure: Option<M>,
+        f: impl FnOnce(&mut Usage) -> (T, bool),
+    ) -> Option<T> {
+        let shared = self.shared.lock().ok()?;
+        if let Some(file) = shared.as_ref() {
+            let locked = file.lock().is_ok();
+            let mut buf = [0u8; 24];
+            let known = file.read_exact_at(&mut buf, 0).is_ok() && &buf[..8] == USAGE_MAGIC;
+            let usage = if known {
+                Some(Usage {
+                    bytes: u64::from_le_bytes(buf[8..16].try_into().unwrap_or_default()),
+                    entries: u64::from_le_bytes(buf[16..24].try_into().unwrap_or_default()),
+                })
+            } else {
+                measure.map(|m| m())
+            };
+            let out = usage.map(|mut usage| {
+                let (out, changed) = f(&mut usage);
+                if changed || !known {
+                    buf[..8].copy_from_slice(USAGE_MAGIC);
+                    buf[8..16].copy_from_slice(&usage.bytes.to_le_bytes());
+                    buf[16..24].copy_from_slice(&usage.entries.to_le_bytes());
+                    let _ = file.write_all_at(&buf, 0);
+                }
+                out
+            });
+            if locked {
+                let _ = file.unlock();
+            }
+            return out;
+        }
+        drop(shared);
+        let mut local = self.usage.lock().ok()?;
+        if local.is_none() {
+            *local = Some(measure?());
+        }
+        local.as_mut().map(|u| f(u).0)
+    }
+
     /// The usage, measuring it first with `measure` when not known yet.
     pub(crate) fn usage_with(&self, measure: impl FnOnce() -> Usage) -> Usage {
-        let Ok(mut u) = self.usage.lock() else {
-            return Usage::default();
-        };
-        *u.get_or_insert_with(measure)
+        self.with_usage(Some(measure), |u| (*u, false))
+            .unwrap_or_default()
     }
 
     /// Gives back what was removed, when the usage is known (never measures for it).
     pub fn credit(&self, freed: Usage) {
-        if let Ok(mut u) = self.usage.lock()
-            && let Some(u) = u.as_mut()
-        {
+        let _ = self.with_usage(None::<fn() -> Usage>, |u| {
             u.bytes = u.bytes.saturating_sub(freed.bytes);
             u.entries = u.entries.saturating_sub(freed.entries);
-        }
+            ((), true)
+        });
     }
 
     /// Forgets the usage (after an undo or a purge), to be measured again when next needed.
     pub fn forget_usage(&self) {
+        if let Ok(shared) = self.shared.lock()
+            && let Some(file) = shared.as_ref()
+        {
+            let locked = file.lock().is_ok();
+            let _ = file.set_len(0);
+            if locked {
+                let _ = file.unlock();
+            }
+        }
         if let Ok(mut u) = self.usage.lock() {
             *u = None;
         }
@@ -230,21 +340,46 @@ impl Guard {
         entries: i64,
         measure: impl FnOnce() -> Usage,
     ) -> Result<(), FsError> {
-        let Ok(mut guard) = self.usage.lock() else {
-            return Ok(());
-        };
-        let u = guard.get_or_insert_with(measure);
-        let nb = u.bytes.saturating_add_signed(bytes);
-        let ne = u.entries.saturating_add_signed(entries);
-        if !self.owner.load(Ordering::Relaxed) && (bytes > 0 && nb > self.quota_bytes)
-            || (entries > 0 && ne > self.file_quota)
-        {
-            self.quota_hit.store(true, Ordering::Relaxed);
-            return Err(FsError::QuotaExceeded);
+        self.grant(bytes, 0, entries, measure).map(drop)
+    }
+
+    /// Charges `need` bytes (and `entries`), and up to `extra` more bytes ahead when they fit
+    /// under the quota; returns the bytes charged (at least `need`). Fails, charging nothing,
+    /// when `need` (or a positive `entries`) would pass a quota.
+    pub(crate) fn grant(
+        &self,
+        need: i64,
+        extra: u64,
+        entries: i64,
+        measure: impl FnOnce() -> Usage,
+    ) -> Result<i64, FsError> {
+        let owner = self.owner.load(Ordering::Relaxed);
+        let (quota_bytes, file_quota) = (self.quota_bytes, self.file_quota);
+        let r = self.with_usage(Some(measure), |u| {
+            let nb = u.bytes.saturating_add_signed(need);
+            let ne = u.entries.saturating_add_signed(entries);
+            if !owner && ((need > 0 && nb > quota_bytes) || (entries > 0 && ne > file_quota)) {
+                return (Err(FsError::QuotaExceeded), false);
+            }
+            // Ahead, at most half of what is left: a session writing at the same time
+            // still finds room near the quota.
+            let ahead = if need > 0 {
+                extra.min(quota_bytes.saturating_sub(nb) / 2)
+            } else {
+                0
+            };
+            u.bytes = nb.saturating_add(ahead);
+            u.entries = ne;
+            (Ok(need.saturating_add(ahead as i64)), true)
+        });
+        match r {
+            Some(Err(e)) => {
+                self.quota_hit.store(true, Ordering::Relaxed);
+                Err(e)
+            }
+            Some(Ok(n)) => Ok(n),
+            None => Ok(need),
         }
-        u.bytes = nb;
-        u.entries = ne;
-        Ok(())
     }
 
     /// Whether a line is running with a deadline (for readers that check it).
@@ -284,6 +419,7 @@ impl<R: Seek> Seek for DeadlineReader<'_, R> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -336,5 +472,71 @@ mod tests {
                 entries: 3
             }
         );
+    }
+    #[test]
+    fn two_guards_sharing_a_usage_file_count_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("usage");
+        let open = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .unwrap()
+        };
+        let (a, b) = (Guard::new(100, 10), Guard::new(100, 10));
+        a.share_usage(open());
+        b.share_usage(open());
+        let measured = std::cell::Cell::new(0);
+        let measure = || {
+            measured.set(measured.get() + 1);
+            Usage {
+                bytes: 50,
+                entries: 2,
+            }
+        };
+        assert!(a.charge(30, 1, measure).is_ok());
+        // b sees a's charge (no second measure).
+        assert_eq!(b.charge(30, 0, measure), Err(FsError::QuotaExceeded));
+        assert_eq!(measured.get(), 1);
+        assert!(b.charge(20, 0, measure).is_ok());
+        assert_eq!(
+            a.usage_with(measure),
+            Usage {
+                bytes: 100,
+                entries: 3
+            }
+        );
+        // A grant takes at most half of what is left ahead.
+        b.credit(Usage {
+            bytes: 40,
+            entries: 0,
+        });
+        assert_eq!(a.grant(10, 1000, 0, measure), Ok(10 + 15));
+        // Forgotten: a credit does not measure; the next charge does.
+        b.forget_usage();
+        a.credit(Usage {
+            bytes: 5,
+            entries: 0,
+        });
+        assert_eq!(measured.get(), 1);
+        assert!(a.charge(1, 0, measure).is_ok());
+        assert_eq!(measured.get(), 2);
+        assert_eq!(b.usage_with(measure).bytes, 51);
+    }
+
+    #[test]
+    fn no_space_counts_state_writes_and_frees() {
+        let g = Guard::new(100, 10);
+        g.inject(Some(Fault::NoSpaceAfter(10)));
+        assert!(g.state_write(8).is_ok());
+        assert_eq!(g.disk_write(4), Err(FsError::NoSpace));
+        g.disk_freed(4096);
+        assert!(g.state_write(4000).is_ok());
+        g.inject(Some(Fault::DiskFullAfter(0)));
+        assert!(g.state_write(4000).is_ok(), "data-only fault");
+        assert_eq!(g.disk_write(1), Err(FsError::NoSpace));
     }
 }

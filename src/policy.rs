@@ -32,6 +32,7 @@
 //! walk_depth = 64              # levels a recursive walk descends (default 1000)
 //! line_bytes = 65536           # one input: a command with its here-documents (default 1 MiB)
 //! undo_history = 20            # state-changing lines that can be undone (default 100)
+//! undo_bytes = "256MiB"        # bytes the undo history keeps saved, oldest lines pruned (default 1 GiB)
 //! request_bytes = "8MiB"       # one --json request or MCP call, command and stdin (default 64 MiB)
 //! ```
 //!
@@ -44,7 +45,8 @@
 //! string with a unit: `ms`, `s` (`sec`), `m` (`min`), `h` — `"500ms"`, `"30s"`, `"2m"`,
 //! `"1.5s"`. The counts are integers (a string of digits is accepted too). A negative number,
 //! a bad unit or a wrong type is an error naming the key. [`Policy::validate`] also rejects
-//! zero where it makes no sense (every limit; `undo_history` only while `undo` is on).
+//! zero where it makes no sense (every limit; `undo_history` and `undo_bytes` only while `undo`
+//! is on).
 //!
 //! # Path rules
 //!
@@ -153,6 +155,11 @@ pub struct Limits {
     /// How many state-changing lines can be undone; default 100.
     #[serde(deserialize_with = "de::undo_history")]
     pub undo_history: usize,
+    /// Bytes the undo history may keep saved (the old bytes of overwritten files, objects a
+    /// rename replaced); past it the oldest lines are pruned (the newest line is always kept,
+    /// whatever it saved). Default 1 GiB.
+    #[serde(deserialize_with = "de::undo_bytes")]
+    pub undo_bytes: u64,
     /// Bytes of one JSON-lines request or MCP call (the command and its stdin, as sent);
     /// default 64 MiB.
     #[serde(deserialize_with = "de::request_bytes")]
@@ -178,6 +185,7 @@ impl Default for Limits {
             walk_depth: 1_000,
             line_bytes: 1 << 20,
             undo_history: 100,
+            undo_bytes: GIB,
             request_bytes: 64 << 20,
         }
     }
@@ -233,6 +241,12 @@ impl Policy {
         }
         if !self.journal && (self.undo || self.atomic) {
             return Err("journal = false needs undo = false and atomic = false".into());
+        }
+        if self.undo && l.undo_bytes == 0 {
+            return Err(
+                "limits.undo_bytes: must be greater than 0 while undo is on (set `undo = false` to disable undo)"
+                    .to_string(),
+            );
         }
         if self.undo && l.undo_history == 0 {
             return Err(
@@ -354,6 +368,7 @@ mod de {
         walk_depth: usize = Count;
         line_bytes: usize = Bytes;
         undo_history: usize = Count;
+        undo_bytes: u64 = Bytes;
         request_bytes: usize = Bytes;
     }
 }
@@ -817,6 +832,7 @@ mod tests {
                 walk_depth: 64,
                 line_bytes: 65_536,
                 undo_history: 20,
+                undo_bytes: 256 << 20,
                 request_bytes: 8 << 20,
             },
         };
@@ -834,6 +850,7 @@ mod tests {
         assert!(a.brace_fields != b.brace_fields && a.walk_depth != b.walk_depth);
         assert!(a.line_bytes != b.line_bytes && a.undo_history != b.undo_history);
         assert_ne!(a.request_bytes, b.request_bytes);
+        assert_ne!(a.undo_bytes, b.undo_bytes);
         let r = p.rules().unwrap();
         assert!(r.is_hidden(Path::new(".git/config")));
         assert!(r.is_read_only(Path::new("vendor/x/y.rs")));
@@ -859,6 +876,7 @@ mod tests {
         assert_eq!(l.walk_depth, 1_000);
         assert_eq!(l.line_bytes, 1_048_576);
         assert_eq!(l.undo_history, 100);
+        assert_eq!(l.undo_bytes, 1 << 30);
         assert_eq!(p.limits, l);
         p.validate(KNOWN).unwrap();
         assert!(p.rules().unwrap().is_empty());

@@ -84,6 +84,7 @@ impl Session {
         let (journal, recovered) = Journal::open(
             &sandbox,
             config.policy.limits.undo_history,
+            config.policy.limits.undo_bytes,
             config.policy.journal,
         );
         let state = ShellState::new(sandbox.mount_point(), &config.identity);
@@ -329,16 +330,26 @@ impl Session {
         }
         let status = self.state.last_status;
         let rollback = rt.config.policy.atomic && (status != 0 || rt.journal.line_failed());
-        if let Some(reverted) = rt.journal.end_line(&rt.sandbox, status, rollback)
-            && reverted.changes > 0
-        {
-            self.line.rolled_back = reverted.changes;
-            let s = if reverted.changes == 1 { "" } else { "s" };
-            let msg = format!(
-                "the line failed and was rolled back ({} change{s} undone)\n",
-                reverted.changes
-            );
-            sink.write(Stream::Stderr, &rt.prefixed(last_line, msg.as_bytes()));
+        if let Some(reverted) = rt.journal.end_line(&rt.sandbox, status, rollback) {
+            if reverted.changes > 0 {
+                self.line.rolled_back = reverted.changes;
+                let s = if reverted.changes == 1 { "" } else { "s" };
+                let msg = format!(
+                    "the line failed and was rolled back ({} change{s} undone)\n",
+                    reverted.changes
+                );
+                sink.write(Stream::Stderr, &rt.prefixed(last_line, msg.as_bytes()));
+            }
+            // What another process changed meanwhile is left as it is, and said so.
+            for skipped in &reverted.skipped {
+                let path = skipped.path.to_string_lossy();
+                let shown = match skipped.path.strip_prefix(&self.state.cwd) {
+                    Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy(),
+                    _ => path,
+                };
+                let msg = format!("rollback: {}\n", skipped.message(&shown));
+                sink.write(Stream::Stderr, &rt.prefixed(last_line, msg.as_bytes()));
+            }
         }
         status
     }

@@ -470,13 +470,26 @@ fn report_recovery(session: &Session) {
     let mut err = std::io::stderr().lock();
     for r in session.recovered() {
         let line = r.line.strip_suffix('\n').unwrap_or(&r.line);
+        let what = if r.finished {
+            "finished the interrupted revert of"
+        } else {
+            "rolled back the interrupted line"
+        };
         let _ = writeln!(
             err,
-            "trumansh: recovered from a crash: rolled back the interrupted line `{}` ({} change{})",
+            "trumansh: recovered from a crash: {what} `{}` ({} change{})",
             owner::sanitize(line),
             r.changes,
             if r.changes == 1 { "" } else { "s" }
         );
+        for s in &r.skipped {
+            let shown = s.path.to_string_lossy();
+            let _ = writeln!(
+                err,
+                "trumansh: recovery: {}",
+                owner::sanitize(&s.message(&shown))
+            );
+        }
         for e in &r.errors {
             let _ = writeln!(err, "trumansh: recovery: {}", owner::sanitize(e));
         }

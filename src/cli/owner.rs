@@ -128,6 +128,7 @@ pub fn trash_entries(sandbox: &Sandbox) -> Result<Vec<TrashEntry>, OwnerError> {
                     .ok()
                     .and_then(|m| m.modified().ok())
                     .map_or(0, |t| secs_since_epoch(t.into_std())),
+                undo: None,
             });
         let (kind, size) = measure(state, &base.join("data"));
         entries.push(TrashEntry {
@@ -196,9 +197,9 @@ pub fn utc_time(secs: u64) -> String {
 
 /// One entry as `trash list --json` prints it (and the MCP server's `trash_list` returns it):
 /// `id`, `time` (RFC 3339, UTC), `unix_time`, `size`, `kind`, `path` (the agent's), `rel`
-/// (relative to the root).
+/// (relative to the root), and `undo` for what an undo replaced or removed.
 pub fn trash_entry_json(e: &TrashEntry) -> Value {
-    Value::Object(fields([
+    let mut v = fields([
         ("id", e.id.clone().into()),
         ("time", rfc3339(e.info.time, 0).into()),
         ("unix_time", e.info.time.into()),
@@ -206,7 +207,12 @@ pub fn trash_entry_json(e: &TrashEntry) -> Value {
         ("kind", e.kind.as_str().into()),
         ("path", e.info.path.clone().into()),
         ("rel", e.info.rel.clone().into()),
-    ]))
+    ]);
+    // What an undo put there: which undo (its data mirrors the root; restore it with --to).
+    if let Some(undo) = &e.info.undo {
+        v.insert("undo".into(), undo.clone().into());
+    }
+    Value::Object(v)
 }
 
 /// The rows of `trash list`: an aligned table with a header, or one JSON object per line.
@@ -497,6 +503,8 @@ pub fn trash_purge(
         purged.entries.push(entry);
     }
     if !dry_run {
+        // Space was freed for real: the sessions' shared count is measured again.
+        sandbox.share_usage();
         let ids: Vec<Value> = purged.entries.iter().map(|e| e.id.clone().into()).collect();
         sandbox.audit().event(
             "trash_purge",
@@ -937,6 +945,7 @@ mod tests {
                 path: path.into(),
                 rel: String::new(),
                 time,
+                undo: None,
             },
             size,
             kind,

@@ -436,7 +436,8 @@ fn trash_schema() -> Value {
                         "size": { "type": "integer", "minimum": 0, "description": "Bytes held." },
                         "kind": { "enum": ["file", "dir", "link", "other", "missing"] },
                         "path": { "type": "string", "description": "The path it had, as the agent saw it (empty when unknown)." },
-                        "rel": { "type": "string", "description": "The path it had, relative to the sandbox's root (empty when unknown)." }
+                        "rel": { "type": "string", "description": "The path it had, relative to the sandbox's root (empty when unknown)." },
+                        "undo": { "type": "string", "description": "Present when an undo put it there: which undo. It holds what that undo replaced or removed, at their paths relative to the root." }
                     },
                     "additionalProperties": false
                 }

@@ -38,16 +38,20 @@ impl Interp<'_> {
             Directive::UnsetVar { name } => state.vars.unset(name),
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
-            Directive::Undo { count } if !in_stage => return Some(self.run_undo(*count)),
+            Directive::Undo { count } if !in_stage => return Some(self.run_undo(state, *count)),
             Directive::Undo { .. } => {}
         }
         None
     }
 
     /// The `undo` builtin: reverts, and says what it reverted.
-    fn run_undo(&self, count: usize) -> Said {
+    ///
+    /// Each reverted line is `undone: LINE (N changes)` on stdout; on stderr, one line per
+    /// object left as it is (`undo: f: changed since; left as is`), per inverse that failed,
+    /// and per transaction whose journal was refused. Any of those makes the status 1.
+    fn run_undo(&self, state: &ShellState, count: usize) -> Said {
         let reverted = self.rt.journal.undo(&self.rt.sandbox, count);
-        for r in &reverted {
+        for r in reverted.iter().filter(|r| r.refused.is_none()) {
             self.rt.journal.applied(AppliedEffect::Undo {
                 line: r.line.clone(),
                 changes: r.changes,
@@ -60,16 +64,27 @@ impl Interp<'_> {
             return said;
         }
         for r in &reverted {
-            let s = if r.changes == 1 { "" } else { "s" };
-            let mut line = b"undone: ".to_vec();
-            line.extend_from_slice(
-                r.line
-                    .trim_end_matches('\n')
-                    .replace('\n', "\\n")
-                    .as_bytes(),
-            );
-            line.extend_from_slice(format!(" ({} change{s})\n", r.changes).as_bytes());
-            said.out.push(line);
+            if let Some(reason) = &r.refused {
+                said.err.push(
+                    format!("undo: a line's journal is invalid ({reason}); left for the owner\n")
+                        .into_bytes(),
+                );
+                said.status = 1;
+                continue;
+            }
+            if r.changes > 0 || r.skipped.is_empty() && r.errors.is_empty() {
+                let s = if r.changes == 1 { "" } else { "s" };
+                let mut line = b"undone: ".to_vec();
+                line.extend_from_slice(one_line(&r.line).as_bytes());
+                line.extend_from_slice(format!(" ({} change{s})\n", r.changes).as_bytes());
+                said.out.push(line);
+            }
+            for skipped in &r.skipped {
+                let shown = shown_path(&state.cwd, &skipped.path);
+                said.err
+                    .push(format!("undo: {}\n", skipped.message(&shown)).into_bytes());
+                said.status = 1;
+            }
             for e in &r.errors {
                 said.err
                     .push(format!("undo: could not revert {e}\n").into_bytes());
@@ -77,6 +92,19 @@ impl Interp<'_> {
             }
         }
         said
+    }
+}
+
+/// A journaled line on one line (its newlines shown as `\n`).
+fn one_line(line: &str) -> String {
+    line.trim_end_matches('\n').replace('\n', "\\n")
+}
+
+/// A path as a message names it: relative to the cwd when it is below it, else absolute.
+fn shown_path(cwd: &std::path::Path, path: &std::path::Path) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => path.to_string_lossy().into_owned(),
     }
 }
 

@@ -1232,6 +1232,10 @@ impl FsView for Sandbox {
     }
 }
 
+// What undo checks before each inverse (issue 11), defined beside the operations that
+// compute them.
+pub use undo_ops::{Blocked, Fingerprint, USAGE_FILE};
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {

@@ -13,6 +13,9 @@ use trumansh_commands::FsError;
 
 use super::{Loc, Sandbox, Usage, copy_tree, map_err, remove_tree, to_system_time};
 
+/// The usage file shared by the sessions on a root, in the state directory.
+pub const USAGE_FILE: &str = "usage";
+
 /// Access and modification times, as (seconds, nanoseconds) since the epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Times {
@@ -31,10 +34,103 @@ pub struct Before {
     pub times: Times,
 }
 
+/// What an object is, to tell whether it changed since a change left it: its type, inode,
+/// and for files and links their size and modification time (nanoseconds). A directory is
+/// its inode only (its size and times change with its entries). Our own inverses restore
+/// times exactly, so a chain of changes to one object checks step by step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "k", rename_all = "snake_case")]
+pub enum Fingerprint {
+    /// Nothing is there.
+    Absent,
+    File {
+        ino: u64,
+        size: u64,
+        mtime: (i64, i64),
+    },
+    Dir {
+        ino: u64,
+    },
+    Link {
+        ino: u64,
+        size: u64,
+        mtime: (i64, i64),
+    },
+    /// A fifo, socket or device.
+    Other {
+        ino: u64,
+    },
+    /// It could not be looked at (never the same as anything).
+    Unknown,
+}
+
+impl Fingerprint {
+    fn of(m: &cap_std::fs::Metadata) -> Fingerprint {
+        let ft = m.file_type();
+        let mtime = (m.mtime(), m.mtime_nsec());
+        if ft.is_symlink() {
+            Fingerprint::Link {
+                ino: m.ino(),
+                size: m.len(),
+                mtime,
+            }
+        } else if ft.is_dir() {
+            Fingerprint::Dir { ino: m.ino() }
+        } else if ft.is_file() {
+            Fingerprint::File {
+                ino: m.ino(),
+                size: m.len(),
+                mtime,
+            }
+        } else {
+            Fingerprint::Other { ino: m.ino() }
+        }
+    }
+
+    fn of_result(r: io::Result<cap_std::fs::Metadata>) -> Fingerprint {
+        match r {
+            Ok(m) => Fingerprint::of(&m),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Fingerprint::Absent,
+            Err(_) => Fingerprint::Unknown,
+        }
+    }
+
+    /// Whether two fingerprints name the same, unchanged object (`Unknown` never does).
+    pub fn same_as(&self, other: &Fingerprint) -> bool {
+        *self != Fingerprint::Unknown && self == other
+    }
+
+    /// A file's or link's size and modification time.
+    pub fn size_mtime(&self) -> Option<(u64, (i64, i64))> {
+        match *self {
+            Fingerprint::File { size, mtime, .. } | Fingerprint::Link { size, mtime, .. } => {
+                Some((size, mtime))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why the policy keeps an inverse from changing a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocked {
+    /// The path is hidden by the policy (or is the state directory).
+    Hidden,
+    /// The path is read-only by the policy.
+    ReadOnly,
+}
+
 /// A reader whose bytes are charged to the write quota and which stops at the deadline.
+/// The first read is charged as it is (a small write takes the shared usage file's lock
+/// once); later ones ahead, in grants of up to [`crate::limits::GRANT_BYTES`] (one lock per
+/// grant); what is left of the last grant is given back on drop.
 pub struct Metered<'a, R> {
     inner: R,
     sandbox: &'a Sandbox,
+    /// Bytes charged and not yet read.
+    granted: u64,
+    /// Whether a read was charged already.
+    started: bool,
 }
 
 impl<R: Read> Read for Metered<'_, R> {
@@ -43,13 +139,38 @@ impl<R: Read> Read for Metered<'_, R> {
             return Err(io::Error::from(io::ErrorKind::TimedOut));
         }
         let n = self.inner.read(buf)?;
-        if n > 0 && self.sandbox.charge(n as i64, 0).is_err() {
-            return Err(io::Error::from(io::ErrorKind::QuotaExceeded));
+        let n64 = n as u64;
+        if n64 > self.granted {
+            let need = n64 - self.granted;
+            let ahead = if self.started {
+                crate::limits::GRANT_BYTES
+            } else {
+                0
+            };
+            match self.sandbox.grant(need, ahead) {
+                Ok(got) => self.granted += got,
+                Err(_) => return Err(io::Error::from(io::ErrorKind::QuotaExceeded)),
+            }
         }
-        if self.sandbox.guard.disk_write(n as u64).is_err() {
+        self.granted -= n64;
+        self.started |= n > 0;
+        if self.sandbox.guard.disk_write(n64).is_err() {
             return Err(io::Error::from(io::ErrorKind::StorageFull));
         }
         Ok(n)
+    }
+}
+
+impl<R> Drop for Metered<'_, R> {
+    fn drop(&mut self) {
+        if self.granted > 0 {
+            // A credit never measures: if another session had the count measured again
+            // meanwhile, the measure already left out what was not written.
+            self.sandbox.guard.credit(Usage {
+                bytes: self.granted,
+                entries: 0,
+            });
+        }
     }
 }
 
@@ -59,7 +180,104 @@ impl Sandbox {
         Metered {
             inner,
             sandbox: self,
+            granted: 0,
+            started: false,
         }
+    }
+
+    /// Charges `need` bytes and up to `extra` more ahead (see [`Metered`]); the bytes
+    /// charged.
+    fn grant(&self, need: u64, extra: u64) -> Result<u64, FsError> {
+        let r = self
+            .guard
+            .grant(need as i64, extra, 0, || self.measure())
+            .map(|n| n.max(0) as u64);
+        if r.is_err() {
+            self.audit.event(
+                "limit",
+                crate::audit::fields([("limit", "write_quota_bytes".into())]),
+            );
+        }
+        r
+    }
+
+    /// Shares the quota's count with every session on this root: the state directory's
+    /// `usage` file (see [`crate::limits`]). Without it (it cannot be opened), the session
+    /// counts alone.
+    pub fn share_usage(&self) {
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(true).create(true);
+        if let Ok(f) = self.state.open_with(USAGE_FILE, &opts) {
+            self.guard.share_usage(f.into_std());
+        }
+    }
+
+    /// What is at a location now (not following a final link).
+    pub fn fingerprint(&self, loc: &Loc) -> Fingerprint {
+        match self.at(loc) {
+            Ok((dir, Some(name))) => Fingerprint::of_result(dir.symlink_metadata(name)),
+            Ok((dir, None)) => Fingerprint::of_result(dir.dir_metadata()),
+            // Its parent is gone (or is a link now): so is the object, where it was.
+            Err(FsError::NotFound | FsError::NotADirectory | FsError::TooManyLinks) => {
+                Fingerprint::Absent
+            }
+            Err(_) => Fingerprint::Unknown,
+        }
+    }
+
+    /// What is at a path of the state directory now (not following a final link).
+    pub fn state_fingerprint(&self, path: &Path) -> Fingerprint {
+        Fingerprint::of_result(self.state.symlink_metadata(path))
+    }
+
+    /// Whether a location is a directory with nothing in it.
+    pub fn is_empty_dir(&self, loc: &Loc) -> bool {
+        self.open_dir_at(loc)
+            .and_then(|d| d.entries().map_err(super::map_err))
+            .is_ok_and(|mut entries| entries.next().is_none())
+    }
+
+    /// The path the journal records for a location: its physical root-relative path (no `.`,
+    /// no `..`, no link above the final name; the root is `.`), which the walk that found it
+    /// computed.
+    pub fn journal_rel(&self, loc: &Loc) -> PathBuf {
+        loc.rel.clone()
+    }
+
+    /// Whether the state directory is inside the root (and `.trash` at the root is it).
+    pub fn state_in_root(&self) -> bool {
+        self.hidden.is_some()
+    }
+
+    /// Whether the current policy keeps an inverse from changing this root-relative,
+    /// normalized path: hidden (or the state directory), or read-only.
+    pub fn policy_blocks(&self, rel: &Path) -> Option<Blocked> {
+        if let (Some(hidden), Some(std::path::Component::Normal(first))) =
+            (&self.hidden, rel.components().next())
+            && hidden.as_os_str() == first
+        {
+            return Some(Blocked::Hidden);
+        }
+        let rules = self.rules.as_ref()?;
+        if rules.is_hidden(rel) {
+            Some(Blocked::Hidden)
+        } else if rules.is_read_only(rel) {
+            Some(Blocked::ReadOnly)
+        } else {
+            None
+        }
+    }
+
+    /// Copies the bytes of a regular file at a location from `offset` on (not following a
+    /// final link) to a new file `dest` in the state directory: what an undo is about to
+    /// replace or cut, kept in the trash. Returns the bytes copied.
+    pub fn copy_out(&self, loc: &Loc, offset: u64, dest: &Path) -> Result<u64, FsError> {
+        let mut src = self.open_read(loc)?;
+        io::Seek::seek(&mut src, io::SeekFrom::Start(offset)).map_err(map_err)?;
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        let mut out = self.state.open_with(dest, &opts).map_err(map_err)?;
+        io::copy(&mut src, &mut out).map_err(map_err)
     }
 
     /// Charges bytes and entries against the quotas (measuring the sandbox the first time).
@@ -140,10 +358,7 @@ impl Sandbox {
     pub fn save_bytes(&self, loc: &Loc, blob: &Path) -> Result<u64, FsError> {
         let src = self.open_read(loc)?;
         let mut dst = self.state.create(blob).map_err(map_err)?;
-        let mut metered = Metered {
-            inner: src,
-            sandbox: self,
-        };
+        let mut metered = self.metered(src);
         io::copy(&mut metered, &mut dst).map_err(map_err)
     }
 

@@ -3,141 +3,71 @@
 //!
 //! Layout in the state directory:
 //!
-//! - `txn/<id>.jsonl` — the line's records, written *before* each change is applied
-//!   (write-ahead): `begin` (the line, the session), one `do` per change with the list of
-//!   inverses that revert it, `failed` for a change that could not be applied, and `end` when
-//!   the line is over. A transaction exists only for a line that changed something.
+//! - `txn/<id>.jsonl` — the line's records (see `src/txn/record.rs` for each kind): `begin`,
+//!   then per change a `do` written *before* it is applied (the inverses that revert it) and a
+//!   `done` (or `failed`) written *after*, with what the change left; `end` when the line is
+//!   over; and the progress of a revert. A transaction exists only for a line that changed
+//!   something.
 //! - `txn/<id>.d/<seq>` — what a change replaced: the bytes of an overwritten file (copied, so
 //!   the file keeps its inode), or an object moved aside by a rename over it.
 //! - `sessions/<session>.lock` — held (`flock`) by a live session, so that recovery never
 //!   touches another live session's open transaction.
+//! - `undo.lock` — held (`flock`) while a transaction is chosen and reverted (undo, rollback,
+//!   recovery) or pruned: two sessions' `undo`s never revert the same line.
 //!
 //! Ids (`txn-<nanoseconds>-<random>-<n>`) sort by time, so "the last N lines" is the last N
-//! committed directories. Undo costs what the line changed: a trash is undone by one rename
+//! committed transactions. Undo costs what the line changed: a trash is undone by one rename
 //! back, a `cp -r` by removing what it created, an overwrite by writing the saved bytes back;
-//! nothing is proportional to the size of the sandbox. Only the last `history` transactions
-//! are kept (older ones are pruned with their saved bytes).
+//! nothing is proportional to the size of the sandbox.
+//!
+//! History: `undo` reaches the last `undo_history` committed lines, exactly: it reads the
+//! journal newest first and stops after that many committed lines, counting the lines undone
+//! before (a line undone whole stays in the journal, its saved bytes removed, until it is
+//! pruned), so that undoing never brings an older line into reach. The files are pruned in
+//! batches (`PRUNE_SLACK` commits beyond the history), the oldest first. The saved bytes are
+//! bounded too: a shared count (`undo-saved`, under the journal's lock) grows with each commit
+//! that saved bytes; when it passes `undo_bytes`, the oldest transactions are pruned until
+//! the rest fits (the newest line is always kept, whatever it saved), and the count is set to
+//! what is left, measured.
+//!
+//! Reverting never destroys and never guesses (see `src/txn/revert.rs`): each inverse first
+//! checks that its object is still what the change left, what it replaces goes to the trash,
+//! and what it cannot revert is reported and kept for a later `undo`.
 //!
 //! Durability: records are written with one `write(2)` each, without `fsync`: a killed
 //! process (`kill -9`, a panic, an OOM kill) loses nothing, a power loss may. After a crash the
 //! next session rolls back every transaction that has no `end` and whose session is gone, and
-//! says so.
+//! finishes every revert that was killed part-way, and says so.
 
-use std::io::{BufRead, Write};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cap_std::fs::{Dir, File, OpenOptions};
-use serde::{Deserialize, Serialize};
+use cap_std::fs::{Dir, OpenOptions};
 use trumansh_commands::{FsError, FsView, Op};
 
 use crate::api::{AppliedEffect, MAX_EFFECTS};
-use crate::audit::{fields, text};
-use crate::sandbox::{Loc, Sandbox, Times, unique_name};
+use crate::audit::text;
+use crate::sandbox::{Loc, Sandbox, unique_name};
+use crate::txn::record::{
+    After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, saved_add, saved_set,
+    txn_ids,
+};
+pub use crate::txn::record::{Inverse, RelPath};
+use crate::txn::reserve;
+pub use crate::txn::revert::{By, Reverted, SkipReason, Skipped};
+use crate::txn::revert::{audit, revert};
 use crate::txn::trash;
 
-/// The journal's directory in the state directory.
-const TXN_DIR: &str = "txn";
 /// Live sessions' lock files.
 const SESSIONS_DIR: &str = "sessions";
-/// How many transactions beyond the history are kept before pruning.
+/// The lock held while transactions are chosen and reverted, or pruned.
+const UNDO_LOCK: &str = "undo.lock";
+/// How many transactions beyond the history the journal may hold before it is pruned (the
+/// files only: `undo` never reaches past the last `undo_history` lines).
 const PRUNE_SLACK: usize = 16;
-
-/// A root-relative path, stored losslessly: text when it is UTF-8, bytes otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RelPath {
-    Text(String),
-    Bytes(Vec<u8>),
-}
-
-impl RelPath {
-    fn of(loc: &Loc) -> RelPath {
-        let bytes = loc.rel.as_os_str().as_bytes();
-        match std::str::from_utf8(bytes) {
-            Ok(s) => RelPath::Text(s.to_string()),
-            Err(_) => RelPath::Bytes(bytes.to_vec()),
-        }
-    }
-
-    fn loc(&self) -> Loc {
-        let rel = match self {
-            RelPath::Text(s) => PathBuf::from(s),
-            RelPath::Bytes(b) => PathBuf::from(std::ffi::OsString::from_vec(b.clone())),
-        };
-        Loc::physical(rel)
-    }
-}
-
-/// One step that reverts (part of) a change. A change's inverses run in the listed order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "undo", rename_all = "snake_case")]
-pub enum Inverse {
-    /// The change created this (file, link or directory): remove it.
-    Remove { at: RelPath },
-    /// The change overwrote a file: put the saved bytes, mode and times back.
-    Restore {
-        at: RelPath,
-        blob: String,
-        mode: u32,
-        times: Times,
-    },
-    /// The change appended to a file: cut it back.
-    Truncate { at: RelPath, len: u64, times: Times },
-    /// The change moved this to the trash: move it back.
-    Untrash { at: RelPath, trash_id: String },
-    /// The change renamed `from` to `to`: rename it back.
-    RenameBack { from: RelPath, to: RelPath },
-    /// The change replaced this object, which was moved aside to `blob`: move it back.
-    Unstash { at: RelPath, blob: String },
-    /// The change replaced this empty directory: make it again.
-    Mkdir { at: RelPath, mode: u32 },
-    /// The change set times: set the old ones.
-    Times { at: RelPath, times: Times },
-    /// The change set the mode: set the old one.
-    Mode { at: RelPath, mode: u32 },
-}
-
-impl Inverse {
-    /// Whether this inverse is safe to run for a change that failed (it restores a recorded
-    /// state, whatever part of the change happened), as opposed to a move, which is only
-    /// right if the change happened.
-    fn restores_state(&self) -> bool {
-        matches!(
-            self,
-            Inverse::Remove { .. }
-                | Inverse::Restore { .. }
-                | Inverse::Truncate { .. }
-                | Inverse::Times { .. }
-                | Inverse::Mode { .. }
-        )
-    }
-}
-
-/// One line of a transaction's journal.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "snake_case")]
-enum Record {
-    Begin {
-        session: String,
-        line: String,
-        time: u64,
-    },
-    Do {
-        seq: u64,
-        op: String,
-        path: String,
-        undo: Vec<Inverse>,
-    },
-    Failed {
-        seq: u64,
-    },
-    End {
-        status: i32,
-        time: u64,
-    },
-}
 
 /// What must happen before a change is applied, beyond recording it.
 #[derive(Debug, Default)]
@@ -147,6 +77,8 @@ pub struct Plan {
     pub stash: Option<(Loc, PathBuf)>,
     /// The trash id a `Trash` change must use.
     pub trash_id: Option<String>,
+    /// Bytes saved for the undo (an overwrite's old bytes, an object moved aside).
+    pub saved: u64,
 }
 
 /// A change about to be applied, as recorded.
@@ -156,25 +88,22 @@ pub struct Pending {
     pub plan: Plan,
 }
 
-/// A reverted transaction, for the messages of `undo`, `--atomic` and recovery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reverted {
-    pub id: String,
-    /// The input line, as typed.
-    pub line: String,
-    /// How many changes were reverted.
-    pub changes: usize,
-    /// Inverses that could not be applied (the sandbox was changed behind the journal's
-    /// back), each with its error.
-    pub errors: Vec<String>,
+/// A redirection's file: the line writes to it after it was opened (a change of its own),
+/// so what the open left is renewed when the line goes on or ends.
+struct Written {
+    seq: u64,
+    undo: Vec<Inverse>,
+    dirty: bool,
 }
 
 struct Active {
     id: String,
-    file: File,
+    file: TxnFile,
     next_seq: u64,
-    changes: usize,
     failed: bool,
+    saved: u64,
+    /// Redirection targets opened by this line, by virtual path.
+    written: HashMap<PathBuf, Written>,
 }
 
 struct Inner {
@@ -192,29 +121,42 @@ pub struct Journal {
     enabled: bool,
     session: String,
     history: usize,
-    /// About how many transactions the journal holds (counted at start, then by commits),
-    /// so that pruning lists the directory once per [`PRUNE_SLACK`] commits, not each time.
-    held: std::sync::atomic::AtomicUsize,
+    /// The most bytes the transactions may keep saved (`undo_bytes`).
+    undo_bytes: u64,
+    /// About how many transactions the journal holds (listed at start, then counted by this
+    /// session's commits, listed again at each prune), so that the directory is listed once
+    /// per [`PRUNE_SLACK`] commits, not at each.
+    held: AtomicUsize,
     inner: Mutex<Inner>,
     /// The session's lock, held while it lives, and the state directory to remove it from.
     lock: Option<(std::fs::File, Dir)>,
 }
 
 impl Journal {
-    /// Opens the journal of a new session (taking its lock) and rolls back what crashed
-    /// sessions left open. Returns the journal and what was rolled back.
-    pub fn open(sandbox: &Sandbox, history: usize, enabled: bool) -> (Journal, Vec<Reverted>) {
+    /// Opens the journal of a new session (taking its lock), shares the quota's count with
+    /// the other sessions on the root, tops up the state directory's reserve, and rolls back
+    /// what crashed sessions left open (and finishes what they left half reverted). Returns
+    /// the journal and what was rolled back.
+    pub fn open(
+        sandbox: &Sandbox,
+        history: usize,
+        undo_bytes: u64,
+        enabled: bool,
+    ) -> (Journal, Vec<Reverted>) {
         let state = sandbox.state_dir();
         let session = sandbox.audit().session().to_string();
-        let _ = ensure_dir(state, Path::new(TXN_DIR));
+        let _ = ensure_dir(state, Path::new(crate::txn::record::TXN_DIR));
         let _ = ensure_dir(state, Path::new(SESSIONS_DIR));
         let lock =
             lock_session(state, &session).and_then(|f| state.try_clone().ok().map(|d| (f, d)));
+        sandbox.share_usage();
+        reserve::top_up(state);
         let journal = Journal {
             enabled,
             session,
             history: history.max(1),
-            held: std::sync::atomic::AtomicUsize::new(txn_ids(state).len()),
+            undo_bytes,
+            held: AtomicUsize::new(txn_ids(state).len()),
             inner: Mutex::new(Inner {
                 line: String::new(),
                 active: None,
@@ -251,15 +193,23 @@ impl Journal {
         }
     }
 
-    /// Bytes a command wrote to a redirection target the line opened: counted in that open's
-    /// effect.
+    /// Bytes a command wrote (`n`; 0 for a write that failed part-way) to a redirection
+    /// target the line opened: counted in that open's effect, and what the open left is
+    /// recorded again before the next change (or at the end of the line).
     pub fn wrote(&self, path: &Path, n: u64) {
-        if let Ok(mut inner) = self.inner.lock()
-            && let Some(AppliedEffect::Write { bytes, .. }) = inner
-                .applied
-                .iter_mut()
-                .rev()
-                .find(|e| matches!(e, AppliedEffect::Write { path: p, .. } if p == path))
+        let Ok(mut inner) = self.inner.lock() else {
+            return;
+        };
+        if let Some(active) = inner.active.as_mut()
+            && let Some(w) = active.written.get_mut(path)
+        {
+            w.dirty = true;
+        }
+        if let Some(AppliedEffect::Write { bytes, .. }) = inner
+            .applied
+            .iter_mut()
+            .rev()
+            .find(|e| matches!(e, AppliedEffect::Write { path: p, .. } if p == path))
         {
             *bytes += n;
         }
@@ -277,7 +227,8 @@ impl Journal {
     }
 
     /// Plans and records a change before it is applied. `Err` when what the change replaces
-    /// could not be saved (the change must then not be applied).
+    /// could not be saved, or the record could not be written (the change must then not be
+    /// applied). A removal (`Trash`) may draw on the state directory's reserve.
     pub fn before(&self, sandbox: &Sandbox, op: &Op, op_name: &str) -> Result<Pending, FsError> {
         if !self.enabled {
             let mut plan = Plan::default();
@@ -286,6 +237,7 @@ impl Journal {
             }
             return Ok(Pending { seq: 0, plan });
         }
+        let removal = matches!(op, Op::Trash { .. });
         let Ok(mut inner) = self.inner.lock() else {
             return Err(FsError::Io);
         };
@@ -293,56 +245,90 @@ impl Journal {
             // One file per transaction (a directory for saved bytes only when one is needed:
             // creating a directory costs more than the rest of a small line).
             let id = unique_name("txn");
-            let mut opts = OpenOptions::new();
-            opts.create_new(true).append(true);
-            let file = sandbox
-                .state_dir()
-                .open_with(journal_path(&id), &opts)
-                .map_err(crate::sandbox::map_err)?;
-            let mut active = Active {
-                id,
-                file,
-                next_seq: 1,
-                changes: 0,
-                failed: false,
-            };
-            append(
-                &mut active.file,
+            let mut file = TxnFile::create(sandbox, &id, removal)?;
+            let begun = file.append(
+                sandbox,
                 &Record::Begin {
                     session: self.session.clone(),
                     line: inner.line.clone(),
                     time: trash::timestamp(),
                 },
-            )?;
-            inner.active = Some(active);
+                removal,
+            );
+            if let Err(e) = begun {
+                drop(file);
+                remove_txn(sandbox.state_dir(), &id);
+                return Err(e);
+            }
+            inner.active = Some(Active {
+                id,
+                file,
+                next_seq: 1,
+                failed: false,
+                saved: 0,
+                written: HashMap::new(),
+            });
         }
         let Some(active) = inner.active.as_mut() else {
             return Err(FsError::Io);
         };
+        flush_written(sandbox, active);
         let seq = active.next_seq;
         active.next_seq += 1;
         let blob = blob_dir(&active.id).join(seq.to_string());
         let plan = plan(sandbox, op, &blob)?;
-        append(
-            &mut active.file,
+        active.file.append(
+            sandbox,
             &Record::Do {
                 seq,
                 op: op_name.to_string(),
                 path: op_path(op),
                 undo: plan.undo.clone(),
             },
+            removal,
         )?;
-        active.changes += 1;
+        active.saved += plan.saved;
         Ok(Pending { seq, plan })
     }
 
-    /// Records that a change could not be applied.
-    pub fn failed(&self, seq: u64) {
-        if let Ok(mut inner) = self.inner.lock()
-            && let Some(active) = inner.active.as_mut()
-        {
+    /// Records what a change left, right after it was applied (`ok`) or failed: one
+    /// fingerprint per inverse, which every revert compares with the object before it acts.
+    pub fn after(&self, sandbox: &Sandbox, op: &Op, pending: &Pending, ok: bool) {
+        if !self.enabled || pending.seq == 0 {
+            return;
+        }
+        let after = fingerprints(sandbox, &pending.plan.undo);
+        let Ok(mut inner) = self.inner.lock() else {
+            return;
+        };
+        let Some(active) = inner.active.as_mut() else {
+            return;
+        };
+        let removal = matches!(op, Op::Trash { .. });
+        let seq = pending.seq;
+        let record = if ok {
+            Record::Done { seq, after }
+        } else {
             active.failed = true;
-            let _ = append(&mut active.file, &Record::Failed { seq });
+            Record::Failed {
+                seq,
+                after: Some(after),
+            }
+        };
+        let _ = active.file.append(sandbox, &record, removal);
+        if ok
+            && let Op::WriteFile { path, data, .. } = op
+            && data.is_empty()
+        {
+            // A redirection's open: the command writes to the file next.
+            active.written.insert(
+                path.clone(),
+                Written {
+                    seq,
+                    undo: pending.plan.undo.clone(),
+                    dirty: false,
+                },
+            );
         }
     }
 
@@ -353,86 +339,123 @@ impl Journal {
             .is_ok_and(|i| i.active.as_ref().is_some_and(|a| a.failed))
     }
 
-    /// The line is over: commits its transaction, or rolls it back when `rollback` is set.
-    /// Returns the rollback's report.
+    /// The line is over: commits its transaction (and prunes the history), or rolls it back
+    /// when `rollback` is set. Returns the rollback's report.
     pub fn end_line(&self, sandbox: &Sandbox, status: i32, rollback: bool) -> Option<Reverted> {
-        let active = self.inner.lock().ok()?.active.take()?;
-        let Active { id, mut file, .. } = active;
+        let mut active = self.inner.lock().ok()?.active.take()?;
+        flush_written(sandbox, &mut active);
+        let Active {
+            id,
+            mut file,
+            saved,
+            ..
+        } = active;
         if rollback {
             drop(file);
-            let reverted = revert_txn(sandbox, &id);
-            audit_reverted(sandbox, "rollback", &reverted);
+            let _lock = lock_undo(sandbox.state_dir());
+            let reverted = match load(sandbox.state_dir(), &id, sandbox.state_in_root()) {
+                Ok(txn) => revert(sandbox, &txn, &self.session, By::Rollback),
+                Err(reason) => {
+                    let r = Reverted::refused(&id, reason);
+                    audit(sandbox, By::Rollback, &r);
+                    r
+                }
+            };
             return Some(reverted);
         }
-        let _ = append(
-            &mut file,
+        let _ = file.append(
+            sandbox,
             &Record::End {
                 status,
                 time: trash::timestamp(),
+                closed_by: None,
             },
+            true,
         );
         drop(file);
-        let held = self.held.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if held > self.history + PRUNE_SLACK {
-            self.prune(sandbox);
-        }
+        self.held.fetch_add(1, Ordering::Relaxed);
+        self.prune(sandbox, saved);
         None
     }
 
-    /// Reverts the last `n` committed lines (newest first). `Ok` lists what was reverted
-    /// (fewer than `n` when the history is shorter); `Err` when there is nothing to undo.
+    /// Reverts the last `n` committed lines (newest first), within the last `undo_history`
+    /// committed lines. Lists what was reverted — fewer than `n` when the history is shorter;
+    /// none when there is nothing to undo — with the transactions whose journal was refused
+    /// (reported, not counted, kept for the owner). A line left partly reverted (something
+    /// changed since) is kept and counts again for the next `undo`.
     pub fn undo(&self, sandbox: &Sandbox, n: usize) -> Vec<Reverted> {
+        let state = sandbox.state_dir();
+        let _lock = lock_undo(state);
         let active_id = self
             .inner
             .lock()
             .ok()
             .and_then(|i| i.active.as_ref().map(|a| a.id.clone()));
-        let mut out = Vec::new();
-        let mut ids = txn_ids(sandbox.state_dir());
-        ids.reverse();
-        for id in ids {
-            if out.len() >= n {
+        let mut out: Vec<Reverted> = Vec::new();
+        let mut counted = 0;
+        let mut window = 0;
+        for id in txn_ids(state).into_iter().rev() {
+            if counted >= n || window >= self.history {
                 break;
             }
             if Some(&id) == active_id.as_ref() {
                 continue;
             }
-            let records = read_records(sandbox.state_dir(), &id);
-            if !records.iter().any(|r| matches!(r, Record::End { .. })) {
+            let txn = match load(state, &id, sandbox.state_in_root()) {
+                Ok(txn) => txn,
+                Err(reason) => {
+                    let r = Reverted::refused(&id, reason);
+                    audit(sandbox, By::Undo, &r);
+                    out.push(r);
+                    continue;
+                }
+            };
+            if !txn.closed {
                 continue; // another session's open line
             }
-            let reverted = revert_txn(sandbox, &id);
-            if reverted.changes == 0 && reverted.errors.is_empty() {
+            window += 1;
+            if txn.is_undone() {
+                continue; // undone before: it still counts in the history
+            }
+            let reverted = revert(sandbox, &txn, &self.session, By::Undo);
+            if reverted.is_empty() {
                 continue; // a line whose every change failed: nothing to count
             }
-            audit_reverted(sandbox, "undo", &reverted);
+            counted += 1;
             out.push(reverted);
         }
         out
     }
 
-    /// Rolls back transactions left open by sessions that are gone.
+    /// Rolls back transactions left open by sessions that are gone, and finishes reverts that
+    /// were killed part-way.
     fn recover(&self, sandbox: &Sandbox) -> Vec<Reverted> {
         let state = sandbox.state_dir();
+        let _lock = lock_undo(state);
         let mut out = Vec::new();
         for id in txn_ids(state) {
-            let records = read_records(state, &id);
-            if records.iter().any(|r| matches!(r, Record::End { .. })) {
+            let txn = match load(state, &id, sandbox.state_in_root()) {
+                Ok(txn) => txn,
+                Err(reason) => {
+                    // Refused: never acted on; the owner's log says why (`undo` reports it).
+                    sandbox.audit().event(
+                        "journal_refused",
+                        crate::audit::fields([("txn", id.into()), ("reason", reason.into())]),
+                    );
+                    continue;
+                }
+            };
+            // No revert is under way (we hold the lock): one that began and did not end was
+            // killed.
+            if txn.closed && !txn.revert_interrupted {
                 continue;
             }
-            let owner = records.iter().find_map(|r| match r {
-                Record::Begin { session, .. } => Some(session.clone()),
-                _ => None,
-            });
-            if let Some(owner) = &owner
-                && owner != &self.session
-                && session_alive(state, owner)
-            {
-                continue;
+            let owner = txn.session.clone();
+            if !txn.closed && owner != self.session && session_alive(state, &owner) {
+                continue; // a live session's open line
             }
-            let reverted = revert_txn(sandbox, &id);
-            audit_reverted(sandbox, "recovery", &reverted);
-            if let Some(owner) = owner {
+            let reverted = revert(sandbox, &txn, &self.session, By::Recovery);
+            if !txn.closed && !owner.is_empty() && owner != self.session {
                 let _ = state.remove_file(Path::new(SESSIONS_DIR).join(format!("{owner}.lock")));
             }
             out.push(reverted);
@@ -440,38 +463,84 @@ impl Journal {
         out
     }
 
-    /// Keeps the last `history` committed transactions.
-    fn prune(&self, sandbox: &Sandbox) {
+    /// After a commit: adds what the line saved to the shared saved-bytes count, and prunes
+    /// the oldest transactions while the journal holds more than the history (checked at each
+    /// commit that saved bytes, else once per [`PRUNE_SLACK`] commits) or the saved bytes are
+    /// over `undo_bytes` (the newest line that saved bytes is always kept). Pruning removes
+    /// the oldest first, never skipping a committed line, so what `undo` reaches is always the
+    /// newest lines.
+    fn prune(&self, sandbox: &Sandbox, saved: u64) {
         let state = sandbox.state_dir();
-        let ids = txn_ids(state);
-        self.held
-            .store(ids.len(), std::sync::atomic::Ordering::Relaxed);
-        if ids.len() <= self.history {
+        let held = self.held.load(Ordering::Relaxed);
+        let by_count = held > self.history + PRUNE_SLACK || (saved > 0 && held > self.history);
+        if !by_count && saved == 0 {
             return;
         }
-        let excess = ids.len() - self.history;
-        let mut pruned = 0;
-        for id in ids {
-            if pruned >= excess {
+        let _lock = lock_undo(state);
+        let mut total = saved_add(state, saved as i64).unwrap_or_else(|| {
+            let t = saved_exactly(sandbox);
+            saved_set(state, t);
+            t
+        });
+        if !by_count && total <= self.undo_bytes {
+            return;
+        }
+        let (ids, with_blobs) = listing(state);
+        let count_cut = ids.len().saturating_sub(self.history);
+        let newest_saving = ids.iter().rposition(|id| with_blobs.contains(id));
+        let mut left = ids.len();
+        let mut freed = 0u64;
+        for (k, id) in ids.iter().enumerate() {
+            let over = total.saturating_sub(freed) > self.undo_bytes;
+            if (k >= count_cut && !over) || (over && Some(k) == newest_saving) {
                 break;
             }
-            let records = read_records(state, &id);
-            if !records.iter().any(|r| matches!(r, Record::End { .. })) {
+            // Only committed transactions: an open one is a live session's line (or a crashed
+            // one's, for recovery); a refused one is the owner's to look at.
+            let Ok(txn) = load(state, id, sandbox.state_in_root()) else {
+                continue;
+            };
+            if !txn.closed {
                 continue;
             }
             // What the pruned transaction held leaves the quota (measured: it is small, and
             // the sandbox as a whole is never walked again for it).
-            let mut held = sandbox.state_usage(&blob_dir(&id));
-            if let Ok(m) = state.metadata(journal_path(&id)) {
-                held.bytes += m.len();
+            let saved_here = if with_blobs.contains(id) {
+                blob_bytes(state, id)
+            } else {
+                0
+            };
+            let mut usage = sandbox.state_usage(&blob_dir(id));
+            if let Ok(m) = state.metadata(crate::txn::record::journal_path(id)) {
+                usage.bytes += m.len();
             }
-            remove_txn(state, &id);
-            sandbox.credit(held);
-            pruned += 1;
+            remove_txn(state, id);
+            sandbox.credit(usage);
+            left -= 1;
+            if txn.counted {
+                freed += saved_here;
+            }
         }
-        self.held
-            .fetch_sub(pruned, std::sync::atomic::Ordering::Relaxed);
+        if freed > 0 {
+            total = saved_add(state, -(freed as i64)).unwrap_or(0);
+        }
+        if total > self.undo_bytes {
+            // The count drifted (a crash between a commit and its count): measure it.
+            saved_set(state, saved_exactly(sandbox));
+        }
+        self.held.store(left, Ordering::Relaxed);
     }
+}
+
+/// The bytes committed transactions keep saved, measured.
+fn saved_exactly(sandbox: &Sandbox) -> u64 {
+    let state = sandbox.state_dir();
+    let (ids, with_blobs) = listing(state);
+    ids.iter()
+        .filter(|id| with_blobs.contains(*id))
+        .filter(|id| load(state, id, sandbox.state_in_root()).is_ok_and(|t| t.counted))
+        .map(|id| blob_bytes(state, id))
+        .sum()
 }
 
 impl Drop for Journal {
@@ -481,13 +550,11 @@ impl Drop for Journal {
         if let Ok(mut inner) = self.inner.lock()
             && let Some(mut active) = inner.active.take()
         {
-            let _ = append(
-                &mut active.file,
-                &Record::End {
-                    status: 0,
-                    time: trash::timestamp(),
-                },
-            );
+            let _ = active.file.append_raw(&Record::End {
+                status: 0,
+                time: trash::timestamp(),
+                closed_by: None,
+            });
         }
         if let Some((file, state)) = self.lock.take() {
             let _ =
@@ -495,6 +562,23 @@ impl Drop for Journal {
             drop(file);
         }
     }
+}
+
+/// Renews what redirections' files were left as, for those the line wrote to since.
+fn flush_written(sandbox: &Sandbox, active: &mut Active) {
+    let Active { written, file, .. } = active;
+    for w in written.values_mut().filter(|w| w.dirty) {
+        w.dirty = false;
+        let after = fingerprints(sandbox, &w.undo);
+        let _ = file.append(sandbox, &Record::Done { seq: w.seq, after }, false);
+    }
+}
+
+/// What a change left: the fingerprint of each inverse's subject.
+fn fingerprints(sandbox: &Sandbox, undo: &[Inverse]) -> After {
+    undo.iter()
+        .map(|inv| inv.subject().map(|s| s.fingerprint(sandbox)))
+        .collect()
 }
 
 /// What a change needs recorded (and saved) so that it can be reverted.
@@ -506,7 +590,7 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
                 && sandbox.before(&loc).is_none()
             {
                 plan.undo.push(Inverse::Remove {
-                    at: RelPath::of(&loc),
+                    at: RelPath::of(sandbox, &loc),
                 });
             }
         }
@@ -519,11 +603,11 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
             if let Ok(loc) = sandbox.resolve_write_target(path) {
                 match sandbox.before(&loc) {
                     None if *create => plan.undo.push(Inverse::Remove {
-                        at: RelPath::of(&loc),
+                        at: RelPath::of(sandbox, &loc),
                     }),
                     None => {}
                     Some(b) => plan.undo.push(Inverse::Times {
-                        at: RelPath::of(&loc),
+                        at: RelPath::of(sandbox, &loc),
                         times: b.times,
                     }),
                 }
@@ -533,7 +617,7 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
             if let Some(loc) = sandbox.loc_of(path) {
                 let id = unique_name("t");
                 plan.undo.push(Inverse::Untrash {
-                    at: RelPath::of(&loc),
+                    at: RelPath::of(sandbox, &loc),
                     trash_id: id.clone(),
                 });
                 plan.trash_id = Some(id);
@@ -542,22 +626,23 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
         Op::Rename { from, to } => {
             if let (Some(a), Some(b)) = (sandbox.loc_of(from), sandbox.loc_of(to)) {
                 plan.undo.push(Inverse::RenameBack {
-                    from: RelPath::of(&a),
-                    to: RelPath::of(&b),
+                    from: RelPath::of(sandbox, &a),
+                    to: RelPath::of(sandbox, &b),
                 });
                 let src = sandbox.before(&a);
                 match sandbox.before(&b) {
                     Some(t) if !t.is_dir && src.is_some_and(|s| !s.is_dir) => {
                         plan.undo.push(Inverse::Unstash {
-                            at: RelPath::of(&b),
+                            at: RelPath::of(sandbox, &b),
                             blob: blob.to_string_lossy().into_owned(),
                         });
                         make_blob_dir(sandbox, blob);
+                        plan.saved += t.len;
                         plan.stash = Some((b, blob.to_path_buf()));
                     }
                     Some(t) if t.is_dir && src.is_some_and(|s| s.is_dir) => {
                         plan.undo.push(Inverse::Mkdir {
-                            at: RelPath::of(&b),
+                            at: RelPath::of(sandbox, &b),
                             mode: t.mode,
                         });
                     }
@@ -580,7 +665,7 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
                     && sandbox.before(&loc).is_none()
                 {
                     plan.undo.push(Inverse::Remove {
-                        at: RelPath::of(&loc),
+                        at: RelPath::of(sandbox, &loc),
                     });
                 }
             } else if let Ok(loc) = sandbox.resolve_write_target(to) {
@@ -592,7 +677,7 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
                 && let Some(b) = sandbox.before(&loc)
             {
                 plan.undo.push(Inverse::Mode {
-                    at: RelPath::of(&loc),
+                    at: RelPath::of(sandbox, &loc),
                     mode: b.mode,
                 });
             }
@@ -612,19 +697,19 @@ fn plan_write(
 ) -> Result<(), FsError> {
     match sandbox.before(loc) {
         None => plan.undo.push(Inverse::Remove {
-            at: RelPath::of(loc),
+            at: RelPath::of(sandbox, loc),
         }),
         Some(b) if !b.is_file => {}
         Some(b) if append => plan.undo.push(Inverse::Truncate {
-            at: RelPath::of(loc),
+            at: RelPath::of(sandbox, loc),
             len: b.len,
             times: b.times,
         }),
         Some(b) => {
             make_blob_dir(sandbox, blob);
-            sandbox.save_bytes(loc, blob)?;
+            plan.saved += sandbox.save_bytes(loc, blob)?;
             plan.undo.push(Inverse::Restore {
-                at: RelPath::of(loc),
+                at: RelPath::of(sandbox, loc),
                 blob: blob.to_string_lossy().into_owned(),
                 mode: b.mode,
                 times: b.times,
@@ -650,158 +735,11 @@ fn op_path(op: &Op) -> String {
     }
 }
 
-/// Audits a reverted transaction (`undo`, `rollback` or `recovery`).
-fn audit_reverted(sandbox: &Sandbox, event: &str, r: &Reverted) {
-    sandbox.audit().event(
-        event,
-        fields([
-            ("txn", r.id.clone().into()),
-            ("line", r.line.clone().into()),
-            ("changes", r.changes.into()),
-            ("errors", r.errors.clone().into()),
-        ]),
-    );
-}
-
-/// Reverts one transaction (its changes in reverse order) and removes it from the journal.
-pub fn revert_txn(sandbox: &Sandbox, id: &str) -> Reverted {
-    let state = sandbox.state_dir();
-    let records = read_records(state, id);
-    let failed: Vec<u64> = records
-        .iter()
-        .filter_map(|r| match r {
-            Record::Failed { seq } => Some(*seq),
-            _ => None,
-        })
-        .collect();
-    let line = records
-        .iter()
-        .find_map(|r| match r {
-            Record::Begin { line, .. } => Some(line.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
-    let mut changes = 0;
-    let mut errors = Vec::new();
-    sandbox.guard().set_owner(true);
-    for r in records.iter().rev() {
-        let Record::Do {
-            seq,
-            op,
-            path,
-            undo,
-        } = r
-        else {
-            continue;
-        };
-        let was_failed = failed.contains(seq);
-        changes += usize::from(!was_failed);
-        for inv in undo {
-            if was_failed && !inv.restores_state() {
-                continue;
-            }
-            if let Err(e) = apply_inverse(sandbox, inv) {
-                errors.push(format!("{op} {path}: {e}"));
-            }
-        }
-    }
-    sandbox.guard().set_owner(false);
-    sandbox.guard().forget_usage();
-    remove_txn(state, id);
-    Reverted {
-        id: id.to_string(),
-        line,
-        changes,
-        errors,
-    }
-}
-
-fn apply_inverse(sandbox: &Sandbox, inv: &Inverse) -> Result<(), FsError> {
-    match inv {
-        Inverse::Remove { at } => sandbox.remove_created(&at.loc()),
-        Inverse::Restore {
-            at,
-            blob,
-            mode,
-            times,
-        } => sandbox.restore_bytes(&at.loc(), Path::new(blob), *mode, *times),
-        Inverse::Truncate { at, len, times } => sandbox.truncate_to(&at.loc(), *len, *times),
-        Inverse::Untrash { at, trash_id } => {
-            let entry = Path::new("trash").join(trash_id);
-            sandbox.unstash(&entry.join("data"), &at.loc())?;
-            let _ = sandbox.state_dir().remove_dir_all(&entry);
-            Ok(())
-        }
-        Inverse::RenameBack { from, to } => sandbox.rename_rel(&to.loc(), &from.loc()),
-        Inverse::Unstash { at, blob } => sandbox.unstash(Path::new(blob), &at.loc()),
-        Inverse::Mkdir { at, mode } => sandbox.make_dir_rel(&at.loc(), *mode),
-        Inverse::Times { at, times } => {
-            sandbox.set_times_rel(&at.loc(), *times);
-            Ok(())
-        }
-        Inverse::Mode { at, mode } => sandbox.set_mode_rel(&at.loc(), *mode),
-    }
-}
-
-/// A transaction's journal: `txn/<id>.jsonl`.
-fn journal_path(id: &str) -> PathBuf {
-    Path::new(TXN_DIR).join(format!("{id}.jsonl"))
-}
-
-/// Where a transaction keeps the bytes and objects its changes replaced: `txn/<id>.d/`.
-fn blob_dir(id: &str) -> PathBuf {
-    Path::new(TXN_DIR).join(format!("{id}.d"))
-}
-
 /// Creates the directory a blob goes in.
 fn make_blob_dir(sandbox: &Sandbox, blob: &Path) {
     if let Some(dir) = blob.parent() {
         let _ = ensure_dir(sandbox.state_dir(), dir);
     }
-}
-
-/// Removes a transaction from the journal.
-fn remove_txn(state: &Dir, id: &str) {
-    let _ = state.remove_dir_all(blob_dir(id));
-    let _ = state.remove_file(journal_path(id));
-}
-
-/// The transaction ids in the journal, oldest first.
-fn txn_ids(state: &Dir) -> Vec<String> {
-    let mut ids: Vec<String> = state
-        .read_dir(TXN_DIR)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter_map(|n| {
-                    n.strip_suffix(".jsonl")
-                        .filter(|id| id.starts_with("txn-"))
-                        .map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    ids.sort();
-    ids
-}
-
-/// A transaction's records; a torn last line (a crash mid-write) is ignored.
-fn read_records(state: &Dir, id: &str) -> Vec<Record> {
-    let Ok(f) = state.open(journal_path(id)) else {
-        return Vec::new();
-    };
-    std::io::BufReader::new(f)
-        .split(b'\n')
-        .map_while(Result::ok)
-        .filter_map(|line| serde_json::from_slice(&line).ok())
-        .collect()
-}
-
-fn append(file: &mut File, record: &Record) -> Result<(), FsError> {
-    let mut line = serde_json::to_vec(record).map_err(|_| FsError::Io)?;
-    line.push(b'\n');
-    file.write_all(&line).map_err(crate::sandbox::map_err)
 }
 
 fn ensure_dir(dir: &Dir, p: &Path) -> std::io::Result<()> {
@@ -839,4 +777,15 @@ fn session_alive(state: &Dir, session: &str) -> bool {
         }
         Err(_) => true,
     }
+}
+
+/// Takes the journal's lock (waiting for another session's revert to end); released when
+/// the file is dropped. `None` when it cannot be taken (a read-only state directory): the
+/// caller goes on alone.
+fn lock_undo(state: &Dir) -> Option<std::fs::File> {
+    let mut opts = OpenOptions::new();
+    opts.create(true).write(true);
+    let f = state.open_with(UNDO_LOCK, &opts).ok()?.into_std();
+    f.lock().ok()?;
+    Some(f)
 }

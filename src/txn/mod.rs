@@ -4,4 +4,7 @@
 //! Layer: above `sandbox`, below `exec`.
 
 pub mod journal;
+mod record;
+pub mod reserve;
+mod revert;
 pub mod trash;

@@ -721,7 +721,7 @@ fn a_crashed_line_is_rolled_back_at_start_and_reported() {
         concat!(
             r#"{"t":"begin","session":"s-00000000000000000001-1-0","line":"mkdir crashed\n","time":1}"#,
             "\n",
-            r#"{"t":"do","seq":0,"op":"create_dir","path":"/home/user/crashed","undo":[{"undo":"remove","at":"crashed"}]}"#,
+            r#"{"t":"do","seq":1,"op":"create_dir","path":"/home/user/crashed","undo":[{"undo":"remove","at":"crashed"}]}"#,
             "\n",
         ),
     )

@@ -767,9 +767,17 @@ fn snapshot_dir(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
         for e in fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if d == dir
-                && ["audit.jsonl", "txn", "sessions"]
-                    .iter()
-                    .any(|n| p.file_name() == Some(OsStr::new(n)))
+                && [
+                    "audit.jsonl",
+                    "txn",
+                    "sessions",
+                    "usage",
+                    "undo-saved",
+                    "undo.lock",
+                    "reserve",
+                ]
+                .iter()
+                .any(|n| p.file_name() == Some(OsStr::new(n)))
             {
                 continue;
             }

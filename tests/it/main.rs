@@ -6,7 +6,7 @@
 //! Nothing here may set process-wide state (the environment, the current directory, the
 //! umask): the modules' tests run on threads of one process. A test that needs its own
 //! process spawns the binary (`env!("CARGO_BIN_EXE_trumansh")`), as `cli`, `mcp`, `protocol`,
-//! `readme`, `repl` and `undo` do.
+//! `readme`, `repl`, `undo` and `undo_safety` do.
 
 /// The `trumansh::Session` API and what its `Outcome` reports; a new library-level behaviour.
 mod api;
@@ -48,3 +48,7 @@ mod streaming;
 mod transcripts;
 /// `undo`, `--atomic`, crash recovery and faults; a new state-changing command's journaling.
 mod undo;
+/// Undo that never destroys: changed-since checks, concurrent and killed undos, forged
+/// journals, the policy, the shared quota, rm on a full disk, the history's bounds; a new
+/// attack on the journal or the revert.
+mod undo_safety;

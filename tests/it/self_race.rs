@@ -91,7 +91,20 @@ fn state_names(state: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(state)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| !["audit.jsonl", "txn", "sessions", "trash", "root.json"].contains(&n.as_str()))
+        .filter(|n| {
+            ![
+                "audit.jsonl",
+                "txn",
+                "sessions",
+                "trash",
+                "root.json",
+                "reserve",
+                "usage",
+                "undo-saved",
+                "undo.lock",
+            ]
+            .contains(&n.as_str())
+        })
         .collect();
     v.sort();
     v

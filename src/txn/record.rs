@@ -1,0 +1,762 @@
+//! The journal on disk: its records, how they are appended, and the reader that validates
+//! every record before anything acts on it.
+//!
+//! A transaction's file `txn/<id>.jsonl` holds one JSON record a line:
+//!
+//! - `begin` — the line and the session; first, once.
+//! - `do` — one change, written *before* it is applied: its sequence number, and the inverses
+//!   that revert it (in the order they run).
+//! - `done` / `failed` — written *after* the change was applied (or failed): what it left,
+//!   one [`Fingerprint`] per inverse (`null` where there is nothing to check). A later record
+//!   for the same change replaces an earlier one (a redirection's file is written after it
+//!   was opened: its record is renewed when the line writes to it).
+//! - `end` — the line is over (committed).
+//! - `revert_begin`, `revert_step` (one inverse applied), `revert_end` — an undo, a rollback or
+//!   a recovery at work: if it is killed, the next start knows which inverses were applied and
+//!   finishes the rest.
+//!
+//! The reader ([`load`]) refuses a transaction — it is then reported and left for the owner,
+//! never acted on — when its id is not one the journal makes, a line is not a record (except a
+//! torn last line, which a crash mid-write leaves), the records are out of order, or any path
+//! in an inverse is not a normalized relative path inside its area: `at`, `from`, `to` relative
+//! to the root (no `..`, `.` or empty component, not absolute, no NUL, not in the state
+//! directory), `blob` exactly `txn/<id>.d/<seq>` of its own change, `trash_id` of the trash's
+//! shape.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::{Dir, File, OpenOptions};
+use serde::{Deserialize, Serialize};
+use trumansh_commands::FsError;
+
+use crate::limits::BLOCK_BYTES;
+use crate::sandbox::{Fingerprint, Loc, STATE_DIR_NAME, Sandbox, Times, map_err};
+use crate::txn::reserve::with_reserve;
+
+/// The journal's directory in the state directory.
+pub const TXN_DIR: &str = "txn";
+
+/// The largest transaction file the reader accepts.
+const MAX_TXN_FILE: u64 = 256 << 20;
+
+/// A root-relative path, stored losslessly: text when it is UTF-8, bytes otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RelPath {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl RelPath {
+    /// The journal's path for a location (normalized, physical: see
+    /// [`Sandbox::journal_rel`]).
+    pub(crate) fn of(sandbox: &Sandbox, loc: &Loc) -> RelPath {
+        let rel = sandbox.journal_rel(loc);
+        let bytes = rel.as_os_str().as_bytes();
+        match std::str::from_utf8(bytes) {
+            Ok(s) => RelPath::Text(s.to_string()),
+            Err(_) => RelPath::Bytes(bytes.to_vec()),
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            RelPath::Text(s) => s.as_bytes(),
+            RelPath::Bytes(b) => b,
+        }
+    }
+
+    pub(crate) fn path(&self) -> PathBuf {
+        PathBuf::from(std::ffi::OsString::from_vec(self.bytes().to_vec()))
+    }
+
+    pub(crate) fn loc(&self) -> Loc {
+        Loc::physical(self.path())
+    }
+}
+
+/// One step that reverts (part of) a change. A change's inverses run in the listed order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "undo", rename_all = "snake_case")]
+pub enum Inverse {
+    /// The change created this (file, link or directory): remove it (to the trash).
+    Remove { at: RelPath },
+    /// The change overwrote a file: put the saved bytes, mode and times back.
+    Restore {
+        at: RelPath,
+        blob: String,
+        mode: u32,
+        times: Times,
+    },
+    /// The change appended to a file: cut it back.
+    Truncate { at: RelPath, len: u64, times: Times },
+    /// The change moved this to the trash: move it back.
+    Untrash { at: RelPath, trash_id: String },
+    /// The change renamed `from` to `to`: rename it back.
+    RenameBack { from: RelPath, to: RelPath },
+    /// The change replaced this object, which was moved aside to `blob`: move it back.
+    Unstash { at: RelPath, blob: String },
+    /// The change replaced this empty directory: make it again.
+    Mkdir { at: RelPath, mode: u32 },
+    /// The change set times: set the old ones.
+    Times { at: RelPath, times: Times },
+    /// The change set the mode: set the old one.
+    Mode { at: RelPath, mode: u32 },
+}
+
+/// What an inverse acts on, whose state the change's `done` record fingerprints.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// A location in the root.
+    Root(Loc),
+    /// A path in the state directory (a trash entry's data, a stashed object).
+    State(PathBuf),
+}
+
+impl Subject {
+    pub(crate) fn fingerprint(&self, sandbox: &Sandbox) -> Fingerprint {
+        match self {
+            Subject::Root(loc) => sandbox.fingerprint(loc),
+            Subject::State(p) => sandbox.state_fingerprint(p),
+        }
+    }
+}
+
+impl Inverse {
+    /// Whether this inverse is safe to run for a change that failed (it restores a recorded
+    /// state, whatever part of the change happened), as opposed to a move, which is only
+    /// right if the change happened.
+    pub(crate) fn restores_state(&self) -> bool {
+        matches!(
+            self,
+            Inverse::Remove { .. }
+                | Inverse::Restore { .. }
+                | Inverse::Truncate { .. }
+                | Inverse::Times { .. }
+                | Inverse::Mode { .. }
+        )
+    }
+
+    /// The object whose state is checked before this inverse runs.
+    pub(crate) fn subject(&self) -> Option<Subject> {
+        match self {
+            Inverse::Remove { at }
+            | Inverse::Restore { at, .. }
+            | Inverse::Truncate { at, .. }
+            | Inverse::Times { at, .. }
+            | Inverse::Mode { at, .. } => Some(Subject::Root(at.loc())),
+            Inverse::RenameBack { to, .. } => Some(Subject::Root(to.loc())),
+            Inverse::Untrash { trash_id, .. } => Some(Subject::State(
+                Path::new("trash").join(trash_id).join("data"),
+            )),
+            Inverse::Unstash { blob, .. } => Some(Subject::State(PathBuf::from(blob))),
+            Inverse::Mkdir { .. } => None,
+        }
+    }
+
+    /// The root paths this inverse changes (checked against the policy).
+    pub(crate) fn root_paths(&self) -> Vec<&RelPath> {
+        match self {
+            Inverse::Remove { at }
+            | Inverse::Restore { at, .. }
+            | Inverse::Truncate { at, .. }
+            | Inverse::Untrash { at, .. }
+            | Inverse::Unstash { at, .. }
+            | Inverse::Mkdir { at, .. }
+            | Inverse::Times { at, .. }
+            | Inverse::Mode { at, .. } => vec![at],
+            Inverse::RenameBack { from, to } => vec![to, from],
+        }
+    }
+
+    /// The path shown when this inverse is left undone: the object it would act on.
+    pub(crate) fn shown(&self) -> &RelPath {
+        match self {
+            Inverse::RenameBack { to, .. } => to,
+            Inverse::Remove { at }
+            | Inverse::Restore { at, .. }
+            | Inverse::Truncate { at, .. }
+            | Inverse::Untrash { at, .. }
+            | Inverse::Unstash { at, .. }
+            | Inverse::Mkdir { at, .. }
+            | Inverse::Times { at, .. }
+            | Inverse::Mode { at, .. } => at,
+        }
+    }
+}
+
+/// What a change left: one fingerprint per inverse (`None`: nothing to check).
+pub(crate) type After = Vec<Option<Fingerprint>>;
+
+/// One line of a transaction's journal.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum Record {
+    Begin {
+        session: String,
+        line: String,
+        time: u64,
+    },
+    Do {
+        seq: u64,
+        op: String,
+        path: String,
+        undo: Vec<Inverse>,
+    },
+    Done {
+        seq: u64,
+        after: After,
+    },
+    Failed {
+        seq: u64,
+        #[serde(default)]
+        after: Option<After>,
+    },
+    End {
+        status: i32,
+        time: u64,
+        /// Set when a rollback or a recovery closed the line, leaving inverses to retry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        closed_by: Option<String>,
+    },
+    RevertBegin {
+        session: String,
+        by: String,
+        time: u64,
+    },
+    RevertStep {
+        seq: u64,
+        i: usize,
+    },
+    RevertEnd {
+        kept: usize,
+    },
+}
+
+/// A transaction's file, opened for appending.
+pub(crate) struct TxnFile {
+    file: File,
+    /// Its length: a record that fails half-written is cut off again.
+    len: u64,
+}
+
+impl TxnFile {
+    /// Creates a new transaction's file (it must not exist).
+    pub(crate) fn create(sandbox: &Sandbox, id: &str, reserve: bool) -> Result<TxnFile, FsError> {
+        let mut opts = OpenOptions::new();
+        opts.create_new(true).append(true);
+        let file = with_reserve(sandbox, reserve, || {
+            sandbox.guard().state_write(BLOCK_BYTES)?;
+            sandbox
+                .state_dir()
+                .open_with(journal_path(id), &opts)
+                .map_err(map_err)
+        })?;
+        Ok(TxnFile { file, len: 0 })
+    }
+
+    /// Opens an existing transaction's file.
+    pub(crate) fn open(state: &Dir, id: &str) -> Result<TxnFile, FsError> {
+        let mut opts = OpenOptions::new();
+        opts.append(true);
+        let file = state.open_with(journal_path(id), &opts).map_err(map_err)?;
+        let len = file.metadata().map_err(map_err)?.len();
+        Ok(TxnFile { file, len })
+    }
+
+    /// Appends one record with one `write(2)`; a record that could not be written whole is
+    /// cut off. `reserve`: the write may draw on the state directory's reserve.
+    pub(crate) fn append(
+        &mut self,
+        sandbox: &Sandbox,
+        record: &Record,
+        reserve: bool,
+    ) -> Result<(), FsError> {
+        let mut line = serde_json::to_vec(record).map_err(|_| FsError::Io)?;
+        line.push(b'\n');
+        with_reserve(sandbox, reserve, || {
+            sandbox.guard().state_write(line.len() as u64)?;
+            match self.file.write_all(&line) {
+                Ok(()) => {
+                    self.len += line.len() as u64;
+                    Ok(())
+                }
+                Err(e) => {
+                    let _ = self.file.set_len(self.len);
+                    Err(map_err(e))
+                }
+            }
+        })
+    }
+}
+
+impl TxnFile {
+    /// Appends one record, without the reserve or the fault model (a session's end).
+    pub(crate) fn append_raw(&mut self, record: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.len += line.len() as u64;
+        Ok(())
+    }
+}
+
+/// One change of a loaded transaction.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    pub seq: u64,
+    pub op: String,
+    pub path: String,
+    pub undo: Vec<Inverse>,
+    /// What it left (`None`: no `done` or `failed` record: it was under way at a crash).
+    pub after: Option<After>,
+    pub failed: bool,
+    /// Which inverses a revert already applied.
+    pub reverted: Vec<bool>,
+}
+
+impl Change {
+    /// Whether an inverse still has to run.
+    pub(crate) fn pending(&self, i: usize) -> bool {
+        let Some(inv) = self.undo.get(i) else {
+            return false;
+        };
+        !self.reverted.get(i).copied().unwrap_or(false) && (!self.failed || inv.restores_state())
+    }
+
+    pub(crate) fn has_pending(&self) -> bool {
+        (0..self.undo.len()).any(|i| self.pending(i))
+    }
+}
+
+/// A transaction as read and validated.
+#[derive(Debug, Clone)]
+pub(crate) struct Txn {
+    pub id: String,
+    pub session: String,
+    pub line: String,
+    pub changes: Vec<Change>,
+    /// It has an `end` record.
+    pub closed: bool,
+    /// Its line was committed (`end` written by the line itself, not by a rollback or a
+    /// recovery): its saved bytes are in the saved-bytes count.
+    pub counted: bool,
+    /// A revert began on it before.
+    pub reverted_before: bool,
+    /// The last revert that began did not end (it was killed).
+    pub revert_interrupted: bool,
+}
+
+impl Txn {
+    pub(crate) fn has_pending(&self) -> bool {
+        self.changes.iter().any(Change::has_pending)
+    }
+
+    /// A committed line that was undone whole: kept (its journal only) so that it still
+    /// counts in the undo history, which is thus exactly the last `undo_history` lines.
+    pub(crate) fn is_undone(&self) -> bool {
+        self.closed && self.reverted_before && !self.revert_interrupted && !self.has_pending()
+    }
+}
+
+/// Reads and validates a transaction. `Err` says why it is refused.
+pub(crate) fn load(state: &Dir, id: &str, state_in_root: bool) -> Result<Txn, String> {
+    valid_id(id, "txn").map_err(|e| format!("transaction id: {e}"))?;
+    let f = state
+        .open(journal_path(id))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let len = f.metadata().map_or(0, |m| m.len());
+    if len > MAX_TXN_FILE {
+        return Err(format!("{len} bytes: too large"));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_TXN_FILE)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    // The piece after the last newline: empty, or a record torn by a crash (ignored).
+    lines.pop();
+    let mut records = Vec::with_capacity(lines.len());
+    for (n, line) in lines.iter().enumerate() {
+        let r: Record = serde_json::from_slice(line)
+            .map_err(|e| format!("record {}: not a journal record ({e})", n + 1))?;
+        records.push(r);
+    }
+    build(id, records, state_in_root)
+}
+
+/// Checks the records' order and every inverse, and gathers them by change.
+fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, String> {
+    let mut txn = Txn {
+        id: id.to_string(),
+        session: String::new(),
+        line: String::new(),
+        changes: Vec::new(),
+        closed: false,
+        counted: false,
+        reverted_before: false,
+        revert_interrupted: false,
+    };
+    let mut index: HashMap<u64, usize> = HashMap::new();
+    for (n, record) in records.into_iter().enumerate() {
+        let at = |msg: String| format!("record {}: {msg}", n + 1);
+        match record {
+            Record::Begin {
+                session,
+                line,
+                time: _,
+            } => {
+                if n != 0 {
+                    return Err(at("a second begin".into()));
+                }
+                txn.session = session;
+                txn.line = line;
+            }
+            _ if n == 0 => return Err(at("the first record is not a begin".into())),
+            Record::Do {
+                seq,
+                op,
+                path,
+                undo,
+            } => {
+                if txn.closed || txn.reverted_before {
+                    return Err(at("a change after the end".into()));
+                }
+                if txn.changes.last().is_some_and(|c| c.seq >= seq) || seq == 0 {
+                    return Err(at(format!("change {seq} out of order")));
+                }
+                for inv in &undo {
+                    check_inverse(id, seq, inv, state_in_root)
+                        .map_err(|e| at(format!("change {seq}: {e}")))?;
+                }
+                index.insert(seq, txn.changes.len());
+                txn.changes.push(Change {
+                    seq,
+                    op,
+                    path,
+                    reverted: vec![false; undo.len()],
+                    undo,
+                    after: None,
+                    failed: false,
+                });
+            }
+            Record::Done { seq, after } => {
+                let c = change_mut(&mut txn, &index, seq).map_err(at)?;
+                if after.len() != c.undo.len() {
+                    return Err(at(format!(
+                        "change {seq}: {} states for {} inverses",
+                        after.len(),
+                        c.undo.len()
+                    )));
+                }
+                c.after = Some(after);
+            }
+            Record::Failed { seq, after } => {
+                let c = change_mut(&mut txn, &index, seq).map_err(at)?;
+                if let Some(after) = after {
+                    if after.len() != c.undo.len() {
+                        return Err(at(format!(
+                            "change {seq}: {} states for {} inverses",
+                            after.len(),
+                            c.undo.len()
+                        )));
+                    }
+                    c.after = Some(after);
+                }
+                c.failed = true;
+            }
+            Record::End { closed_by, .. } => {
+                if txn.closed {
+                    return Err(at("a second end".into()));
+                }
+                txn.closed = true;
+                txn.counted = closed_by.is_none() && !txn.reverted_before;
+            }
+            Record::RevertBegin { .. } => {
+                txn.reverted_before = true;
+                txn.revert_interrupted = true;
+            }
+            Record::RevertStep { seq, i } => {
+                if !txn.revert_interrupted {
+                    return Err(at("a revert step outside a revert".into()));
+                }
+                let c = change_mut(&mut txn, &index, seq).map_err(at)?;
+                match c.reverted.get_mut(i) {
+                    Some(done) => *done = true,
+                    None => return Err(at(format!("change {seq} has no inverse {i}"))),
+                }
+            }
+            Record::RevertEnd { .. } => {
+                if !txn.revert_interrupted {
+                    return Err(at("a revert end outside a revert".into()));
+                }
+                txn.revert_interrupted = false;
+            }
+        }
+    }
+    Ok(txn)
+}
+
+fn change_mut<'a>(
+    txn: &'a mut Txn,
+    index: &HashMap<u64, usize>,
+    seq: u64,
+) -> Result<&'a mut Change, String> {
+    index
+        .get(&seq)
+        .and_then(|&i| txn.changes.get_mut(i))
+        .ok_or_else(|| format!("no change {seq}"))
+}
+
+/// Checks every path and name an inverse holds.
+fn check_inverse(id: &str, seq: u64, inv: &Inverse, state_in_root: bool) -> Result<(), String> {
+    let rel = |p: &RelPath, root_ok: bool, what: &str| {
+        valid_rel(p.bytes(), root_ok, state_in_root).map_err(|e| format!("{what}: {e}"))
+    };
+    let blob_ok = |blob: &str| {
+        if blob == format!("{TXN_DIR}/{id}.d/{seq}") {
+            Ok(())
+        } else {
+            Err(format!(
+                "blob {blob:?} is not this change's ({TXN_DIR}/{id}.d/{seq})"
+            ))
+        }
+    };
+    let mode_ok = |mode: u32| {
+        if mode <= 0o7777 {
+            Ok(())
+        } else {
+            Err(format!("mode {mode:o}: not a permission mode"))
+        }
+    };
+    match inv {
+        Inverse::Remove { at } | Inverse::Truncate { at, .. } => rel(at, false, "at"),
+        Inverse::Restore { at, blob, mode, .. } => {
+            rel(at, false, "at")?;
+            blob_ok(blob)?;
+            mode_ok(*mode)
+        }
+        Inverse::Untrash { at, trash_id } => {
+            rel(at, false, "at")?;
+            valid_id(trash_id, "t").map_err(|e| format!("trash_id: {e}"))
+        }
+        Inverse::RenameBack { from, to } => {
+            rel(from, false, "from")?;
+            rel(to, false, "to")
+        }
+        Inverse::Unstash { at, blob } => {
+            rel(at, false, "at")?;
+            blob_ok(blob)
+        }
+        Inverse::Mkdir { at, mode } => {
+            rel(at, false, "at")?;
+            mode_ok(*mode)
+        }
+        Inverse::Times { at, .. } => rel(at, true, "at"),
+        Inverse::Mode { at, mode } => {
+            rel(at, true, "at")?;
+            mode_ok(*mode)
+        }
+    }
+}
+
+/// A normalized root-relative path: not empty, not absolute, no NUL, no empty, `.` or `..`
+/// component, no component over 255 bytes, not in the state directory when it is in the
+/// root. The root itself (`.`) only where `root_ok`.
+pub(crate) fn valid_rel(b: &[u8], root_ok: bool, state_in_root: bool) -> Result<(), String> {
+    let shown = String::from_utf8_lossy(b);
+    if b == b"." {
+        return if root_ok {
+            Ok(())
+        } else {
+            Err("the root itself".into())
+        };
+    }
+    if b.is_empty() {
+        return Err("an empty path".into());
+    }
+    if b.len() > 4095 {
+        return Err("a path too long".into());
+    }
+    if b[0] == b'/' {
+        return Err(format!("{shown:?} is absolute"));
+    }
+    if b.contains(&0) {
+        return Err(format!("{shown:?} holds a NUL byte"));
+    }
+    for c in b.split(|&x| x == b'/') {
+        match c {
+            b"" => return Err(format!("{shown:?} has an empty component")),
+            b"." | b".." => return Err(format!("{shown:?} is not normalized")),
+            c if c.len() > 255 => return Err(format!("{shown:?} has a component too long")),
+            _ => {}
+        }
+    }
+    if state_in_root && b.split(|&x| x == b'/').next() == Some(STATE_DIR_NAME.as_bytes()) {
+        return Err(format!("{shown:?} is in the state directory"));
+    }
+    Ok(())
+}
+
+/// A name [`crate::sandbox::unique_name`] makes with `prefix`:
+/// `PREFIX-<20 digits>-<digits>-<digits>`.
+pub(crate) fn valid_id(s: &str, prefix: &str) -> Result<(), String> {
+    let mut parts = s.split('-');
+    let ok = s.len() <= 80
+        && parts.next() == Some(prefix)
+        && parts
+            .next()
+            .is_some_and(|t| t.len() == 20 && t.bytes().all(|b| b.is_ascii_digit()))
+        // The process's random number (lowercase hex; a process id in older journals).
+        && parts.next().is_some_and(|n| {
+            !n.is_empty()
+                && n.len() <= 20
+                && n.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+        && parts.next().is_some_and(|n| {
+            !n.is_empty() && n.len() <= 20 && n.bytes().all(|b| b.is_ascii_digit())
+        })
+        && parts.next().is_none();
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{s:?} is not a name the journal makes"))
+    }
+}
+
+/// A transaction's journal: `txn/<id>.jsonl`.
+pub(crate) fn journal_path(id: &str) -> PathBuf {
+    Path::new(TXN_DIR).join(format!("{id}.jsonl"))
+}
+
+/// Where a transaction keeps the bytes and objects its changes replaced: `txn/<id>.d/`.
+pub(crate) fn blob_dir(id: &str) -> PathBuf {
+    Path::new(TXN_DIR).join(format!("{id}.d"))
+}
+
+/// Removes a transaction from the journal.
+pub(crate) fn remove_txn(state: &Dir, id: &str) {
+    let _ = state.remove_dir_all(blob_dir(id));
+    let _ = state.remove_file(journal_path(id));
+}
+
+/// The transaction ids in the journal, oldest first, and which of them keep saved bytes
+/// (have a `.d` directory).
+pub(crate) fn listing(state: &Dir) -> (Vec<String>, std::collections::HashSet<String>) {
+    let mut ids = Vec::new();
+    let mut blobs = std::collections::HashSet::new();
+    if let Ok(entries) = state.read_dir(TXN_DIR) {
+        for e in entries.flatten() {
+            let Ok(n) = e.file_name().into_string() else {
+                continue;
+            };
+            if !n.starts_with("txn-") {
+                continue;
+            }
+            if let Some(id) = n.strip_suffix(".jsonl") {
+                ids.push(id.to_string());
+            } else if let Some(id) = n.strip_suffix(".d") {
+                blobs.insert(id.to_string());
+            }
+        }
+    }
+    ids.sort();
+    (ids, blobs)
+}
+
+/// The transaction ids in the journal, oldest first.
+pub(crate) fn txn_ids(state: &Dir) -> Vec<String> {
+    listing(state).0
+}
+
+/// The bytes a transaction's saved objects hold.
+pub(crate) fn blob_bytes(state: &Dir, id: &str) -> u64 {
+    state.read_dir(blob_dir(id)).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum()
+    })
+}
+
+/// The count of the bytes committed transactions keep saved, shared by the sessions (read
+/// and written under the journal's lock).
+const SAVED_FILE: &str = "undo-saved";
+
+/// Adds `delta` to the saved-bytes count and returns it; `None` when the count is not known
+/// (missing), to be computed from the transactions.
+pub(crate) fn saved_add(state: &Dir, delta: i64) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let f = state.open(SAVED_FILE).ok()?.into_std();
+    let mut buf = [0u8; 8];
+    f.read_exact_at(&mut buf, 0).ok()?;
+    let now = u64::from_le_bytes(buf);
+    if delta == 0 {
+        return Some(now);
+    }
+    let new = now.saturating_add_signed(delta);
+    saved_set(state, new);
+    Some(new)
+}
+
+/// Sets the saved-bytes count (rewritten in place: a truncating rewrite costs a flush on
+/// some file systems).
+pub(crate) fn saved_set(state: &Dir, total: u64) {
+    use std::os::unix::fs::FileExt;
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true);
+    if let Ok(f) = state.open_with(SAVED_FILE, &opts) {
+        let _ = f.into_std().write_all_at(&total.to_le_bytes(), 0);
+    }
+}
+
+/// A line of text for a path in records and messages.
+pub(crate) fn text_of(p: &Path) -> String {
+    String::from_utf8_lossy(p.as_os_str().as_bytes()).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_are_checked() {
+        for ok in ["a", "a/b", ".a", "..a", "a..", "a/.b/c", "é/x"] {
+            assert!(valid_rel(ok.as_bytes(), false, true).is_ok(), "{ok}");
+        }
+        for bad in [
+            "", "/a", "a/", "/", "a//b", "./a", "a/.", "a/..", "../a", "..", "a/../b", ".trash",
+            ".trash/x", "a\0b",
+        ] {
+            assert!(valid_rel(bad.as_bytes(), false, true).is_err(), "{bad:?}");
+        }
+        assert!(valid_rel(b".", false, true).is_err());
+        assert!(valid_rel(b".", true, true).is_ok());
+        assert!(valid_rel(b".trash", false, false).is_ok());
+        assert!(valid_rel(&[b'x'; 256], false, false).is_err());
+    }
+
+    #[test]
+    fn ids_have_the_journals_shape() {
+        let id = crate::sandbox::unique_name("txn");
+        assert!(valid_id(&id, "txn").is_ok(), "{id}");
+        assert!(valid_id(&crate::sandbox::unique_name("t"), "t").is_ok());
+        for bad in [
+            "txn",
+            "txn-1-2-3",
+            "t-00000000000000000001-2-3",
+            "txn-00000000000000000001-2-3-4",
+            "txn-00000000000000000001-2-",
+            "txn-00000000000000000001-../x-3",
+            "txn-00000000000000000001-2F-3",
+            "txn-00000000000000000001-2-3a",
+            "../txn-00000000000000000001-2-3",
+        ] {
+            assert!(valid_id(bad, "txn").is_err(), "{bad}");
+        }
+    }
+}
