@@ -25,7 +25,7 @@ use trumansh_commands::{
 use crate::api::AppliedEffect;
 use crate::audit::{Audit, fields, text};
 use crate::io::{Sink, Stream};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Sandbox, Targets, unique_name};
 use crate::txn::journal::{Journal, Plan};
 use crate::txn::trash;
 
@@ -49,6 +49,9 @@ pub(crate) enum Out {
 #[derive(Debug, Clone)]
 pub(crate) struct FileTarget {
     pub path: PathBuf,
+    /// Where the redirection's open resolved it: every write goes there, not to wherever
+    /// the path leads later in the line.
+    pub loc: crate::sandbox::Loc,
     pub written: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -233,10 +236,7 @@ impl<'a> Emitter<'a> {
             Out::File(target) => {
                 // The redirection was opened (checked and journaled) before the command ran.
                 let path = &target.path;
-                let written = self
-                    .sandbox
-                    .resolve_write_target(path)
-                    .and_then(|loc| self.sandbox.write_at(&loc, bytes, true));
+                let written = self.sandbox.write_at(&target.loc, bytes, true);
                 // Counted, and what the file's open left renewed (even when the write failed
                 // part-way: it may have changed the file).
                 self.journal.wrote(
@@ -388,7 +388,7 @@ pub(crate) fn apply_fs_effect(
     journal: &Journal,
     op: &Op,
 ) -> Result<(), FsError> {
-    apply_effect(sandbox, journal, op, true)
+    apply_effect(sandbox, journal, op, true).map(drop)
 }
 
 /// [`apply_fs_effect`]; with `audit_now` false the caller records the effect itself once it
@@ -399,15 +399,19 @@ pub(crate) fn apply_effect(
     journal: &Journal,
     op: &Op,
     audit_now: bool,
-) -> Result<(), FsError> {
+) -> Result<Targets, FsError> {
     let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
-    let pending = journal.before(sandbox, op, name)?;
+    // One change at a time, in the journal's order; resolved once: what is journaled is
+    // what is changed.
+    let _turn = journal.changing();
+    let targets = sandbox.targets(op);
+    let pending = journal.before(sandbox, op, &targets, name)?;
     if audit_now {
         audit_effect(sandbox.audit(), &effect);
     }
-    let result = apply_planned(sandbox, op, &pending.plan);
+    let result = apply_planned(sandbox, op, &targets, &pending.plan);
     // What the change left (or what a failed one left), for every later revert to check.
     journal.after(sandbox, op, &pending, result.is_ok());
     if let Err(e) = &result {
@@ -421,7 +425,7 @@ pub(crate) fn apply_effect(
     } else {
         journal.applied(effect);
     }
-    result
+    result.map(|()| targets)
 }
 
 /// Writes an `effect` event: the change, its path (and destination, or bytes written).
@@ -444,13 +448,19 @@ pub(crate) fn audit_effect(audit: &Audit, effect: &AppliedEffect) {
 }
 
 /// Applies an effect whose inverse is recorded.
-fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError> {
+fn apply_planned(
+    sandbox: &Sandbox,
+    op: &Op,
+    targets: &Targets,
+    plan: &Plan,
+) -> Result<(), FsError> {
+    let loc = targets.first()?;
     match op {
         Op::CreateDir {
             path,
             mode,
             exist_ok,
-        } => match sandbox.create_dir(path, *mode) {
+        } => match sandbox.create_dir_at(loc, *mode) {
             Err(FsError::AlreadyExists)
                 if *exist_ok && sandbox.stat(path, true).is_ok_and(|m| m.is_dir()) =>
             {
@@ -458,41 +468,34 @@ fn apply_planned(sandbox: &Sandbox, op: &Op, plan: &Plan) -> Result<(), FsError>
             }
             r => r,
         },
-        Op::WriteFile { path, data, append } => {
-            let loc = sandbox.resolve_write_target(path)?;
-            sandbox.write_at(&loc, data, *append)
-        }
+        Op::WriteFile { data, append, .. } => sandbox.write_at(loc, data, *append),
         Op::Touch {
-            path,
             atime,
             mtime,
             create,
+            ..
         } => sandbox
-            .touch(path, *atime, *mtime, *create, SystemTime::now())
+            .touch_at(loc, *atime, *mtime, *create, SystemTime::now())
             .map(drop),
-        Op::Trash { path } => match &plan.trash_id {
-            Some(id) => trash::trash_as(sandbox, path, id),
-            None => trash::trash(sandbox, path).map(drop),
-        },
-        Op::Rename { from, to } => {
-            if let Some((loc, blob)) = &plan.stash {
-                sandbox.stash(loc, blob)?;
-                let r = sandbox.rename(from, to);
+        Op::Trash { path } => {
+            let id = plan.trash_id.clone().unwrap_or_else(|| unique_name("t"));
+            trash::trash_at(sandbox, loc, path, &id)
+        }
+        Op::Rename { .. } => {
+            let to = targets.second()?;
+            if let Some((stashed, blob)) = &plan.stash {
+                sandbox.stash(stashed, blob)?;
+                let r = sandbox.rename_at(loc, to);
                 if r.is_err() {
                     // Put back what was moved aside: a failed rename changes nothing.
-                    let _ = sandbox.unstash(blob, loc);
+                    let _ = sandbox.unstash(blob, stashed);
                 }
                 r
             } else {
-                sandbox.rename(from, to)
+                sandbox.rename_at(loc, to)
             }
         }
-        Op::Copy {
-            from,
-            to,
-            links_as_links,
-            preserve,
-        } => sandbox.copy(from, to, *links_as_links, *preserve),
-        Op::SetMode { path, mode } => sandbox.set_mode(path, *mode),
+        Op::Copy { preserve, .. } => sandbox.copy_at(loc, targets.second()?, *preserve),
+        Op::SetMode { mode, .. } => sandbox.set_mode_at(loc, *mode),
     }
 }

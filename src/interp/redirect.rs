@@ -264,10 +264,13 @@ impl Interp<'_> {
             append,
         };
         // Audited when the command is done, with the bytes it wrote ([`Opened`]).
-        match apply_effect(&self.rt.sandbox, &self.rt.journal, &open, false) {
-            Ok(()) => {
+        let applied = apply_effect(&self.rt.sandbox, &self.rt.journal, &open, false)
+            .and_then(|targets| targets.first);
+        match applied {
+            Ok(loc) => {
                 let target = FileTarget {
                     path,
+                    loc,
                     written: Arc::default(),
                 };
                 opened.push(Opened {

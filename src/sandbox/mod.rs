@@ -26,7 +26,9 @@ use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, PermissionsExt};
 use rustix::fs::{Mode, OFlags};
-use trumansh_commands::{DirEntry, FileKind, FsError, FsView, Meta, ReadSeek, normalize_lexical};
+use trumansh_commands::{
+    DirEntry, FileKind, FsError, FsView, Meta, Op, ReadSeek, normalize_lexical,
+};
 
 use crate::audit::Audit;
 use crate::policy::PathRules;
@@ -473,7 +475,12 @@ impl Sandbox {
 
     /// Creates a directory (never through a final symlink).
     pub fn create_dir(&self, vpath: &Path, mode: Option<u32>) -> Result<(), FsError> {
-        let loc = self.locate(vpath)?;
+        self.create_dir_at(&self.locate(vpath)?, mode)
+    }
+
+    /// [`Sandbox::create_dir`] at a location already resolved ([`Sandbox::locate`]).
+    pub fn create_dir_at(&self, loc: &Loc, mode: Option<u32>) -> Result<(), FsError> {
+        let loc = loc.clone();
         if loc.is_root() {
             return Err(FsError::AlreadyExists);
         }
@@ -484,7 +491,8 @@ impl Sandbox {
             return Err(FsError::AlreadyExists);
         }
         self.charge(0, 1)?;
-        dir.create_dir(name).map_err(|e| self.host_err(vpath, e))?;
+        dir.create_dir(name)
+            .map_err(|e| self.host_err(&loc.rel, e))?;
         if let Some(mode) = mode {
             dir.set_permissions(name, cap_std::fs::Permissions::from_mode(mode))
                 .map_err(map_err)?;
@@ -683,20 +691,44 @@ impl Sandbox {
         links_as_links: bool,
         preserve: bool,
     ) -> Result<(), FsError> {
+        let (src, dst) = self.copy_targets(from, to, links_as_links)?;
+        self.copy_at(&src, &dst?, preserve)
+    }
+
+    /// Where a copy reads and writes: the source (its final link followed unless
+    /// `links_as_links`), and the destination — the name itself for a link copied as a link,
+    /// else where a write lands ([`Sandbox::resolve_write_target`]).
+    pub fn copy_targets(
+        &self,
+        from: &Path,
+        to: &Path,
+        links_as_links: bool,
+    ) -> Result<(Loc, Result<Loc, FsError>), FsError> {
         let src = self.resolve(from, !links_as_links)?;
-        let m = self.lstat(&src)?;
+        let dst = if self.lstat(&src)?.file_type().is_symlink() {
+            self.locate(to).and_then(|d| {
+                if d.is_root() {
+                    Err(FsError::AlreadyExists)
+                } else {
+                    self.check_writable(&d).map(|()| d)
+                }
+            })
+        } else {
+            self.resolve_write_target(to)
+        };
+        Ok((src, dst))
+    }
+
+    /// [`Sandbox::copy`] between locations already resolved ([`Sandbox::copy_targets`]).
+    pub fn copy_at(&self, src: &Loc, dst: &Loc, preserve: bool) -> Result<(), FsError> {
+        let m = self.lstat(src)?;
         if m.file_type().is_symlink() {
-            let (sdir, sname) = self.at(&src)?;
+            let (sdir, sname) = self.at(src)?;
             let target = sdir
                 .read_link(sname.unwrap_or(OsStr::new(".")))
                 .map_err(map_err)?;
-            let dst = self.locate(to)?;
-            if dst.is_root() {
-                return Err(FsError::AlreadyExists);
-            }
-            self.check_writable(&dst)?;
             self.charge(0, 1)?;
-            let (ddir, dname) = self.at(&dst)?;
+            let (ddir, dname) = self.at(dst)?;
             return ddir
                 .symlink_contents(target, dname.unwrap_or(OsStr::new(".")))
                 .map_err(map_err);
@@ -704,15 +736,14 @@ impl Sandbox {
         if m.is_dir() {
             return Err(FsError::IsADirectory);
         }
-        let dst = self.resolve_write_target(to)?;
-        if self.injected_unreadable(&src) {
+        if self.injected_unreadable(src) {
             return Err(FsError::Io);
         }
-        let mut reader = self.open_read(&src)?;
-        self.write_from(&dst, &mut reader, false)?;
+        let mut reader = self.open_read(src)?;
+        self.write_from(dst, &mut reader, false)?;
         if preserve {
-            let _ = self.chmod_at(&dst, m.mode() & 0o7777);
-            self.set_times_of(&dst, &m);
+            let _ = self.chmod_at(dst, m.mode() & 0o7777);
+            self.set_times_of(dst, &m);
         }
         Ok(())
     }
@@ -726,7 +757,25 @@ impl Sandbox {
         create: bool,
         now: SystemTime,
     ) -> Result<bool, FsError> {
-        let loc = self.resolve_write_target(vpath)?;
+        self.touch_at(
+            &self.resolve_write_target(vpath)?,
+            atime,
+            mtime,
+            create,
+            now,
+        )
+    }
+
+    /// [`Sandbox::touch`] at a location already resolved ([`Sandbox::resolve_write_target`]).
+    pub fn touch_at(
+        &self,
+        loc: &Loc,
+        atime: Option<SystemTime>,
+        mtime: Option<SystemTime>,
+        create: bool,
+        now: SystemTime,
+    ) -> Result<bool, FsError> {
+        let loc = loc.clone();
         let mut created = false;
         if self.lstat(&loc).is_err() {
             if !create {
@@ -757,17 +806,26 @@ impl Sandbox {
 
     /// Sets permission bits.
     pub fn set_mode(&self, vpath: &Path, mode: u32) -> Result<(), FsError> {
-        let loc = self.resolve_write_target(vpath)?;
-        self.unshare(&loc)?;
-        self.chmod_at(&loc, mode)
+        self.set_mode_at(&self.resolve_write_target(vpath)?, mode)
+    }
+
+    /// [`Sandbox::set_mode`] at a location already resolved
+    /// ([`Sandbox::resolve_write_target`]).
+    pub fn set_mode_at(&self, loc: &Loc, mode: u32) -> Result<(), FsError> {
+        self.unshare(loc)?;
+        self.chmod_at(loc, mode)
     }
 
     /// Renames within the root; the final component of `from` is never followed. Neither
     /// end may be read-only, and a directory that holds read-only or hidden paths does not
     /// move.
     pub fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError> {
-        let a = self.locate(from)?;
-        let b = self.locate(to)?;
+        self.rename_at(&self.locate(from)?, &self.locate(to)?)
+    }
+
+    /// [`Sandbox::rename`] between locations already resolved ([`Sandbox::locate`]).
+    pub fn rename_at(&self, a: &Loc, b: &Loc) -> Result<(), FsError> {
+        let (a, b) = (a.clone(), b.clone());
         self.check_movable(&a)?;
         self.check_writable(&b)?;
         if b.is_root() {
@@ -780,7 +838,7 @@ impl Sandbox {
             &db,
             nb.unwrap_or(OsStr::new(".")),
         )
-        .map_err(|e| self.host_err(from, e))
+        .map_err(|e| self.host_err(&a.rel, e))
     }
 
     /// Moves an object (a link as a link) out of the agent's view into `dest` (a path
@@ -795,6 +853,43 @@ impl Sandbox {
         // lstat first: the object must exist as itself (a dangling link is fine).
         self.lstat(loc)?;
         self.stash(loc, dest)
+    }
+
+    /// Where an op acts, resolved once: the journal plans on these locations and the
+    /// executor acts on them, so that what is journaled is what is changed, even while
+    /// another stage of the line renames a directory on the way.
+    pub fn targets(&self, op: &Op) -> Targets {
+        match op {
+            Op::CreateDir { path, .. } | Op::Trash { path } => Targets {
+                first: self.locate(path),
+                second: None,
+            },
+            Op::WriteFile { path, .. } | Op::Touch { path, .. } | Op::SetMode { path, .. } => {
+                Targets {
+                    first: self.resolve_write_target(path),
+                    second: None,
+                }
+            }
+            Op::Rename { from, to } => Targets {
+                first: self.locate(from),
+                second: Some(self.locate(to)),
+            },
+            Op::Copy {
+                from,
+                to,
+                links_as_links,
+                ..
+            } => match self.copy_targets(from, to, *links_as_links) {
+                Ok((src, dst)) => Targets {
+                    first: Ok(src),
+                    second: Some(dst),
+                },
+                Err(e) => Targets {
+                    first: Err(e),
+                    second: None,
+                },
+            },
+        }
     }
 
     /// Whether a fault-injection test made this file unreadable.
@@ -885,6 +980,29 @@ fn readable(fd: std::os::fd::OwnedFd) -> Result<cap_std::fs::File, FsError> {
         _ => return Err(FsError::NoDevice),
     }
     Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
+}
+
+/// Where an op acts ([`Sandbox::targets`]): its path (a rename's or a copy's source), and a
+/// rename's or a copy's destination. An error is the op's answer.
+#[derive(Debug)]
+pub struct Targets {
+    pub first: Result<Loc, FsError>,
+    pub second: Option<Result<Loc, FsError>>,
+}
+
+impl Targets {
+    /// The op's path, or its error.
+    pub fn first(&self) -> Result<&Loc, FsError> {
+        self.first.as_ref().map_err(Clone::clone)
+    }
+
+    /// The destination, or its error (`InvalidArgument` for an op that has none).
+    pub fn second(&self) -> Result<&Loc, FsError> {
+        match &self.second {
+            Some(r) => r.as_ref().map_err(Clone::clone),
+            None => Err(FsError::InvalidArgument),
+        }
+    }
 }
 
 /// The name of the file in a state directory outside the root that binds it to its root.

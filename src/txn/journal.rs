@@ -46,11 +46,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions};
-use trumansh_commands::{FsError, FsView, Op};
+use trumansh_commands::{FsError, Op};
 
 use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
-use crate::sandbox::{Loc, Sandbox, unique_name};
+use crate::sandbox::{Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
     After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, saved_add, saved_set,
     txn_ids,
@@ -128,11 +128,22 @@ pub struct Journal {
     /// per [`PRUNE_SLACK`] commits, not at each.
     held: AtomicUsize,
     inner: Mutex<Inner>,
+    /// Held while one change is planned, applied and its result recorded: the stages of a
+    /// pipeline change the tree one change at a time, in the journal's order, so that undo
+    /// (newest first) meets each object as the change left it.
+    changing: Mutex<()>,
     /// The session's lock, held while it lives, and the state directory to remove it from.
     lock: Option<(std::fs::File, Dir)>,
 }
 
 impl Journal {
+    /// Takes the turn to change the tree (see `changing`), until the guard is dropped.
+    pub fn changing(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.changing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Opens the journal of a new session (taking its lock), shares the quota's count with
     /// the other sessions on the root, tops up the state directory's reserve, and rolls back
     /// what crashed sessions left open (and finishes what they left half reverted). Returns
@@ -163,6 +174,7 @@ impl Journal {
                 applied: Vec::new(),
                 applied_more: 0,
             }),
+            changing: Mutex::new(()),
             lock,
         };
         let recovered = journal.recover(sandbox);
@@ -229,7 +241,13 @@ impl Journal {
     /// Plans and records a change before it is applied. `Err` when what the change replaces
     /// could not be saved, or the record could not be written (the change must then not be
     /// applied). A removal (`Trash`) may draw on the state directory's reserve.
-    pub fn before(&self, sandbox: &Sandbox, op: &Op, op_name: &str) -> Result<Pending, FsError> {
+    pub fn before(
+        &self,
+        sandbox: &Sandbox,
+        op: &Op,
+        targets: &Targets,
+        op_name: &str,
+    ) -> Result<Pending, FsError> {
         if !self.enabled {
             let mut plan = Plan::default();
             if matches!(op, Op::Trash { .. }) {
@@ -276,7 +294,7 @@ impl Journal {
         let seq = active.next_seq;
         active.next_seq += 1;
         let blob = blob_dir(&active.id).join(seq.to_string());
-        let plan = plan(sandbox, op, &blob)?;
+        let plan = plan(sandbox, op, targets, &blob)?;
         active.file.append(
             sandbox,
             &Record::Do {
@@ -582,67 +600,60 @@ fn fingerprints(sandbox: &Sandbox, undo: &[Inverse]) -> After {
 }
 
 /// What a change needs recorded (and saved) so that it can be reverted.
-fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
+fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Plan, FsError> {
     let mut plan = Plan::default();
+    // An op whose location does not resolve fails on it, and changes nothing to revert.
+    let Ok(loc) = targets.first() else {
+        return Ok(plan);
+    };
     match op {
-        Op::CreateDir { path, .. } => {
-            if let Some(loc) = sandbox.loc_of(path)
-                && sandbox.before(&loc).is_none()
-            {
+        Op::CreateDir { .. } => {
+            if sandbox.before(loc).is_none() {
                 plan.undo.push(Inverse::Remove {
-                    at: RelPath::of(sandbox, &loc),
+                    at: RelPath::of(sandbox, loc),
                 });
             }
         }
-        Op::WriteFile { path, append, .. } => {
-            if let Ok(loc) = sandbox.resolve_write_target(path) {
-                plan_write(sandbox, &loc, *append, blob, &mut plan)?;
-            }
+        Op::WriteFile { append, .. } => plan_write(sandbox, loc, *append, blob, &mut plan)?,
+        Op::Touch { create, .. } => match sandbox.before(loc) {
+            None if *create => plan.undo.push(Inverse::Remove {
+                at: RelPath::of(sandbox, loc),
+            }),
+            None => {}
+            Some(b) => plan.undo.push(Inverse::Times {
+                at: RelPath::of(sandbox, loc),
+                times: b.times,
+            }),
+        },
+        Op::Trash { .. } => {
+            let id = unique_name("t");
+            plan.undo.push(Inverse::Untrash {
+                at: RelPath::of(sandbox, loc),
+                trash_id: id.clone(),
+            });
+            plan.trash_id = Some(id);
         }
-        Op::Touch { path, create, .. } => {
-            if let Ok(loc) = sandbox.resolve_write_target(path) {
-                match sandbox.before(&loc) {
-                    None if *create => plan.undo.push(Inverse::Remove {
-                        at: RelPath::of(sandbox, &loc),
-                    }),
-                    None => {}
-                    Some(b) => plan.undo.push(Inverse::Times {
-                        at: RelPath::of(sandbox, &loc),
-                        times: b.times,
-                    }),
-                }
-            }
-        }
-        Op::Trash { path } => {
-            if let Some(loc) = sandbox.loc_of(path) {
-                let id = unique_name("t");
-                plan.undo.push(Inverse::Untrash {
-                    at: RelPath::of(sandbox, &loc),
-                    trash_id: id.clone(),
-                });
-                plan.trash_id = Some(id);
-            }
-        }
-        Op::Rename { from, to } => {
-            if let (Some(a), Some(b)) = (sandbox.loc_of(from), sandbox.loc_of(to)) {
+        Op::Rename { .. } => {
+            if let Ok(b) = targets.second() {
+                let a = loc;
                 plan.undo.push(Inverse::RenameBack {
-                    from: RelPath::of(sandbox, &a),
-                    to: RelPath::of(sandbox, &b),
+                    from: RelPath::of(sandbox, a),
+                    to: RelPath::of(sandbox, b),
                 });
-                let src = sandbox.before(&a);
-                match sandbox.before(&b) {
+                let src = sandbox.before(a);
+                match sandbox.before(b) {
                     Some(t) if !t.is_dir && src.is_some_and(|s| !s.is_dir) => {
                         plan.undo.push(Inverse::Unstash {
-                            at: RelPath::of(sandbox, &b),
+                            at: RelPath::of(sandbox, b),
                             blob: blob.to_string_lossy().into_owned(),
                         });
                         make_blob_dir(sandbox, blob);
                         plan.saved += t.len;
-                        plan.stash = Some((b, blob.to_path_buf()));
+                        plan.stash = Some((b.clone(), blob.to_path_buf()));
                     }
                     Some(t) if t.is_dir && src.is_some_and(|s| s.is_dir) => {
                         plan.undo.push(Inverse::Mkdir {
-                            at: RelPath::of(sandbox, &b),
+                            at: RelPath::of(sandbox, b),
                             mode: t.mode,
                         });
                     }
@@ -650,34 +661,23 @@ fn plan(sandbox: &Sandbox, op: &Op, blob: &Path) -> Result<Plan, FsError> {
                 }
             }
         }
-        Op::Copy {
-            from,
-            to,
-            links_as_links,
-            ..
-        } => {
-            let src_is_link = *links_as_links
-                && sandbox
-                    .stat(from, false)
-                    .is_ok_and(|m| m.kind == trumansh_commands::FileKind::Symlink);
-            if src_is_link {
-                if let Some(loc) = sandbox.loc_of(to)
-                    && sandbox.before(&loc).is_none()
-                {
-                    plan.undo.push(Inverse::Remove {
-                        at: RelPath::of(sandbox, &loc),
-                    });
+        Op::Copy { .. } => {
+            if let Ok(dst) = targets.second() {
+                if sandbox.before(loc).is_some_and(|s| s.is_symlink) {
+                    if sandbox.before(dst).is_none() {
+                        plan.undo.push(Inverse::Remove {
+                            at: RelPath::of(sandbox, dst),
+                        });
+                    }
+                } else {
+                    plan_write(sandbox, dst, false, blob, &mut plan)?;
                 }
-            } else if let Ok(loc) = sandbox.resolve_write_target(to) {
-                plan_write(sandbox, &loc, false, blob, &mut plan)?;
             }
         }
-        Op::SetMode { path, .. } => {
-            if let Ok(loc) = sandbox.resolve_write_target(path)
-                && let Some(b) = sandbox.before(&loc)
-            {
+        Op::SetMode { .. } => {
+            if let Some(b) = sandbox.before(loc) {
                 plan.undo.push(Inverse::Mode {
-                    at: RelPath::of(sandbox, &loc),
+                    at: RelPath::of(sandbox, loc),
                     mode: b.mode,
                 });
             }

@@ -53,7 +53,12 @@ pub fn trash(sandbox: &Sandbox, vpath: &Path) -> Result<String, FsError> {
 /// the trash is ever overwritten. On a full disk the entry draws on the state directory's
 /// reserve ([`crate::txn::reserve`]): removing must work when nothing else does.
 pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError> {
-    let loc = sandbox.locate(vpath)?;
+    trash_at(sandbox, &sandbox.locate(vpath)?, vpath, id)
+}
+
+/// [`trash_as`] of a location already resolved ([`Sandbox::locate`]); `vpath` is how the
+/// agent named it (for the owner's listing).
+pub fn trash_at(sandbox: &Sandbox, loc: &Loc, vpath: &Path, id: &str) -> Result<(), FsError> {
     let info = TrashInfo {
         path: vpath.to_string_lossy().into_owned(),
         rel: loc.rel.to_string_lossy().into_owned(),
@@ -61,7 +66,7 @@ pub fn trash_as(sandbox: &Sandbox, vpath: &Path, id: &str) -> Result<(), FsError
         undo: None,
     };
     let entry = new_entry(sandbox, id, &info)?;
-    if let Err(e) = sandbox.move_loc_to_state(&loc, &entry.join("data")) {
+    if let Err(e) = sandbox.move_loc_to_state(loc, &entry.join("data")) {
         drop_entry(sandbox, &entry);
         return Err(e);
     }

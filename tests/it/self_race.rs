@@ -245,3 +245,46 @@ fn self_link_state_outside() {
 fn parent_link_state_outside() {
     race("../a", true);
 }
+
+/// A racing write is journaled where it lands: the line's `undo` brings back the bytes it
+/// replaced, whichever file `a/b/..` led to when the write was resolved (the journal and the
+/// write share one resolution).
+#[test]
+fn a_racing_overwrite_is_undone_where_it_landed() {
+    let fx = fixture(".", false);
+    let r = &fx.tree.root;
+    fs::write(r.join("victim.txt"), b"ROOT-VICTIM\n").unwrap();
+    fs::write(r.join("a/victim.txt"), b"A-VICTIM\n").unwrap();
+    let mut sh = session(&fx);
+    let (mut root_hit, mut a_hit) = (0u64, 0u64);
+    for i in 0..tries() / 5 {
+        let line = "mv a/b a/d | mv a/l a/b | echo X | tee a/b/../victim.txt";
+        let out = sh.run(line);
+        if fs::read(r.join("victim.txt")).unwrap() == b"X\n" {
+            root_hit += 1;
+        }
+        if fs::read(r.join("a/victim.txt")).unwrap_or_default() == b"X\n" {
+            a_hit += 1;
+        }
+        let u = sh.run("undo");
+        assert_eq!(
+            u.status,
+            0,
+            "try {i}: undo after `{line}` ({}): {}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&u.stderr)
+        );
+        reset(&fx);
+        assert_eq!(
+            fs::read(r.join("victim.txt")).unwrap(),
+            b"ROOT-VICTIM\n",
+            "try {i}: the root's file was not restored"
+        );
+        assert_eq!(
+            fs::read(r.join("a/victim.txt")).unwrap(),
+            b"A-VICTIM\n",
+            "try {i}: a's file was not restored"
+        );
+    }
+    eprintln!("racing overwrite: landed in the root {root_hit} times, in a {a_hit} times");
+}
