@@ -17,7 +17,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -928,6 +928,32 @@ impl Sandbox {
         n
     }
 
+    /// `stat` of a name directly at the root (`None`: a longer path, a link to follow, or a
+    /// trailing `/`, which go through [`Sandbox::open_object`]).
+    fn stat_at_root(
+        &self,
+        vpath: &Path,
+        follow: bool,
+    ) -> Result<Option<(cap_std::fs::Metadata, Loc)>, FsError> {
+        let (comps, slash) = self.lexical(vpath)?;
+        let [name] = comps.as_slice() else {
+            return Ok(None);
+        };
+        if slash || *name == b".." {
+            return Ok(None);
+        }
+        let phys = self.agent_root_name(name);
+        let loc = Loc::physical(PathBuf::from(OsString::from_vec(phys)));
+        if self.is_hidden_phys(&loc.rel) {
+            return Err(self.refuse(vpath.as_os_str().as_bytes(), "hidden by policy"));
+        }
+        match self.root.symlink_metadata(&loc.rel) {
+            Ok(m) if follow && m.file_type().is_symlink() => Ok(None),
+            Ok(m) => Ok(Some((m, loc))),
+            Err(e) => Err(self.host_err(vpath, e)),
+        }
+    }
+
     /// Opens the directory at a location (not through a final link).
     fn open_dir_at(&self, loc: &Loc) -> Result<Dir, FsError> {
         let (dir, name) = self.at(loc)?;
@@ -1241,6 +1267,12 @@ impl FsView for Sandbox {
     fn stat(&self, path: &Path, follow: bool) -> Result<Meta, FsError> {
         if is_dev_null(path) && self.locate(path).is_err() {
             return Ok(dev_null_meta());
+        }
+        // A name at the root: one `fstatat` of it, with no directory on the way to resolve.
+        if let Some((m, loc)) = self.stat_at_root(path, follow)? {
+            let mut meta = meta_of(&m);
+            meta.nlink = self.visible_nlink(&loc, &m);
+            return Ok(meta);
         }
         let (fd, loc) = self.open_object(path, follow, OFlags::PATH)?;
         let m = cap_std::fs::File::from_std(std::fs::File::from(fd))
