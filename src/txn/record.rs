@@ -445,26 +445,12 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
             }
             Record::Done { seq, after } => {
                 let c = change_mut(&mut txn, &index, seq).map_err(at)?;
-                if after.len() != c.undo.len() {
-                    return Err(at(format!(
-                        "change {seq}: {} states for {} inverses",
-                        after.len(),
-                        c.undo.len()
-                    )));
-                }
-                c.after = Some(after);
+                set_after(c, seq, after).map_err(at)?;
             }
             Record::Failed { seq, after } => {
                 let c = change_mut(&mut txn, &index, seq).map_err(at)?;
                 if let Some(after) = after {
-                    if after.len() != c.undo.len() {
-                        return Err(at(format!(
-                            "change {seq}: {} states for {} inverses",
-                            after.len(),
-                            c.undo.len()
-                        )));
-                    }
-                    c.after = Some(after);
+                    set_after(c, seq, after).map_err(at)?;
                 }
                 c.failed = true;
             }
@@ -498,6 +484,19 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
         }
     }
     Ok(txn)
+}
+
+/// Records what a change left: one state per inverse, or the record is invalid.
+fn set_after(c: &mut Change, seq: u64, after: After) -> Result<(), String> {
+    if after.len() != c.undo.len() {
+        return Err(format!(
+            "change {seq}: {} states for {} inverses",
+            after.len(),
+            c.undo.len()
+        ));
+    }
+    c.after = Some(after);
+    Ok(())
 }
 
 fn change_mut<'a>(

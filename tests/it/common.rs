@@ -137,3 +137,17 @@ pub fn spawn_piped<P>(mut command: std::process::Command) -> Piped<P> {
         protocol: std::marker::PhantomData,
     }
 }
+
+/// The `info.json` of every trash entry of a root's default state directory, with the
+/// entry's directory.
+pub fn trash_entries(root: &Path) -> Vec<(PathBuf, serde_json::Value)> {
+    fs::read_dir(root.join(".trash/trash"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let text = fs::read_to_string(e.path().join("info.json")).unwrap();
+            (e.path(), serde_json::from_str(&text).unwrap())
+        })
+        .collect()
+}

@@ -221,9 +221,9 @@ fn undo_restores_every_case_exactly() {
         );
         // What rm moved to the trash went back: what is left there is only what the undo
         // itself replaced or removed (it never destroys), each entry saying so.
-        let left = trash_entries(&root)
+        let left = crate::common::trash_entries(&root)
             .into_iter()
-            .filter(|info| info.get("undo").is_none())
+            .filter(|(_, info)| info.get("undo").is_none())
             .count();
         assert_eq!(left, 0, "{line}: rm's trash entries left");
         // Nothing more to undo.
@@ -345,19 +345,6 @@ fn undo_costs_what_the_line_changed() {
     assert!(journal < 4096, "journal of one rm -rf: {journal} bytes");
     s.run("undo");
     assert_eq!(snapshot(&root), before);
-}
-
-/// The `info.json` of every trash entry.
-fn trash_entries(root: &Path) -> Vec<serde_json::Value> {
-    fs::read_dir(root.join(".trash/trash"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| {
-            let text = fs::read_to_string(e.path().join("info.json")).unwrap();
-            serde_json::from_str(&text).unwrap()
-        })
-        .collect()
 }
 
 fn walk_size(dir: &Path) -> u64 {

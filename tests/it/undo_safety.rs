@@ -89,19 +89,6 @@ fn assert_view(root: &Path, before: &std::collections::BTreeMap<PathBuf, crate::
     assert!(differ.is_empty(), "differ: {differ:?}");
 }
 
-/// The `info.json` of every trash entry, with the entry's directory.
-fn trash_entries(root: &Path) -> Vec<(PathBuf, serde_json::Value)> {
-    fs::read_dir(root.join(".trash/trash"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| {
-            let text = fs::read_to_string(e.path().join("info.json")).unwrap();
-            (e.path(), serde_json::from_str(&text).unwrap())
-        })
-        .collect()
-}
-
 /// The audit log's events of one kind.
 fn audit_events(root: &Path, event: &str) -> Vec<serde_json::Value> {
     fs::read_to_string(root.join(".trash/audit.jsonl"))
@@ -180,7 +167,7 @@ fn a_file_the_host_edited_after_the_line_is_left_reported_and_retried() {
     );
     assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
     // The bytes undo replaced are in the trash, not gone.
-    let entries = trash_entries(&t.root);
+    let entries = crate::common::trash_entries(&t.root);
     assert_eq!(entries.len(), 1);
     assert_eq!(fs::read(entries[0].0.join("data/a.txt")).unwrap(), b"new\n");
     assert!(
@@ -239,7 +226,7 @@ fn what_undo_removes_goes_to_the_trash_and_the_owner_can_restore_it() {
     assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
     // One trash entry for the undo: each created file at its path, the bytes cut off a.txt
     // beside it.
-    let entries = trash_entries(&t.root);
+    let entries = crate::common::trash_entries(&t.root);
     assert_eq!(entries.len(), 1);
     let (dir, info) = &entries[0];
     assert_eq!(
