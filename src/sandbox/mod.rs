@@ -480,12 +480,11 @@ impl Sandbox {
 
     /// [`Sandbox::create_dir`] at a location already resolved ([`Sandbox::locate`]).
     pub fn create_dir_at(&self, loc: &Loc, mode: Option<u32>) -> Result<(), FsError> {
-        let loc = loc.clone();
         if loc.is_root() {
             return Err(FsError::AlreadyExists);
         }
-        self.check_writable(&loc)?;
-        let (dir, name) = self.at(&loc)?;
+        self.check_writable(loc)?;
+        let (dir, name) = self.at(loc)?;
         let name = name.unwrap_or(OsStr::new("."));
         if dir.symlink_metadata(name).is_ok() {
             return Err(FsError::AlreadyExists);
@@ -775,9 +774,8 @@ impl Sandbox {
         create: bool,
         now: SystemTime,
     ) -> Result<bool, FsError> {
-        let loc = loc.clone();
         let mut created = false;
-        if self.lstat(&loc).is_err() {
+        if self.lstat(loc).is_err() {
             if !create {
                 return Ok(false);
             }
@@ -785,10 +783,10 @@ impl Sandbox {
                 return Err(FsError::IsADirectory);
             }
             self.charge(0, 1)?;
-            self.create_new(&loc).map_err(map_err)?;
+            self.create_new(loc).map_err(map_err)?;
             created = true;
         } else {
-            self.unshare(&loc)?;
+            self.unshare(loc)?;
         }
         let spec = |t: Option<SystemTime>| {
             t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
@@ -798,7 +796,7 @@ impl Sandbox {
         } else {
             (atime, mtime)
         };
-        let (dir, name) = self.at(&loc)?;
+        let (dir, name) = self.at(loc)?;
         dir.set_symlink_times(name.unwrap_or(OsStr::new(".")), spec(a), spec(m))
             .map_err(map_err)?;
         Ok(created)
@@ -825,14 +823,13 @@ impl Sandbox {
 
     /// [`Sandbox::rename`] between locations already resolved ([`Sandbox::locate`]).
     pub fn rename_at(&self, a: &Loc, b: &Loc) -> Result<(), FsError> {
-        let (a, b) = (a.clone(), b.clone());
-        self.check_movable(&a)?;
-        self.check_writable(&b)?;
+        self.check_movable(a)?;
+        self.check_writable(b)?;
         if b.is_root() {
             return Err(FsError::from_io(&io::Error::from_raw_os_error(16)));
         }
-        let (da, na) = self.at(&a)?;
-        let (db, nb) = self.at(&b)?;
+        let (da, na) = self.at(a)?;
+        let (db, nb) = self.at(b)?;
         da.rename(
             na.unwrap_or(OsStr::new(".")),
             &db,
