@@ -511,13 +511,6 @@ impl Sandbox {
         Ok(loc)
     }
 
-    /// Where a virtual path is, physically, relative to the root (its parent resolved; the
-    /// final component not followed), for records that must not depend on the mount point
-    /// or on links that may change.
-    pub fn physical_of(&self, vpath: &Path) -> Option<PathBuf> {
-        self.locate(vpath).ok().map(|loc| loc.rel)
-    }
-
     /// Opens an existing file for writing without following a final link (a FIFO without a
     /// reader fails at once, `ENXIO`, instead of waiting).
     fn open_nofollow(&self, loc: &Loc, append: bool) -> io::Result<cap_std::fs::File> {

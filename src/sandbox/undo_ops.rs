@@ -493,12 +493,6 @@ impl Sandbox {
         }
     }
 
-    /// The location a virtual path names (for the journal), or `None` when it names nothing
-    /// the agent may reach.
-    pub fn loc_of(&self, vpath: &Path) -> Option<Loc> {
-        self.locate(vpath).ok()
-    }
-
     /// The virtual path of a location, for messages.
     pub fn virtual_path(&self, loc: &Loc) -> PathBuf {
         self.virtual_of(&loc.rel)
