@@ -112,18 +112,6 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             if a.no_create {
                 continue;
             }
-            if std::os::unix::ffi::OsStrExt::as_bytes(f.as_os_str()).ends_with(b"/") {
-                // GNU: the create (`open` with a final `/`) fails with EISDIR, then setting the
-                // times of the missing name fails with ENOENT, which is what it reports.
-                o.err(format!(
-                    "{}: setting times of {}: {}\n",
-                    ctx.name,
-                    quote(f),
-                    FsError::NotFound
-                ));
-                status = 1;
-                continue;
-            }
             let parent = match parent_of(&path) {
                 Some(p) => overlay.kind(ctx.fs, &p, true),
                 None => Err(FsError::NotFound),
@@ -284,10 +272,6 @@ mod tests {
                 "touch: cannot touch 'nope/x': No such file or directory\n",
             ),
             (&["f/x"], "touch: cannot touch 'f/x': Not a directory\n"),
-            (
-                &["new/"],
-                "touch: setting times of 'new/': No such file or directory\n",
-            ),
             (
                 &["-r", "nope", "f"],
                 "touch: failed to get attributes of 'nope': No such file or directory\n",
