@@ -17,7 +17,7 @@ use crate::audit::Audit;
 use crate::exec::{FileTarget, LineInput, Out, PipeReader, StreamSink, apply_effect, audit_effect};
 use crate::expand;
 use crate::io::Stream;
-use crate::shell::{self, ast::RedirKind, ast::SimpleCommand};
+use crate::shell::{self, ast::RedirKind, ast::SimpleCommand, ast::Word};
 
 /// A command's stdin before it runs.
 pub(super) enum Input {
@@ -174,41 +174,17 @@ impl Interp<'_> {
                     }
                 }
                 RedirKind::HereDoc { body, expand } => {
-                    let mut assigned = Vec::new();
                     let data = if *expand {
-                        match expand::expand_word_nosplit(
-                            body,
-                            &self.expand_ctx(state),
-                            &mut assigned,
-                        ) {
-                            Ok(d) => d,
-                            Err(e) => {
-                                state.apply_assigned(assigned);
-                                return Err(self.expansion_failed(&e, line, streams));
-                            }
-                        }
+                        self.expand_body(body, state, line, streams)?
                     } else {
                         literal_text(body)
                     };
-                    state.apply_assigned(assigned);
                     if fd.unwrap_or(0) == 0 {
                         fds.stdin = Input::Bytes(data);
                     }
                 }
                 RedirKind::HereString(w) => {
-                    let mut assigned = Vec::new();
-                    let mut data = match expand::expand_word_nosplit(
-                        w,
-                        &self.expand_ctx(state),
-                        &mut assigned,
-                    ) {
-                        Ok(d) => d,
-                        Err(e) => {
-                            state.apply_assigned(assigned);
-                            return Err(self.expansion_failed(&e, line, streams));
-                        }
-                    };
-                    state.apply_assigned(assigned);
+                    let mut data = self.expand_body(w, state, line, streams)?;
                     data.push(b'\n');
                     if fd.unwrap_or(0) == 0 {
                         fds.stdin = Input::Bytes(data);
@@ -217,6 +193,21 @@ impl Interp<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Expands a here-document's body or a here-string's word, without splitting; what it
+    /// assigns (`${X:=v}`) stays, also when it fails.
+    fn expand_body(
+        &self,
+        word: &Word,
+        state: &mut ShellState,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Vec<u8>, i32> {
+        let mut assigned = Vec::new();
+        let data = expand::expand_word_nosplit(word, &self.expand_ctx(state), &mut assigned);
+        state.apply_assigned(assigned);
+        data.map_err(|e| self.expansion_failed(&e, line, streams))
     }
 
     /// Expands a redirection's word to exactly one path.

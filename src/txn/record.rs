@@ -160,15 +160,8 @@ impl Inverse {
     /// The root paths this inverse changes (checked against the policy).
     pub(crate) fn root_paths(&self) -> Vec<&RelPath> {
         match self {
-            Inverse::Remove { at }
-            | Inverse::Restore { at, .. }
-            | Inverse::Truncate { at, .. }
-            | Inverse::Untrash { at, .. }
-            | Inverse::Unstash { at, .. }
-            | Inverse::Mkdir { at, .. }
-            | Inverse::Times { at, .. }
-            | Inverse::Mode { at, .. } => vec![at],
             Inverse::RenameBack { from, to } => vec![to, from],
+            _ => vec![self.shown()],
         }
     }
 

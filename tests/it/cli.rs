@@ -23,12 +23,7 @@ fn run(root: &Path, args: &[&str], stdin: &str) -> (String, String, i32) {
     // With `-c` or a FILE, trumansh does not read its stdin and may be gone before it is
     // written: a broken pipe here is expected.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    common::texts(&child.wait_with_output().unwrap())
 }
 
 #[test]
@@ -174,19 +169,13 @@ fn a_state_dir_inside_the_root_or_of_another_root_refuses_to_start() {
         .into_owned();
     let (_, err, status) = run(&root, &["--state-dir", &arg], "");
     assert_eq!(status, 2, "{err}");
-    let (_, err, status) = trumansh(&root)
+    let out = trumansh(&root)
         .current_dir(&root)
         .args(["--state-dir", "s", "-c", "true"])
         .output()
-        .map(|o| {
-            (
-                o.stdout,
-                String::from_utf8_lossy(&o.stderr).into_owned(),
-                o.status.code(),
-            )
-        })
         .unwrap();
-    assert_eq!(status, Some(2), "{err}");
+    let (_, err, status) = common::texts(&out);
+    assert_eq!(status, 2, "{err}");
     // The default spelled out is the hidden default.
     let arg = root.join(".trash").to_string_lossy().into_owned();
     let (out, err, status) = run(
@@ -274,11 +263,7 @@ fn bare(args: &[&str]) -> (String, String, i32) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    common::texts(&out)
 }
 
 /// An owner's subcommand on `root`: `trumansh --root ROOT ARGS...`.

@@ -151,3 +151,12 @@ pub fn trash_entries(root: &Path) -> Vec<(PathBuf, serde_json::Value)> {
         })
         .collect()
 }
+
+/// A finished process's stdout and stderr (as text) and exit status (-1 for a signal).
+pub fn texts(out: &std::process::Output) -> (String, String, i32) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}

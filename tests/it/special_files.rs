@@ -61,11 +61,7 @@ fn bash(root: &Path, cmd: &str) -> (String, String, i32) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    crate::common::texts(&out)
 }
 
 fn compare(root: &Path, s: &mut Session, cmds: &[&str]) {
