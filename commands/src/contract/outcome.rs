@@ -85,6 +85,8 @@ pub enum Directive {
     },
     /// Removes a shell variable.
     UnsetVar { name: String },
+    /// Sets an indexed array to these elements, indexed from 0 (`read -a`, `mapfile`).
+    SetArray { name: String, values: Vec<String> },
     /// Ends the session with this status once the current line is done.
     Exit { status: i32 },
     /// `undo`: reverts the last `count` command lines that changed files (the interpreter
