@@ -15,7 +15,9 @@ use std::cell::{Cell, RefCell};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use trumansh_commands::{
@@ -38,7 +40,9 @@ pub(crate) enum Out {
     /// The session's stdout or stderr.
     Stream(Stream),
     /// Into the next pipeline stage.
-    NextStage,
+    Pipe(SyncSender<Vec<u8>>),
+    /// Into a command substitution's buffer.
+    Capture(Arc<Capture>),
     /// Appended to a file (a redirection already opened and truncated it).
     File(FileTarget),
     Null,
@@ -53,6 +57,45 @@ pub(crate) struct FileTarget {
     /// the path leads later in the line.
     pub loc: crate::sandbox::Loc,
     pub written: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// The output of a command substitution, collected up to a cap.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    pub bytes: Mutex<Vec<u8>>,
+    pub cap: usize,
+    /// More than `cap` bytes were written (the rest was dropped).
+    pub overflow: AtomicBool,
+}
+
+impl Capture {
+    pub(crate) fn new(cap: usize) -> Self {
+        Capture {
+            bytes: Mutex::new(Vec::new()),
+            cap,
+            overflow: AtomicBool::new(false),
+        }
+    }
+    /// Appends; false when the cap is reached (the writer should stop).
+    fn push(&self, data: &[u8]) -> bool {
+        let Ok(mut buf) = self.bytes.lock() else {
+            return false;
+        };
+        let room = self.cap.saturating_sub(buf.len());
+        if data.len() > room {
+            buf.extend_from_slice(data.get(..room).unwrap_or_default());
+            self.overflow.store(true, Ordering::Relaxed);
+            return false;
+        }
+        buf.extend_from_slice(data);
+        true
+    }
+    pub(crate) fn take(&self) -> Vec<u8> {
+        self.bytes
+            .lock()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default()
+    }
 }
 
 /// Where [`Out::Stream`] bytes go.
@@ -161,8 +204,6 @@ pub(crate) struct Emitter<'a> {
     pub prefix: Vec<u8>,
     pub out: Out,
     pub err: Out,
-    /// The pipe to the next stage, for [`Out::NextStage`].
-    pub next: Option<SyncSender<Vec<u8>>>,
     pub streams: &'a dyn StreamSink,
     /// The status of the first effect that failed.
     pub failed: Cell<Option<i32>>,
@@ -193,7 +234,6 @@ impl<'a> Emitter<'a> {
             prefix,
             out,
             err,
-            next: None,
             streams,
             failed: Cell::new(None),
             directives: RefCell::new(Vec::new()),
@@ -224,14 +264,16 @@ impl<'a> Emitter<'a> {
                     self.closed.set(true);
                 }
             }
-            Out::NextStage => match &self.next {
-                Some(tx) => {
-                    if tx.send(bytes.to_vec()).is_err() {
-                        self.closed.set(true);
-                    }
+            Out::Pipe(tx) => {
+                if tx.send(bytes.to_vec()).is_err() {
+                    self.closed.set(true);
                 }
-                None => self.closed.set(true),
-            },
+            }
+            Out::Capture(c) => {
+                if !c.push(bytes) {
+                    self.closed.set(true);
+                }
+            }
             Out::Null => {}
             Out::File(target) => {
                 // The redirection was opened (checked and journaled) before the command ran.

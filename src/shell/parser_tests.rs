@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 
 use proptest::prelude::*;
 
-use super::ast::{ParamOp, Pipeline, RedirKind, Script, SimpleCommand, Word, WordPart};
+use super::ast::{
+    AssignValue, Command, ParamOp, Pipeline, RedirKind, Script, SimpleCommand, Word, WordPart,
+};
 use super::parser::{ParseError, parse, parse_at_eof};
 
 // ---------------------------------------------------------------------------------------
@@ -33,6 +35,9 @@ fn part(p: &WordPart) -> String {
         WordPart::Literal(v) => format!("{{L:{}}}", bytes(v)),
         WordPart::Quoted(v) => format!("{{Q:{}}}", bytes(v)),
         WordPart::DoubleQuoted(ps) => format!("{{DQ:{}}}", ps.iter().map(part).collect::<String>()),
+        WordPart::CommandSubst(script) => format!("{{$(:{})}}", script.items.len()),
+        WordPart::Arith(w) => format!("{{$((:{}))}}", word(w)),
+        WordPart::ProcessSubst { out, .. } => format!("{{{}(...)}}", if *out { ">" } else { "<" }),
         WordPart::Param(pe) => {
             let mut s = format!("{{${}{}", if pe.length { "#" } else { "" }, pe.name);
             if let Some((op, w)) = &pe.op {
@@ -41,6 +46,7 @@ fn part(p: &WordPart) -> String {
                     ParamOp::Assign { colon } => (colon, '='),
                     ParamOp::Alternative { colon } => (colon, '+'),
                     ParamOp::Error { colon } => (colon, '?'),
+                    other => panic!("{other:?}"),
                 };
                 let _ = write!(s, "{}{c}{}", if *colon { ":" } else { "" }, word(w));
             }
@@ -53,7 +59,12 @@ fn part(p: &WordPart) -> String {
 fn command(c: &SimpleCommand) -> String {
     let mut out = Vec::new();
     for a in &c.assignments {
-        out.push(format!("{}={}", a.name, word(&a.value)));
+        let value = match &a.value {
+            AssignValue::Scalar(w) => word(w),
+            AssignValue::Array(ws) => format!("({})", ws.iter().map(word).collect::<Vec<_>>().join(" ")),
+        };
+        let op = if a.append { "+=" } else { "=" };
+        out.push(format!("{}{op}{value}", a.name));
     }
     for w in &c.words {
         out.push(word(w));
@@ -73,14 +84,23 @@ fn command(c: &SimpleCommand) -> String {
                 format!("<<{}{}", if *expand { "" } else { "(quoted)" }, word(body))
             }
             RedirKind::HereString(w) => format!("<<<{}", word(w)),
+            RedirKind::ReadWrite(w) => format!("<>{}", word(w)),
         };
         out.push(format!("{fd}{k}"));
     }
     format!("[{}]", out.join(" "))
 }
 
+fn any_command(c: &Command) -> String {
+    match c {
+        Command::Simple(c) => command(c),
+        Command::Compound(c, r) => format!("{{compound {c:?} {r:?}}}"),
+        Command::Function(f) => format!("{{function {}}}", f.name),
+    }
+}
+
 fn pipeline(p: &Pipeline) -> String {
-    let cmds: Vec<String> = p.commands.iter().map(command).collect();
+    let cmds: Vec<String> = p.commands.iter().map(any_command).collect();
     format!("{}{}", if p.negated { "! " } else { "" }, cmds.join(" | "))
 }
 

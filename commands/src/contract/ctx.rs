@@ -66,6 +66,32 @@ impl Vars {
     pub fn unset(&mut self, name: &str) {
         self.map.remove(name);
     }
+    /// Takes a variable out (to put it back later: a function's `local` shadows it).
+    pub fn take(&mut self, name: &str) -> Option<Var> {
+        self.map.remove(name)
+    }
+    /// Puts back what [`Vars::take`] took (`None`: the name is unset).
+    pub fn put(&mut self, name: &str, var: Option<Var>) {
+        match var {
+            Some(v) => {
+                self.map.insert(name.to_string(), v);
+            }
+            None => {
+                self.map.remove(name);
+            }
+        }
+    }
+    /// Declares a variable without a value (`local x`), keeping its export flag.
+    pub fn declare(&mut self, name: &str) {
+        let exported = self.map.get(name).is_some_and(|v| v.exported);
+        self.map.insert(
+            name.to_string(),
+            Var {
+                value: None,
+                exported,
+            },
+        );
+    }
     /// All variables in name order (C locale).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Var)> {
         self.map.iter().map(|(k, v)| (k.as_str(), v))
@@ -209,6 +235,14 @@ pub struct Stdin {
 }
 
 impl Stdin {
+    /// What was read ahead but not used: to be read first by whoever reads the same input
+    /// next (the next command of a `while read` loop).
+    pub fn take_pushback(&self) -> Vec<u8> {
+        self.pushback
+            .try_borrow_mut()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default()
+    }
     /// Stdin holding these bytes.
     pub fn bytes(data: impl Into<Vec<u8>>) -> Self {
         Stdin::stream(Box::new(Cursor::new(data.into())))

@@ -1,0 +1,1169 @@
+//! The builtins the interpreter runs itself: those that change its control flow (`break`,
+//! `continue`, `return`), its scopes and options (`local`, `declare`, `shift`, `set`,
+//! `shopt`), or run shell text (`eval`, `source`, `bash`/`sh`, `command`, `builtin`), with
+//! bash's messages.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+
+use trumansh_commands::{CommandName, FsView};
+
+use super::state::ShellState;
+use super::{Cx, Flow, Interp, Io};
+use crate::exec::{Emitter, Out, StreamSink};
+use crate::io::Stream;
+use crate::shell::{self, ParseError};
+
+/// The interpreter's builtins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Builtin {
+    Colon,
+    Break,
+    Continue,
+    Return,
+    Local,
+    Declare,
+    Readonly,
+    Shift,
+    Set,
+    Shopt,
+    Eval,
+    Source,
+    Let,
+    Shell,
+    Command,
+    BuiltinCmd,
+    Exec,
+    Wait,
+}
+
+impl Builtin {
+    pub(super) fn lookup(name: &str) -> Option<Builtin> {
+        Some(match name {
+            ":" => Builtin::Colon,
+            "break" => Builtin::Break,
+            "continue" => Builtin::Continue,
+            "return" => Builtin::Return,
+            "local" => Builtin::Local,
+            "declare" | "typeset" => Builtin::Declare,
+            "readonly" => Builtin::Readonly,
+            "shift" => Builtin::Shift,
+            "set" => Builtin::Set,
+            "shopt" => Builtin::Shopt,
+            "eval" => Builtin::Eval,
+            "source" | "." => Builtin::Source,
+            "let" => Builtin::Let,
+            "bash" | "sh" => Builtin::Shell,
+            "command" => Builtin::Command,
+            "builtin" => Builtin::BuiltinCmd,
+            "exec" => Builtin::Exec,
+            "wait" => Builtin::Wait,
+            _ => return None,
+        })
+    }
+}
+
+/// The `set -o` names, in bash's listing order, with whether each is on.
+fn set_options(state: &ShellState) -> Vec<(&'static str, bool)> {
+    let o = &state.opts;
+    vec![
+        ("allexport", o.allexport),
+        ("braceexpand", true),
+        ("emacs", false),
+        ("errexit", o.errexit),
+        ("errtrace", false),
+        ("functrace", false),
+        ("hashall", true),
+        ("histexpand", false),
+        ("history", false),
+        ("ignoreeof", false),
+        ("interactive-comments", true),
+        ("keyword", false),
+        ("monitor", false),
+        ("noclobber", o.noclobber),
+        ("noexec", false),
+        ("noglob", o.noglob),
+        ("nolog", false),
+        ("notify", false),
+        ("nounset", o.nounset),
+        ("onecmd", false),
+        ("physical", false),
+        ("pipefail", o.pipefail),
+        ("posix", false),
+        ("privileged", false),
+        ("verbose", false),
+        ("vi", false),
+        ("xtrace", o.xtrace),
+    ]
+}
+
+/// Sets a `set -o` option by name; false when there is no such option.
+fn set_option(state: &mut ShellState, name: &str, on: bool) -> bool {
+    let o = &mut state.opts;
+    match name {
+        "allexport" => o.allexport = on,
+        "errexit" => o.errexit = on,
+        "noclobber" => o.noclobber = on,
+        "noglob" => o.noglob = on,
+        "nounset" => o.nounset = on,
+        "pipefail" => o.pipefail = on,
+        "xtrace" => o.xtrace = on,
+        "braceexpand"
+        | "emacs"
+        | "errtrace"
+        | "functrace"
+        | "hashall"
+        | "histexpand"
+        | "history"
+        | "ignoreeof"
+        | "interactive-comments"
+        | "keyword"
+        | "monitor"
+        | "noexec"
+        | "nolog"
+        | "notify"
+        | "onecmd"
+        | "physical"
+        | "posix"
+        | "privileged"
+        | "verbose"
+        | "vi" => {}
+        _ => return false,
+    }
+    true
+}
+
+/// A single-letter `set` flag's option name.
+fn flag_option(c: u8) -> Option<&'static str> {
+    Some(match c {
+        b'a' => "allexport",
+        b'e' => "errexit",
+        b'f' => "noglob",
+        b'u' => "nounset",
+        b'x' => "xtrace",
+        b'C' => "noclobber",
+        b'B' => "braceexpand",
+        b'h' => "hashall",
+        b'v' => "verbose",
+        b'n' => "noexec",
+        _ => return None,
+    })
+}
+
+/// The `shopt` options bash lists, with whether each is on.
+fn shopt_options(state: &ShellState) -> Vec<(&'static str, bool)> {
+    let o = &state.opts;
+    let mut v = vec![
+        ("dotglob", o.dotglob),
+        ("expand_aliases", o.expand_aliases),
+        ("extglob", o.extglob),
+        ("failglob", o.failglob),
+        ("globstar", o.globstar),
+        ("inherit_errexit", o.inherit_errexit),
+        ("lastpipe", o.lastpipe),
+        ("nocasematch", o.nocasematch),
+        ("nullglob", o.nullglob),
+    ];
+    v.sort_unstable();
+    v
+}
+
+fn set_shopt(state: &mut ShellState, name: &str, on: bool) -> bool {
+    let o = &mut state.opts;
+    match name {
+        "dotglob" => o.dotglob = on,
+        "expand_aliases" => o.expand_aliases = on,
+        "extglob" => o.extglob = on,
+        "failglob" => o.failglob = on,
+        "globstar" => o.globstar = on,
+        "inherit_errexit" => o.inherit_errexit = on,
+        "lastpipe" => o.lastpipe = on,
+        "nocasematch" => o.nocasematch = on,
+        "nullglob" => o.nullglob = on,
+        _ => return false,
+    }
+    true
+}
+
+/// Whether a name is a valid variable name.
+fn is_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// A value as `declare -p` quotes it.
+fn declare_quote(v: &str) -> String {
+    let mut out = String::from("\"");
+    for c in v.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// What a builtin prints and its status.
+#[derive(Default)]
+struct Said {
+    out: Vec<u8>,
+    err: Vec<u8>,
+    status: i32,
+}
+
+impl Said {
+    fn err(&mut self, msg: &str, status: i32) {
+        self.err.extend_from_slice(msg.as_bytes());
+        if !msg.ends_with('\n') {
+            self.err.push(b'\n');
+        }
+        self.status = status;
+    }
+}
+
+impl Interp<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_builtin(
+        &self,
+        state: &mut ShellState,
+        b: Builtin,
+        args: &[OsString],
+        io: &Io,
+        cx: Cx,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut said = Said::default();
+        let mut flow = Flow::Normal;
+        match b {
+            Builtin::Colon | Builtin::Wait => {}
+            Builtin::Break | Builtin::Continue => {
+                let name = if b == Builtin::Break {
+                    "break"
+                } else {
+                    "continue"
+                };
+                match args.first().map(|a| a.parse::<i64>()) {
+                    Some(Err(_)) => {
+                        said.err(
+                            &format!(
+                                "{name}: {}: numeric argument required",
+                                args.first().map_or("", String::as_str)
+                            ),
+                            1,
+                        );
+                        if state.loop_depth > 0 {
+                            flow = Flow::Break(state.loop_depth);
+                        }
+                    }
+                    Some(Ok(n)) if n < 1 => {
+                        said.err(&format!("{name}: {n}: loop count out of range"), 1);
+                        if state.loop_depth > 0 {
+                            flow = Flow::Break(state.loop_depth);
+                        }
+                    }
+                    n => {
+                        let n = n.and_then(Result::ok).unwrap_or(1);
+                        if state.loop_depth == 0 {
+                            said.err(
+                                &format!(
+                                    "{name}: only meaningful in a `for', `while', or `until' loop"
+                                ),
+                                0,
+                            );
+                        } else {
+                            let n = usize::try_from(n)
+                                .unwrap_or(usize::MAX)
+                                .min(state.loop_depth);
+                            flow = if b == Builtin::Break {
+                                Flow::Break(n)
+                            } else {
+                                Flow::Continue(n)
+                            };
+                        }
+                    }
+                }
+            }
+            Builtin::Return => {
+                if state.frames.is_empty() && state.sourcing == 0 {
+                    said.err(
+                        "return: can only `return' from a function or sourced script",
+                        2,
+                    );
+                } else {
+                    match args.first() {
+                        None => said.status = state.last_status,
+                        Some(a) => match a.parse::<i64>() {
+                            Ok(n) => said.status = (n & 0xff) as i32,
+                            Err(_) => {
+                                said.err(&format!("return: {a}: numeric argument required"), 2)
+                            }
+                        },
+                    }
+                    flow = Flow::Return;
+                }
+            }
+            Builtin::Local => {
+                if state.frames.is_empty() {
+                    said.err("local: can only be used in a function", 1);
+                } else {
+                    self.declare(state, "local", &args, true, &mut said);
+                }
+            }
+            Builtin::Declare => {
+                let local = !state.frames.is_empty();
+                self.declare(state, "declare", &args, local, &mut said);
+            }
+            Builtin::Readonly => self.declare(state, "readonly", &args, false, &mut said),
+            Builtin::Shift => {
+                let n = match args.first() {
+                    None => Ok(1),
+                    Some(a) => a.parse::<i64>().map_err(|_| a.clone()),
+                };
+                match n {
+                    Err(a) => said.err(&format!("shift: {a}: numeric argument required"), 1),
+                    Ok(n) if n < 0 => said.err(&format!("shift: {n}: shift count out of range"), 1),
+                    Ok(n) => {
+                        let n = usize::try_from(n).unwrap_or(usize::MAX);
+                        if n > state.positional.len() {
+                            said.status = 1;
+                        } else {
+                            let rest = state.positional.get(n..).unwrap_or_default().to_vec();
+                            state.positional = Arc::new(rest);
+                        }
+                    }
+                }
+            }
+            Builtin::Set => self.set(state, &args, &mut said),
+            Builtin::Shopt => self.shopt(state, &args, &mut said),
+            Builtin::Let => {
+                if args.is_empty() {
+                    said.err("let: expression expected", 1);
+                } else {
+                    let mut last = 0;
+                    for a in &args {
+                        match self.arith(state, a) {
+                            Ok(v) => last = v,
+                            Err(e) => {
+                                self.shell_error(
+                                    state,
+                                    streams,
+                                    line,
+                                    format!("let: {}", e.message).as_bytes(),
+                                );
+                                state.set_status(1);
+                                return Flow::Normal;
+                            }
+                        }
+                    }
+                    said.status = i32::from(last == 0);
+                }
+            }
+            Builtin::Eval => {
+                let text = args.join(" ");
+                if text.trim().is_empty() {
+                    said.status = 0;
+                } else {
+                    return self.run_text(
+                        state,
+                        text.as_bytes(),
+                        "eval",
+                        line,
+                        io,
+                        cx,
+                        streams,
+                        Mode::Eval,
+                    );
+                }
+            }
+            Builtin::Source => {
+                let Some(file) = args.first() else {
+                    said.err(".: filename argument required", 2);
+                    said.err
+                        .extend_from_slice(b".: usage: . filename [arguments]\n");
+                    return self.finish(state, said, io, line, streams);
+                };
+                let path = state.resolve(&OsString::from(file));
+                match self.rt.sandbox.read(&path) {
+                    Ok(text) => {
+                        let saved = (args.len() > 1).then(|| {
+                            std::mem::replace(
+                                &mut state.positional,
+                                Arc::new(args.get(1..).unwrap_or_default().to_vec()),
+                            )
+                        });
+                        let name = state.script_name.replace(Arc::from(file.as_str()));
+                        state.sourcing += 1;
+                        let flow =
+                            self.run_text(state, &text, file, line, io, cx, streams, Mode::Source);
+                        state.sourcing -= 1;
+                        state.script_name = name;
+                        if let Some(p) = saved {
+                            state.positional = p;
+                        }
+                        return match flow {
+                            Flow::Return => Flow::Normal,
+                            f => f,
+                        };
+                    }
+                    Err(e) => said.err(&format!("{file}: {}", e.strerror()), 1),
+                }
+            }
+            Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
+            Builtin::Command | Builtin::BuiltinCmd => {
+                return self.command_builtin(state, b, &args, io, cx, line, streams);
+            }
+            Builtin::Exec => {
+                if !args.is_empty() {
+                    let words: Vec<OsString> = args.iter().map(OsString::from).collect();
+                    let flow = self.run_words(state, &words, io, cx, line, streams, false);
+                    state.exit = Some(state.last_status);
+                    return flow;
+                }
+            }
+        }
+        let flow2 = self.finish(state, said, io, line, streams);
+        if flow == Flow::Normal { flow2 } else { flow }
+    }
+
+    /// Prints what a builtin said; sets its status.
+    fn finish(
+        &self,
+        state: &mut ShellState,
+        said: Said,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let rt = self.rt;
+        let emitter = Emitter::new(
+            &rt.sandbox,
+            &rt.journal,
+            self.prefix(state, line),
+            io.out.clone(),
+            io.err.clone(),
+            streams,
+        );
+        if !said.out.is_empty() {
+            emitter.write(&io.out, &said.out);
+        }
+        for l in said.err.split_inclusive(|&b| b == b'\n') {
+            emitter.shell_err(l);
+        }
+        state.set_status(said.status);
+        Flow::Normal
+    }
+
+    /// `local`, `declare`, `typeset`, `readonly`.
+    fn declare(
+        &self,
+        state: &mut ShellState,
+        name: &str,
+        args: &[String],
+        local: bool,
+        said: &mut Said,
+    ) {
+        let mut export = false;
+        let mut print = false;
+        let mut global = false;
+        let mut functions = false;
+        let mut names_only = false;
+        let mut operands = Vec::new();
+        let mut opts_done = false;
+        for a in args {
+            if !opts_done && (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+                if a == "--" {
+                    opts_done = true;
+                    continue;
+                }
+                let on = a.starts_with('-');
+                for c in a.bytes().skip(1) {
+                    match c {
+                        b'x' => export = on,
+                        b'p' => print = true,
+                        b'g' => global = true,
+                        b'f' => functions = true,
+                        b'F' => {
+                            functions = true;
+                            names_only = true;
+                        }
+                        b'r' | b'i' | b'l' | b'u' | b't' | b'n' => {}
+                        b'a' | b'A' => {
+                            said.err(
+                                &format!(
+                                    "{name}: -{}: arrays are not supported by this shell yet",
+                                    char::from(c)
+                                ),
+                                2,
+                            );
+                            return;
+                        }
+                        _ => {
+                            said.err(&format!("{name}: -{}: invalid option", char::from(c)), 2);
+                            said.err.extend_from_slice(format!("{name}: usage: {name} [-aAfFgiIlnrtux] [name[=value] ...] or {name} -p [-aAfFilnrtux] [name ...]\n").as_bytes());
+                            return;
+                        }
+                    }
+                }
+                continue;
+            }
+            opts_done = true;
+            operands.push(a.clone());
+        }
+        if functions {
+            let names: Vec<String> = if operands.is_empty() {
+                state.functions.keys().cloned().collect()
+            } else {
+                operands.clone()
+            };
+            for n in names {
+                if state.functions.contains_key(&n) {
+                    if names_only {
+                        said.out
+                            .extend_from_slice(format!("declare -f {n}\n").as_bytes());
+                    }
+                } else {
+                    said.status = 1;
+                }
+            }
+            return;
+        }
+        if print || (operands.is_empty() && name != "local") {
+            let names: Vec<String> = if operands.is_empty() {
+                state
+                    .vars
+                    .iter()
+                    .filter(|(_, v)| name != "readonly" || v.exported && false)
+                    .map(|(n, _)| n.to_string())
+                    .collect()
+            } else {
+                operands.clone()
+            };
+            for n in names {
+                match state.vars.var(&n) {
+                    Some(v) => {
+                        let flag = if v.exported { "-x" } else { "--" };
+                        match &v.value {
+                            Some(val) => said.out.extend_from_slice(
+                                format!("declare {flag} {n}={}\n", declare_quote(val)).as_bytes(),
+                            ),
+                            None => said
+                                .out
+                                .extend_from_slice(format!("declare {flag} {n}\n").as_bytes()),
+                        }
+                    }
+                    None => {
+                        said.err(&format!("{name}: {n}: not found"), 1);
+                    }
+                }
+            }
+            return;
+        }
+        for op in operands {
+            let (var, value, append) = match op.find('=') {
+                Some(i) => {
+                    let (n, v) = op.split_at(i);
+                    let v = v.get(1..).unwrap_or_default().to_string();
+                    match n.strip_suffix('+') {
+                        Some(n) => (n.to_string(), Some(v), true),
+                        None => (n.to_string(), Some(v), false),
+                    }
+                }
+                None => (op.clone(), None, false),
+            };
+            if !is_name(&var) {
+                said.err(&format!("{name}: `{op}': not a valid identifier"), 1);
+                continue;
+            }
+            if local && !global {
+                state.make_local(&var);
+            }
+            match value {
+                Some(v) => {
+                    let v = if append {
+                        state.vars.get(&var).unwrap_or_default().to_string() + &v
+                    } else {
+                        v
+                    };
+                    state.vars.set(&var, v, export || state.opts.allexport);
+                }
+                None => {
+                    if local && !global {
+                        if state.vars.var(&var).is_some() && !state.is_local(&var) {
+                            state.vars.declare(&var);
+                        } else if state.vars.var(&var).is_none()
+                            || state.frames.last().is_some_and(|f| {
+                                f.saved
+                                    .iter()
+                                    .any(|(n, o)| n == &var && o.as_ref().is_some_and(|_| true))
+                            })
+                        {
+                            state.vars.declare(&var);
+                        }
+                    }
+                    if export {
+                        state.vars.export(&var);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `set`: options, positional parameters, the listing.
+    fn set(&self, state: &mut ShellState, args: &[String], said: &mut Said) {
+        if args.is_empty() {
+            for (n, v) in state.vars.iter() {
+                if let Some(val) = &v.value {
+                    let q = trumansh_commands::quote_if_needed(val);
+                    said.out.extend_from_slice(format!("{n}={q}\n").as_bytes());
+                }
+            }
+            return;
+        }
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            let bytes = a.as_bytes();
+            match bytes.first() {
+                Some(b'-' | b'+') if bytes.len() > 1 || a == "-" => {
+                    let on = bytes.first() == Some(&b'-');
+                    if a == "--" {
+                        state.positional = Arc::new(args.get(i + 1..).unwrap_or_default().to_vec());
+                        return;
+                    }
+                    if a == "-" {
+                        state.opts.xtrace = false;
+                        if args.len() > i + 1 {
+                            state.positional =
+                                Arc::new(args.get(i + 1..).unwrap_or_default().to_vec());
+                        }
+                        return;
+                    }
+                    for &c in bytes.get(1..).unwrap_or_default() {
+                        if c == b'o' {
+                            i += 1;
+                            match args.get(i) {
+                                Some(optname) => {
+                                    if !set_option(state, optname, on) {
+                                        said.err(
+                                            &format!("set: {optname}: invalid option name"),
+                                            1,
+                                        );
+                                        return;
+                                    }
+                                }
+                                None => {
+                                    for (n, v) in set_options(state) {
+                                        if on {
+                                            let state_text = if v { "on" } else { "off" };
+                                            said.out.extend_from_slice(
+                                                format!("{n:<15}\t{state_text}\n").as_bytes(),
+                                            );
+                                        } else {
+                                            let sign = if v { '-' } else { '+' };
+                                            said.out.extend_from_slice(
+                                                format!("set {sign}o {n}\n").as_bytes(),
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                            continue;
+                        }
+                        match flag_option(c) {
+                            Some(optname) => {
+                                set_option(state, optname, on);
+                            }
+                            None => {
+                                let sign = if on { '-' } else { '+' };
+                                said.err(
+                                    &format!("set: {sign}{}: invalid option", char::from(c)),
+                                    2,
+                                );
+                                said.err.extend_from_slice(b"set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
+                                return;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    state.positional = Arc::new(args.get(i..).unwrap_or_default().to_vec());
+                    return;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// `shopt`.
+    fn shopt(&self, state: &mut ShellState, args: &[String], said: &mut Said) {
+        let mut set = None;
+        let mut quiet = false;
+        let mut names = Vec::new();
+        let mut o_mode = false;
+        for a in args {
+            match a.as_str() {
+                "-s" => set = Some(true),
+                "-u" => set = Some(false),
+                "-q" => quiet = true,
+                "-p" => {}
+                "-o" => o_mode = true,
+                _ => names.push(a.clone()),
+            }
+        }
+        if o_mode {
+            for n in &names {
+                match set {
+                    Some(on) => {
+                        if !set_option(state, n, on) {
+                            said.err(&format!("shopt: {n}: invalid option name"), 1);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            return;
+        }
+        let all = shopt_options(state);
+        match set {
+            Some(on) => {
+                for n in &names {
+                    if !set_shopt(state, n, on) {
+                        said.err(&format!("shopt: {n}: invalid shell option name"), 1);
+                    }
+                }
+            }
+            None => {
+                let list: Vec<(&str, bool)> = if names.is_empty() {
+                    all.clone()
+                } else {
+                    let mut l = Vec::new();
+                    for n in &names {
+                        match all.iter().find(|(k, _)| k == n) {
+                            Some(&(k, v)) => l.push((k, v)),
+                            None => said.err(&format!("shopt: {n}: invalid shell option name"), 1),
+                        }
+                    }
+                    l
+                };
+                let mut any_off = false;
+                for (k, v) in list {
+                    any_off |= !v;
+                    if !quiet {
+                        let s = if v { "on" } else { "off" };
+                        said.out
+                            .extend_from_slice(format!("{k:<15}\t{s}\n").as_bytes());
+                    }
+                }
+                if any_off && !names.is_empty() && said.status == 0 {
+                    said.status = 1;
+                }
+            }
+        }
+    }
+
+    /// `command NAME ARGS` (no function), `command -v NAME`; `builtin NAME ARGS`.
+    #[allow(clippy::too_many_arguments)]
+    fn command_builtin(
+        &self,
+        state: &mut ShellState,
+        b: Builtin,
+        args: &[String],
+        io: &Io,
+        cx: Cx,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let mut said = Said::default();
+        let mut rest = args;
+        if b == Builtin::Command {
+            let mut verbose = None;
+            while let Some(a) = rest.first() {
+                match a.as_str() {
+                    "-v" => verbose = Some(false),
+                    "-V" => verbose = Some(true),
+                    "-p" => {}
+                    "--" => {
+                        rest = rest.get(1..).unwrap_or_default();
+                        break;
+                    }
+                    _ => break,
+                }
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            if let Some(long) = verbose {
+                for n in rest {
+                    let kind = if state.functions.contains_key(n) {
+                        Some((n.clone(), format!("{n} is a function")))
+                    } else if Builtin::lookup(n).is_some() {
+                        Some((n.clone(), format!("{n} is a shell builtin")))
+                    } else if let Some(c) = n
+                        .parse::<CommandName>()
+                        .ok()
+                        .filter(|c| !self.rt.denied.contains(c))
+                    {
+                        if c.is_builtin() {
+                            Some((n.clone(), format!("{n} is a shell builtin")))
+                        } else {
+                            let p = c.program_path().unwrap_or_default();
+                            Some((p.clone(), format!("{n} is {p}")))
+                        }
+                    } else if [
+                        "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
+                        "case", "esac", "function", "{", "}", "[[", "]]", "!", "in",
+                    ]
+                    .contains(&n.as_str())
+                    {
+                        Some((n.clone(), format!("{n} is a shell keyword")))
+                    } else {
+                        None
+                    };
+                    match kind {
+                        Some((short, text)) => {
+                            let l = if long { text } else { short };
+                            said.out.extend_from_slice(l.as_bytes());
+                            said.out.push(b'\n');
+                        }
+                        None => {
+                            if long {
+                                said.err(&format!("command: {n}: not found"), 1);
+                            } else {
+                                said.status = 1;
+                            }
+                        }
+                    }
+                }
+                return self.finish(state, said, io, line, streams);
+            }
+        }
+        if rest.is_empty() {
+            return self.finish(state, said, io, line, streams);
+        }
+        if b == Builtin::BuiltinCmd {
+            let name = rest.first().map_or("", String::as_str);
+            let is_builtin = Builtin::lookup(name).is_some()
+                || name.parse::<CommandName>().is_ok_and(|c| c.is_builtin());
+            if !is_builtin {
+                said.err(&format!("builtin: {name}: not a shell builtin"), 1);
+                return self.finish(state, said, io, line, streams);
+            }
+        }
+        let words: Vec<OsString> = rest.iter().map(OsString::from).collect();
+        self.run_words(state, &words, io, cx, line, streams, false)
+    }
+
+    /// Runs already-expanded words as a command (`command`, `builtin`, `exec`); functions
+    /// only when `functions`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_words(
+        &self,
+        state: &mut ShellState,
+        words: &[OsString],
+        io: &Io,
+        cx: Cx,
+        line: usize,
+        streams: &dyn StreamSink,
+        functions: bool,
+    ) -> Flow {
+        use super::simple::{Prepared, Target};
+        let Some(name) = words.first() else {
+            return Flow::Normal;
+        };
+        let mut target = self.lookup(state, name);
+        if !functions && matches!(target, Some(Target::Function(_))) {
+            target = name.to_str().and_then(|t| {
+                Builtin::lookup(t).map(Target::Builtin).or_else(|| {
+                    t.parse::<CommandName>()
+                        .ok()
+                        .filter(|c| !self.rt.denied.contains(c))
+                        .map(Target::Handler)
+                })
+            });
+        }
+        let prepared = match target {
+            Some(target) => Prepared::Run {
+                target,
+                args: words.get(1..).unwrap_or_default().to_vec(),
+                assigns: Vec::new(),
+                fds: super::redirect::Fds::new(io.clone()),
+                line,
+            },
+            None => {
+                let mut m = self.prefix(state, line);
+                m.extend_from_slice(name.as_bytes());
+                m.extend_from_slice(b": command not found\n");
+                Prepared::NotFound {
+                    message: m,
+                    status: 127,
+                    err: io.err.clone(),
+                }
+            }
+        };
+        self.run_prepared(state, prepared, cx, streams)
+    }
+
+    /// Parses and runs shell text in the current shell (`eval`, `source`).
+    #[allow(clippy::too_many_arguments)]
+    fn run_text(
+        &self,
+        state: &mut ShellState,
+        text: &[u8],
+        what: &str,
+        line: usize,
+        io: &Io,
+        cx: Cx,
+        streams: &dyn StreamSink,
+        mode: Mode,
+    ) -> Flow {
+        let max = self.rt.config.policy.limits.source_depth;
+        if state.source_depth >= max {
+            self.limit(
+                state,
+                streams,
+                line,
+                "source_depth",
+                max as u64,
+                "nested source, eval and shell levels",
+            );
+            return Flow::Normal;
+        }
+        let first = if mode == Mode::Eval { line } else { 1 };
+        match shell::parse_at_eof(text, first) {
+            Ok(parsed) => {
+                for w in &parsed.warnings {
+                    self.shell_error(state, streams, w.line, w.message.as_bytes());
+                }
+                state.source_depth += 1;
+                state.set_status(0);
+                let flow = self.run_list(state, &parsed.script, io, cx, streams);
+                state.source_depth -= 1;
+                flow
+            }
+            Err(e) => {
+                let (message, l) = match e {
+                    ParseError::Syntax { message, line }
+                    | ParseError::Unsupported { message, line } => (message, line),
+                    ParseError::Incomplete { message } => (message, first),
+                };
+                let prefix = if mode == Mode::Eval {
+                    format!(
+                        "{}eval: line {l}: ",
+                        String::from_utf8_lossy(&self.prefix(state, line))
+                            .trim_end_matches(|c: char| c != ':')
+                            .trim_end_matches(char::is_numeric)
+                            .replace(&format!(" line {line}:"), "")
+                    )
+                } else {
+                    format!("{what}: line {l}: ")
+                };
+                let _ = prefix;
+                self.shell_error(state, streams, l, message.as_bytes());
+                state.set_status(if mode == Mode::Eval { 2 } else { 1 });
+                Flow::Normal
+            }
+        }
+    }
+
+    /// `bash FILE ARGS`, `bash -c TEXT [ARG0 ARGS]`, `sh ...`: a child shell, in process.
+    fn child_shell(
+        &self,
+        state: &mut ShellState,
+        args: &[String],
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let mut said = Said::default();
+        let mut opts: Vec<(String, bool)> = Vec::new();
+        let mut command = None;
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            if a == "--" {
+                i += 1;
+                break;
+            }
+            if a == "-c" {
+                i += 1;
+                match args.get(i) {
+                    Some(t) => command = Some(t.clone()),
+                    None => {
+                        said.err("bash: -c: option requires an argument", 2);
+                        return self.finish_plain(state, said, io, streams);
+                    }
+                }
+                i += 1;
+                break;
+            }
+            if a == "-o" || a == "+o" {
+                if let Some(n) = args.get(i + 1) {
+                    opts.push((n.clone(), a == "-o"));
+                }
+                i += 2;
+                continue;
+            }
+            if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+                for c in a.bytes().skip(1) {
+                    if let Some(n) = flag_option(c) {
+                        opts.push((n.to_string(), a.starts_with('-')));
+                    } else if c == b'c' {
+                        command = Some(String::new());
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let rest: Vec<String> = args.get(i..).unwrap_or_default().to_vec();
+        let (text, arg0, params, script_name) = match command {
+            Some(t) if !t.is_empty() => {
+                let arg0 = rest.first().cloned().unwrap_or_else(|| "bash".into());
+                (
+                    t.into_bytes(),
+                    arg0.clone(),
+                    rest.get(1..).unwrap_or_default().to_vec(),
+                    arg0,
+                )
+            }
+            _ => match rest.first() {
+                Some(file) => {
+                    let path = state.resolve(&OsString::from(file));
+                    match self.rt.sandbox.read(&path) {
+                        Ok(t) => (
+                            t,
+                            file.clone(),
+                            rest.get(1..).unwrap_or_default().to_vec(),
+                            file.clone(),
+                        ),
+                        Err(e) => {
+                            said.err(&format!("{file}: {}", e.strerror()), 127);
+                            return self.finish_plain(state, said, io, streams);
+                        }
+                    }
+                }
+                None => {
+                    // `bash` with no file reads its script from stdin.
+                    let stdin = io.stdin.stdin();
+                    let text = stdin.read_all().unwrap_or_default();
+                    (text, "bash".into(), Vec::new(), "bash".into())
+                }
+            },
+        };
+        let mut child = state.child(arg0, params, &self.rt.config.identity);
+        child.script_name = Some(Arc::from(script_name.as_str()));
+        for (n, on) in opts {
+            set_option(&mut child, &n, on);
+        }
+        self.run_child(state, child, &text, line, io, streams)
+    }
+
+    /// Runs a script in a child shell; the parent gets its status.
+    pub(super) fn run_child(
+        &self,
+        state: &mut ShellState,
+        mut child: ShellState,
+        text: &[u8],
+        line: usize,
+        io: &Io,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let max = self.rt.config.policy.limits.source_depth;
+        if child.source_depth > max {
+            self.limit(
+                state,
+                streams,
+                line,
+                "source_depth",
+                max as u64,
+                "nested source, eval and shell levels",
+            );
+            return Flow::Normal;
+        }
+        // A script runs one complete command at a time, as bash reads it: a syntax error
+        // ends the script there, after what came before ran.
+        let this = Interp {
+            stage: false,
+            ..*self
+        };
+        match shell::parse_at_eof(text, 1) {
+            Ok(parsed) => {
+                for w in &parsed.warnings {
+                    self.shell_error(&child, streams, w.line, w.message.as_bytes());
+                }
+                this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
+            }
+            Err(e) => {
+                // Run what parses (the commands before the error), then report it.
+                let (message, l) = match e {
+                    ParseError::Syntax { message, line }
+                    | ParseError::Unsupported { message, line } => (message, line),
+                    ParseError::Incomplete { message } => (message, 1),
+                };
+                let upto = text
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(l.saturating_sub(1))
+                    .flatten()
+                    .copied()
+                    .collect::<Vec<u8>>();
+                if let Ok(parsed) = shell::parse_at_eof(&upto, 1) {
+                    this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
+                }
+                if child.exit.is_none() {
+                    self.shell_error(&child, streams, l, message.as_bytes());
+                    if message.starts_with("syntax error near") {
+                        let src = text
+                            .split(|&b| b == b'\n')
+                            .nth(l.saturating_sub(1))
+                            .unwrap_or_default();
+                        let mut echo = b"`".to_vec();
+                        echo.extend_from_slice(src);
+                        echo.push(b'\'');
+                        self.shell_error(&child, streams, l, &echo);
+                    }
+                    child.exit = Some(2);
+                }
+            }
+        }
+        let status = child.exit.unwrap_or(child.last_status);
+        state.set_status(status);
+        Flow::Normal
+    }
+
+    fn finish_plain(
+        &self,
+        state: &mut ShellState,
+        said: Said,
+        io: &Io,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let rt = self.rt;
+        let emitter = Emitter::new(
+            &rt.sandbox,
+            &rt.journal,
+            Vec::new(),
+            io.out.clone(),
+            io.err.clone(),
+            streams,
+        );
+        emitter.write(&io.err, &said.err);
+        state.set_status(said.status);
+        Flow::Normal
+    }
+}
+
+/// How shell text runs in the current shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Eval,
+    Source,
+}
+
+#[allow(dead_code)]
+fn unused(_: &dyn FsView, _: Stream, _: Out) {}
