@@ -71,6 +71,7 @@ pub type Handler = fn(&[OsString], &Ctx) -> Result<Outcome, Stop>;
 // status of the command's own failures when it is not 1 (GNU's "trouble" status).
 commands! {
 //  variant    name        handler                         kind
+    Bracket    "["         builtins::bracket               Both;
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
@@ -94,6 +95,7 @@ commands! {
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
+    Test       "test"      builtins::test_                 Both;
     Touch      "touch"     fs::touch                       Program;
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;

@@ -4,6 +4,7 @@
 
 pub mod argmatch;
 pub mod args;
+pub mod cnum;
 pub mod datetime;
 pub mod error;
 pub mod escapes;
@@ -16,4 +17,5 @@ pub mod paths;
 pub mod quote;
 pub mod regex_gnu;
 pub mod size;
+pub mod testexpr;
 pub mod walk;
