@@ -673,7 +673,11 @@ impl Expander<'_, '_> {
             && name != "*"
             && self.ctx.host.nounset()
         {
-            return Err(ExpandError::fatal(format!("{name}: unbound variable")));
+            return Err(ExpandError {
+                message: format!("{name}: unbound variable"),
+                status: 127,
+                fatal: true,
+            });
         }
         if p.length {
             let len = match name {

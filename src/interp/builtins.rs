@@ -253,16 +253,21 @@ impl Interp<'_> {
                 };
                 match args.first().map(|a| a.parse::<i64>()) {
                     Some(Err(_)) => {
+                        // A fatal error for a non-interactive bash: the shell exits with 128.
                         said.err(
                             &format!(
                                 "{name}: {}: numeric argument required",
                                 args.first().map_or("", String::as_str)
                             ),
-                            1,
+                            128,
                         );
-                        if state.loop_depth > 0 {
-                            flow = Flow::Break(state.loop_depth);
+                        let done = self.finish(state, said, io, line, streams);
+                        if state.nested() {
+                            state.exit = Some(128);
+                        } else {
+                            self.line.abort();
                         }
+                        return done;
                     }
                     Some(Ok(n)) if n < 1 => {
                         said.err(&format!("{name}: {n}: loop count out of range"), 1);
@@ -799,6 +804,7 @@ impl Interp<'_> {
                 rest = rest.get(1..).unwrap_or_default();
             }
             if let Some(long) = verbose {
+                let mut missing = 0;
                 for n in rest {
                     let kind = if state.functions.contains_key(n) {
                         Some((n.clone(), format!("{n} is a function")))
@@ -834,12 +840,13 @@ impl Interp<'_> {
                         None => {
                             if long {
                                 said.err(&format!("command: {n}: not found"), 1);
-                            } else {
-                                said.status = 1;
                             }
+                            missing += 1;
                         }
                     }
                 }
+                // Status 1 only when none was found.
+                said.status = i32::from(!rest.is_empty() && missing == rest.len());
                 return self.finish(state, said, io, line, streams);
             }
         }
@@ -952,19 +959,44 @@ impl Interp<'_> {
                     | ParseError::Unsupported { message, line } => (message, line),
                     ParseError::Incomplete { message } => (message, first),
                 };
-                let prefix = if mode == Mode::Eval {
-                    format!(
-                        "{}eval: line {l}: ",
-                        String::from_utf8_lossy(&self.prefix(state, line))
-                            .trim_end_matches(|c: char| c != ':')
-                            .trim_end_matches(char::is_numeric)
-                            .replace(&format!(" line {line}:"), "")
-                    )
+                let l = if message == "syntax error: unexpected end of file" {
+                    first + text.iter().filter(|&&b| b == b'\n').count() + 1
                 } else {
-                    format!("{what}: line {l}: ")
+                    l
                 };
-                let _ = prefix;
-                self.shell_error(state, streams, l, message.as_bytes());
+                let mut head = if mode == Mode::Eval {
+                    // `bash: eval: line N: ` (the shell's name, then eval's own line).
+                    let mut p = self.prefix(state, line);
+                    let keep = p.iter().position(|&b| b == b':').map_or(p.len(), |i| i + 2);
+                    p.truncate(keep);
+                    p.extend_from_slice(format!("eval: line {l}: ").as_bytes());
+                    p
+                } else {
+                    format!("{what}: line {l}: ").into_bytes()
+                };
+                let mut msg = head.clone();
+                msg.extend_from_slice(message.as_bytes());
+                msg.push(b'\n');
+                if message.starts_with("syntax error near") {
+                    let src = text
+                        .split(|&b| b == b'\n')
+                        .nth(l.saturating_sub(first))
+                        .unwrap_or_default();
+                    head.push(b'`');
+                    head.extend_from_slice(src);
+                    head.extend_from_slice(b"'\n");
+                    msg.extend_from_slice(&head);
+                }
+                let rt = self.rt;
+                let emitter = Emitter::new(
+                    &rt.sandbox,
+                    &rt.journal,
+                    Vec::new(),
+                    Out::Null,
+                    io.err.clone(),
+                    streams,
+                );
+                emitter.write(&io.err, &msg);
                 state.set_status(if mode == Mode::Eval { 2 } else { 1 });
                 Flow::Normal
             }
@@ -1043,7 +1075,7 @@ impl Interp<'_> {
                             file.clone(),
                         ),
                         Err(e) => {
-                            said.err(&format!("{file}: {}", e.strerror()), 127);
+                            said.err(&format!("bash: {file}: {}", e.strerror()), 127);
                             return self.finish_plain(state, said, io, streams);
                         }
                     }

@@ -132,7 +132,7 @@ impl Interp<'_> {
             }
             Compound::Arith { expr, line } => {
                 state.lineno = *line;
-                let status = match self.arith_word(state, expr, io, *line, out) {
+                let status = match self.arith_command(state, expr, io, *line, out) {
                     Ok(v) => i32::from(v == 0),
                     Err(status) => status,
                 };
@@ -304,7 +304,7 @@ impl Interp<'_> {
         out: &dyn StreamSink,
     ) -> Flow {
         state.lineno = line;
-        if let Err(status) = self.arith_word(state, init, io, line, out) {
+        if let Err(status) = self.arith_command(state, init, io, line, out) {
             state.set_status(status);
             return Flow::Normal;
         }
@@ -317,7 +317,7 @@ impl Interp<'_> {
             let go = if cond.parts.is_empty() {
                 true
             } else {
-                match self.arith_word(state, cond, io, line, out) {
+                match self.arith_command(state, cond, io, line, out) {
                     Ok(v) => v != 0,
                     Err(s) => {
                         status = s;
@@ -337,7 +337,7 @@ impl Interp<'_> {
             if self.stopped(state) {
                 break Flow::Normal;
             }
-            if let Err(s) = self.arith_word(state, step, io, line, out) {
+            if let Err(s) = self.arith_command(state, step, io, line, out) {
                 status = s;
                 break Flow::Normal;
             }
@@ -390,6 +390,26 @@ impl Interp<'_> {
             }
             Err(e) => Err(self.expansion_failed(state, &e, line, out)),
         }
+    }
+
+    /// `(( ))` and the parts of `for ((`: bash names the command in its messages.
+    fn arith_command(
+        &self,
+        state: &mut ShellState,
+        word: &Word,
+        io: &Io,
+        line: usize,
+        out: &dyn StreamSink,
+    ) -> Result<i64, i32> {
+        let text = self.expand_nosplit(state, word, io, line, out)?;
+        let text = String::from_utf8_lossy(&text).into_owned();
+        self.arith(state, &text).map_err(|e| {
+            let named = ExpandError {
+                message: format!("((: {}", e.message),
+                ..e
+            };
+            self.arith_failed(state, &named, line, out)
+        })
     }
 
     /// Expands arithmetic text and evaluates it; an error prints bash's message and gives 1.

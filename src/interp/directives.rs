@@ -35,7 +35,18 @@ impl Interp<'_> {
                 Some(v) => state.vars.set(name, v.clone(), *export),
                 None => state.vars.export(name),
             },
-            Directive::UnsetVar { name } => state.vars.unset(name),
+            Directive::UnsetVar { name } => {
+                if state.vars.var(name).is_some() {
+                    state.vars.unset(name);
+                } else if state.functions.contains_key(name) {
+                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
+                }
+            }
+            Directive::UnsetFunction { name } => {
+                if state.functions.contains_key(name) {
+                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
+                }
+            }
             // Arrays come with the interpreter's variables; until then the first element.
             Directive::SetArray { name, values } => {
                 state

@@ -316,6 +316,12 @@ impl Interp<'_> {
     fn prefix(&self, state: &ShellState, line: usize) -> Vec<u8> {
         match &state.script_name {
             Some(name) => format!("{name}: line {line}: ").into_bytes(),
+            // bash names the source of a function defined on its standard input `main`.
+            None if !state.frames.is_empty()
+                && matches!(self.rt.config.error_mode, ErrorMode::Script { .. }) =>
+            {
+                format!("main: line {line}: ").into_bytes()
+            }
             None => self.rt.prefix(line),
         }
     }

@@ -251,6 +251,8 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
 }
 
 /// Undoes the line shift of the marker lines: command `k` ran with `k` extra lines above it.
+/// Only the top-level shell's own lines are shifted (`bash: line N:`); a script's
+/// (`x.sh: line N:`) and a nested `bash -c`'s low numbers are left as they are.
 fn unshift_lines(text: &str, k: usize) -> String {
     let mut out = String::new();
     let mut rest = text;
@@ -263,7 +265,14 @@ fn unshift_lines(text: &str, k: usize) -> String {
             continue;
         }
         let n: usize = digits.parse().unwrap();
-        out.push_str(&(n - k).to_string());
+        let top = ["bash: line ", "eval: line ", "main: line "]
+            .iter()
+            .any(|p| head.ends_with(p));
+        if top && n > k {
+            out.push_str(&(n - k).to_string());
+        } else {
+            out.push_str(&digits);
+        }
         rest = &tail[digits.len()..];
     }
     out.push_str(rest);

@@ -38,6 +38,11 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut o = Outcome::ok();
     let mut status = 0;
     if a.functions && !a.variables {
+        for name in &a.operands {
+            o.directive(Directive::UnsetFunction {
+                name: name.to_string_lossy().into_owned(),
+            });
+        }
         return Ok(o);
     }
     for name in &a.operands {
@@ -47,6 +52,10 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
             if a.variables {
                 o.shell_err(not_identifier("unset", &name));
                 status = 1;
+            } else {
+                o.directive(Directive::UnsetFunction {
+                    name: name.to_string(),
+                });
             }
             continue;
         }
@@ -82,6 +91,10 @@ mod tests {
         assert_eq!(
             text(&w.run(crate::CommandName::Unset, &["-f", "1x"])),
             (String::new(), String::new(), 0)
+        );
+        assert_eq!(
+            directives(&w.run(crate::CommandName::Unset, &["-f", "f"])),
+            [Directive::UnsetFunction { name: "f".into() }]
         );
         let o = w.run(crate::CommandName::Unset, &["-v", "1x", "y"]);
         assert_eq!(
