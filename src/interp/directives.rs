@@ -37,11 +37,10 @@ impl Interp<'_> {
             },
             Directive::UnsetVar { name } => state.vars.unset(name),
             // Arrays come with the interpreter's variables; until then the first element.
-            Directive::SetArray { name, values } => state.vars.set(
-                name,
-                values.first().cloned().unwrap_or_default(),
-                false,
-            ),
+            Directive::SetArray { name, values } => {
+                let first = values.first().cloned().unwrap_or_default();
+                state.vars.set(name, first, false);
+            }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
             Directive::Undo { count } if !in_stage => return Some(self.run_undo(state, *count)),
