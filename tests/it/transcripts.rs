@@ -16,11 +16,11 @@
 //! filled in the same way.
 //!
 //! `bash_agrees` runs the same script (the steps' inputs, concatenated) in real bash (the
-//! oracle) on another copy of the tree, with `LC_ALL=C` and the same fixed environment, and
-//! compares each command's stdout, stderr and status, then the final tree (with modes). A command whose
-//! behaviour differs on purpose is preceded by a `# bash-differs: <reason>` comment step;
-//! `# bash-differs-tree: <reason>` anywhere skips the final tree comparison. Both lists are
-//! the per-file record of deliberate differences.
+//! oracle) on another copy of the tree, with `LC_ALL=C`, umask 022 and the same fixed
+//! environment, and compares each command's stdout, stderr and status, then the final tree
+//! with its modes. A command whose behaviour differs on purpose is preceded by a
+//! `# bash-differs: <reason>` comment step; `# bash-differs-tree: <reason>` anywhere skips the
+//! final tree comparison. Both lists are the per-file record of deliberate differences.
 //!
 //! A file whose output depends on the filesystem it runs on (the order `readdir` returns, as
 //! `find` and `grep -r` print it; directory sizes, as `ls -l` shows them) holds a
@@ -329,7 +329,10 @@ fn bash_agrees() {
             k += 1;
         }
         if !skip_tree {
-            let (a, b) = (render_tree(&bash_root, true), render_tree(&replayed.root, true));
+            let (a, b) = (
+                render_tree(&bash_root, true),
+                render_tree(&replayed.root, true),
+            );
             if a != b {
                 failures.push(format!(
                     "{name}: final trees differ\n--- bash\n{a}--- trumansh\n{b}"

@@ -177,6 +177,7 @@ impl Job<'_> {
         }
         self.change(&path, name, &meta, true);
         if self.recursive && meta.is_dir() {
+            self.apply();
             self.walk(path, name);
         }
     }
@@ -218,10 +219,11 @@ impl Job<'_> {
                 match self.ctx.fs.stat(&node.path, false) {
                     Ok(meta) => {
                         self.change(&node.path, &node.display, &meta, false);
-                        if meta.is_dir()
-                            && let Err((node, why)) = walk.descend(node)
-                        {
-                            self.refused(&node, &why);
+                        if meta.is_dir() {
+                            self.apply();
+                            if let Err((node, why)) = walk.descend(node) {
+                                self.refused(&node, &why);
+                            }
                         }
                     }
                     Err(e) => {
@@ -233,6 +235,16 @@ impl Job<'_> {
             if !self.ctx.flush(&mut self.out) {
                 return;
             }
+        }
+    }
+
+    /// Has the executor apply the effects so far: before a directory is read (as GNU, which
+    /// reads it after its change: `chmod -R u+rx` opens a directory it could not search), and
+    /// every [`EFFECTS_AT`] effects.
+    fn apply(&mut self) {
+        if self.pending > 0 {
+            self.pending = 0;
+            self.ctx.apply_now(&mut self.out);
         }
     }
 
@@ -292,8 +304,7 @@ impl Job<'_> {
             self.set.insert(key, new);
             self.pending += 1;
             if self.pending >= EFFECTS_AT {
-                self.pending = 0;
-                self.ctx.apply_now(&mut self.out);
+                self.apply();
             }
         }
         if self.diagnose {
