@@ -21,6 +21,8 @@ use crate::{quote_locale, resolve_against};
 /// `chmod -R` on a large tree runs in bounded memory.
 const EFFECTS_AT: usize = 1024;
 
+// In GNU's `long_options` order where it shows (`--re` is ambiguous: '--recursive'
+// '--reference').
 /// Change the mode of each FILE to MODE.
 #[derive(clap::Parser, Debug)]
 #[command(
@@ -42,12 +44,12 @@ pub struct ChmodArgs {
     /// fail to operate recursively on '/'
     #[arg(long = "preserve-root", overrides_with = "no_preserve_root")]
     preserve_root: bool,
-    /// use RFILE's mode instead of MODE values
-    #[arg(long = "reference", value_name = "RFILE")]
-    reference: Option<OsString>,
     /// change files and directories recursively
     #[arg(short = 'R', long = "recursive")]
     recursive: bool,
+    /// use RFILE's mode instead of MODE values
+    #[arg(long = "reference", value_name = "RFILE")]
+    reference: Option<OsString>,
     operands: Vec<OsString>,
 }
 
