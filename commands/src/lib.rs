@@ -75,6 +75,7 @@ commands! {
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
+    Chmod      "chmod"     fs::chmod                       Program;
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;
     Date       "date"      info::date                      Program;

@@ -49,9 +49,8 @@ impl Interp<'_> {
             }
             // Arrays come with the interpreter's variables; until then the first element.
             Directive::SetArray { name, values } => {
-                state
-                    .vars
-                    .set(name, values.first().cloned().unwrap_or_default(), false)
+                let first = values.first().cloned().unwrap_or_default();
+                state.vars.set(name, first, false);
             }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
