@@ -40,6 +40,7 @@
 //! subst_depth = 16             # nested $(...) (default 32)
 //! source_depth = 16            # nested source, eval and child shells (default 64)
 //! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
+//! array_elements = 100000      # elements of one array (default 1000000)
 //! ```
 //!
 //! Sizes (the `*_bytes` keys) are a TOML integer (bytes) or a string: a number, optionally
@@ -188,6 +189,9 @@ pub struct Limits {
     /// Bytes of one variable's value or one command substitution's output; default 16 MiB.
     #[serde(deserialize_with = "de::var_bytes")]
     pub var_bytes: usize,
+    /// Elements of one array; default 1 000 000.
+    #[serde(deserialize_with = "de::array_elements")]
+    pub array_elements: usize,
 }
 
 const KIB: u64 = 1 << 10;
@@ -217,6 +221,7 @@ impl Default for Limits {
             subst_depth: 32,
             source_depth: 64,
             var_bytes: 16 << 20,
+            array_elements: 1_000_000,
         }
     }
 }
@@ -271,6 +276,7 @@ impl Policy {
             ("subst_depth", l.subst_depth == 0),
             ("source_depth", l.source_depth == 0),
             ("var_bytes", l.var_bytes == 0),
+            ("array_elements", l.array_elements == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -412,6 +418,7 @@ mod de {
         subst_depth: usize = Count;
         source_depth: usize = Count;
         var_bytes: usize = Bytes;
+        array_elements: usize = Count;
     }
 }
 
@@ -882,6 +889,7 @@ mod tests {
                 subst_depth: 16,
                 source_depth: 16,
                 var_bytes: 1 << 20,
+                array_elements: 100_000,
             },
         };
         assert_eq!(p, expected);

@@ -87,7 +87,13 @@ impl Session {
             config.policy.limits.undo_bytes,
             config.policy.journal,
         );
-        let state = ShellState::new(sandbox.mount_point(), &config.identity);
+        let mut state = ShellState::new(sandbox.mount_point(), &config.identity);
+        state.max_var_bytes = config.policy.limits.var_bytes;
+        if let ErrorMode::Script { name } = &config.error_mode {
+            // `$0`: the script's name (`bash` for stdin and `-c`).
+            state.arg0.clone_from(name);
+        }
+        state.max_array_elements = config.policy.limits.array_elements;
         let line = LineState {
             deadline_ms: config.policy.limits.deadline_ms,
             ..LineState::default()

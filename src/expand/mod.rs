@@ -40,6 +40,14 @@ pub trait Host {
     fn nounset(&self) -> bool {
         false
     }
+    /// All the elements of an array (a scalar is an array of one; unset: none).
+    fn elements(&mut self, name: &str) -> Vec<String> {
+        self.param(name).into_iter().collect()
+    }
+    /// One element (`${a[sub]}`; the subscript expanded, not yet evaluated).
+    fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
+        Ok(if sub.trim() == "0" { self.param(name) } else { None })
+    }
 }
 
 /// A host of plain variables: no positional parameters; command substitution and
@@ -647,43 +655,55 @@ impl Expander<'_, '_> {
             return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution")));
         }
         let f = if quoted { Q } else { SPLIT };
-        if (name == "@" || name == "*") && p.op.is_none() && !p.length {
-            let items = self.ctx.host.positional();
-            if name == "*" && quoted {
-                if let Some(v) = self.param_value(name) {
-                    push_bytes(out, v.as_bytes(), f);
+        // `${a[...]}`: an element, or all of them.
+        let mut list: Option<(Vec<String>, bool)> = None;
+        let mut value = None;
+        if let Some(sub) = &p.index {
+            match all_subscript(sub) {
+                Some(star) => list = Some((self.ctx.host.elements(name), star)),
+                None => {
+                    let text = expand_word_nosplit(sub, self.ctx)?;
+                    value = self
+                        .ctx
+                        .host
+                        .element(name, &String::from_utf8_lossy(&text))?;
                 }
+            }
+        } else if name == "@" || name == "*" {
+            list = Some((self.ctx.host.positional(), name == "*"));
+        } else {
+            value = self.param_value(name);
+        }
+        if let Some((items, star)) = list {
+            if p.length {
+                push_bytes(out, items.len().to_string().as_bytes(), f);
                 return Ok(());
             }
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(Ch::brk());
-                }
-                if quoted {
-                    out.push(Ch::mark());
-                }
-                push_bytes(out, item.as_bytes(), f);
+            if p.op.is_none() {
+                self.push_list(&items, star, quoted, out);
+                return Ok(());
             }
-            return Ok(());
+            // An operator applies to the items joined (`${a[@]:-none}`).
+            value = (!items.is_empty()).then(|| items.join(" "));
         }
-        let value = self.param_value(name);
         if value.is_none()
             && p.op.is_none()
             && name != "@"
             && name != "*"
             && self.ctx.host.nounset()
         {
+            let shown = match &p.index {
+                Some(sub) => format!("{name}[{}]", String::from_utf8_lossy(&display_word(sub))),
+                None => name.to_string(),
+            };
             return Err(ExpandError {
-                message: format!("{name}: unbound variable"),
+                message: format!("{shown}: unbound variable"),
                 status: 127,
                 fatal: true,
             });
         }
         if p.length {
-            let len = match name {
-                "@" | "*" => self.ctx.host.positional().len(),
-                _ => value.as_ref().map_or(0, String::len),
-            };
+            let len = value.as_ref().map_or(0, String::len);
             push_bytes(out, len.to_string().as_bytes(), f);
             return Ok(());
         }
@@ -748,6 +768,29 @@ impl Expander<'_, '_> {
         Ok(())
     }
 
+    /// The items of `$@` or `${a[@]}` (`star`: `$*`, `${a[*]}`): separate fields, or, for a
+    /// quoted `*`, one joined by the first byte of IFS.
+    fn push_list(&mut self, items: &[String], star: bool, quoted: bool, out: &mut Vec<Ch>) {
+        let f = if quoted { Q } else { SPLIT };
+        if star && quoted {
+            let sep = match self.lookup("IFS") {
+                Some(ifs) => ifs.chars().next().map(String::from).unwrap_or_default(),
+                None => " ".into(),
+            };
+            push_bytes(out, items.join(&sep).as_bytes(), f);
+            return;
+        }
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(Ch::brk());
+            }
+            if quoted {
+                out.push(Ch::mark());
+            }
+            push_bytes(out, item.as_bytes(), f);
+        }
+    }
+
     /// Pathname expansion of one field, then quote removal.
     fn glob_field(&self, field: &[Ch]) -> Result<Vec<Vec<u8>>, ExpandError> {
         let pat: Vec<PatByte> = field
@@ -770,6 +813,15 @@ impl Expander<'_, '_> {
                 self.ctx.max_glob
             ))),
         }
+    }
+}
+
+/// `[@]` or `[*]`: all the elements (`Some(true)` for `*`).
+fn all_subscript(sub: &Word) -> Option<bool> {
+    match sub.parts.as_slice() {
+        [WordPart::Literal(v)] if v.as_slice() == b"@" => Some(false),
+        [WordPart::Literal(v)] if v.as_slice() == b"*" => Some(true),
+        _ => None,
     }
 }
 

@@ -194,6 +194,47 @@ fn is_name(s: &str) -> bool {
         && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
+/// The attributes `declare` turns on or off.
+#[derive(Default)]
+struct Attrs {
+    export: bool,
+    readonly: bool,
+    indexed: bool,
+    assoc: bool,
+}
+
+/// A variable as `declare -p` prints it.
+fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
+    use trumansh_commands::Array;
+    let mut flags = String::new();
+    match &v.array {
+        Some(Array::Indexed(_)) => flags.push('a'),
+        Some(Array::Assoc(_)) => flags.push('A'),
+        None => {}
+    }
+    if v.readonly {
+        flags.push('r');
+    }
+    if v.exported {
+        flags.push('x');
+    }
+    let flags = if flags.is_empty() { "--".to_string() } else { format!("-{flags}") };
+    match &v.array {
+        Some(Array::Indexed(m)) => {
+            let items: Vec<String> = m.iter().map(|(k, x)| format!("[{k}]={}", declare_quote(x))).collect();
+            format!("declare {flags} {name}=({})\n", items.join(" "))
+        }
+        Some(Array::Assoc(m)) => {
+            let items: String = m.iter().map(|(k, x)| format!("[{k}]={} ", declare_quote(x))).collect();
+            format!("declare {flags} {name}=({items})\n")
+        }
+        None => match &v.value {
+            Some(val) => format!("declare {flags} {name}={}\n", declare_quote(val)),
+            None => format!("declare {flags} {name}\n"),
+        },
+    }
+}
+
 /// A value as `declare -p` quotes it.
 fn declare_quote(v: &str) -> String {
     let mut out = String::from("\"");
@@ -476,23 +517,30 @@ impl Interp<'_> {
         local: bool,
         said: &mut Said,
     ) {
-        let mut export = false;
+        let mut on = Attrs::default();
+        let mut off = Attrs::default();
         let mut print = false;
         let mut global = false;
         let mut functions = false;
         let mut names_only = false;
         let mut operands = Vec::new();
         let mut opts_done = false;
+        if name == "readonly" {
+            on.readonly = true;
+        }
         for a in args {
             if !opts_done && (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
                 if a == "--" {
                     opts_done = true;
                     continue;
                 }
-                let on = a.starts_with('-');
+                let set = if a.starts_with('-') { &mut on } else { &mut off };
                 for c in a.bytes().skip(1) {
                     match c {
-                        b'x' => export = on,
+                        b'x' => set.export = true,
+                        b'r' => set.readonly = true,
+                        b'a' => set.indexed = true,
+                        b'A' => set.assoc = true,
                         b'p' => print = true,
                         b'g' => global = true,
                         b'f' => functions = true,
@@ -500,20 +548,16 @@ impl Interp<'_> {
                             functions = true;
                             names_only = true;
                         }
-                        b'r' | b'i' | b'l' | b'u' | b't' | b'n' => {}
-                        b'a' | b'A' => {
-                            said.err(
-                                &format!(
-                                    "{name}: -{}: arrays are not supported by this shell yet",
-                                    char::from(c)
-                                ),
-                                2,
-                            );
-                            return;
-                        }
+                        b'i' | b'l' | b'u' | b't' | b'n' | b'I' => {}
                         _ => {
                             said.err(&format!("{name}: -{}: invalid option", char::from(c)), 2);
-                            said.err.extend_from_slice(format!("{name}: usage: {name} [-aAfFgiIlnrtux] [name[=value] ...] or {name} -p [-aAfFilnrtux] [name ...]\n").as_bytes());
+                            let usage = match name {
+                                "local" => "local: usage: local [option] name[=value] ...",
+                                "readonly" => "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p",
+                                _ => "declare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+                            };
+                            said.err.extend_from_slice(usage.as_bytes());
+                            said.err.push(b'\n');
                             return;
                         }
                     }
@@ -523,6 +567,7 @@ impl Interp<'_> {
             opts_done = true;
             operands.push(a.clone());
         }
+        let arrays = std::mem::take(&mut state.decl_arrays);
         if functions {
             let names: Vec<String> = if operands.is_empty() {
                 state.functions.keys().cloned().collect()
@@ -532,8 +577,7 @@ impl Interp<'_> {
             for n in names {
                 if state.functions.contains_key(&n) {
                     if names_only {
-                        said.out
-                            .extend_from_slice(format!("declare -f {n}\n").as_bytes());
+                        said.out.extend_from_slice(format!("declare -f {n}\n").as_bytes());
                     }
                 } else {
                     said.status = 1;
@@ -542,11 +586,12 @@ impl Interp<'_> {
             return;
         }
         if print || (operands.is_empty() && name != "local") {
-            let names: Vec<String> = if operands.is_empty() {
+            let listing_all = operands.is_empty();
+            let names: Vec<String> = if listing_all {
                 state
                     .vars
                     .iter()
-                    .filter(|(_, v)| name != "readonly" || v.exported && false)
+                    .filter(|(_, v)| name != "readonly" || v.readonly)
                     .map(|(n, _)| n.to_string())
                     .collect()
             } else {
@@ -554,20 +599,8 @@ impl Interp<'_> {
             };
             for n in names {
                 match state.vars.var(&n) {
-                    Some(v) => {
-                        let flag = if v.exported { "-x" } else { "--" };
-                        match &v.value {
-                            Some(val) => said.out.extend_from_slice(
-                                format!("declare {flag} {n}={}\n", declare_quote(val)).as_bytes(),
-                            ),
-                            None => said
-                                .out
-                                .extend_from_slice(format!("declare {flag} {n}\n").as_bytes()),
-                        }
-                    }
-                    None => {
-                        said.err(&format!("{name}: {n}: not found"), 1);
-                    }
+                    Some(v) => said.out.extend_from_slice(declare_line(&n, v).as_bytes()),
+                    None => said.err(&format!("{name}: {n}: not found"), 1),
                 }
             }
             return;
@@ -588,36 +621,62 @@ impl Interp<'_> {
                 said.err(&format!("{name}: `{op}': not a valid identifier"), 1);
                 continue;
             }
-            if local && !global {
-                state.make_local(&var);
+            let fresh = local && !global && state.make_local(&var);
+            if state.vars.var(&var).is_some_and(|v| v.readonly) && (value.is_some() || arrays.iter().any(|(n, ..)| n == &var)) {
+                said.err(&format!("{var}: readonly variable"), 1);
+                continue;
             }
-            match value {
-                Some(v) => {
-                    let v = if append {
-                        state.vars.get(&var).unwrap_or_default().to_string() + &v
+            let pending = arrays.iter().find(|(n, ..)| n == &var);
+            let result = match (pending, value) {
+                (Some((_, items, app)), _) => {
+                    super::host::assign_array(state, &var, items.clone(), *app, on.assoc)
+                }
+                (None, Some(text)) => {
+                    let v: String = if append {
+                        let mut old = state.vars.get(&var).unwrap_or_default().to_string();
+                        old.push_str(&text);
+                        old
                     } else {
-                        v
+                        text
                     };
-                    state.vars.set(&var, v, export || state.opts.allexport);
-                }
-                None => {
-                    if local && !global {
-                        if state.vars.var(&var).is_some() && !state.is_local(&var) {
-                            state.vars.declare(&var);
-                        } else if state.vars.var(&var).is_none()
-                            || state.frames.last().is_some_and(|f| {
-                                f.saved
-                                    .iter()
-                                    .any(|(n, o)| n == &var && o.as_ref().is_some_and(|_| true))
-                            })
-                        {
-                            state.vars.declare(&var);
-                        }
-                    }
-                    if export {
-                        state.vars.export(&var);
+                    if on.indexed || on.assoc {
+                        super::host::assign_array(state, &var, vec![(on.assoc.then(|| "0".to_string()), v)], false, on.assoc)
+                    } else {
+                        super::host::assign(state, &var, v)
                     }
                 }
+                (None, None) => {
+                    // A new local starts unset; elsewhere a declared name keeps its value.
+                    if fresh || state.vars.var(&var).is_none() {
+                        state.vars.declare(&var);
+                    }
+                    Ok(())
+                }
+            };
+            if let Err(msg) = result {
+                said.err(&msg, 1);
+                continue;
+            }
+            let v = state.vars.entry(&var);
+            if (on.indexed || on.assoc) && v.array.is_none() {
+                v.array = Some(if on.assoc {
+                    trumansh_commands::Array::Assoc(Default::default())
+                } else {
+                    let mut m = std::collections::BTreeMap::new();
+                    if let Some(s) = v.value.take() {
+                        m.insert(0, s);
+                    }
+                    trumansh_commands::Array::Indexed(m)
+                });
+            }
+            if on.export {
+                v.exported = true;
+            }
+            if off.export {
+                v.exported = false;
+            }
+            if on.readonly {
+                v.readonly = true;
             }
         }
     }

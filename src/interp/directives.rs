@@ -35,7 +35,21 @@ impl Interp<'_> {
                 Some(v) => state.vars.set(name, v.clone(), *export),
                 None => state.vars.export(name),
             },
+            Directive::UnsetVar { name } if name.ends_with(']') && name.contains('[') => {
+                // `unset 'a[i]'`: one element.
+                let (array, rest) = name.split_once('[').unwrap_or_default();
+                let text = rest.strip_suffix(']').unwrap_or_default();
+                if let Ok(sub) = self.subscript(state, array, text) {
+                    unset_element(state, array, &sub);
+                }
+            }
             Directive::UnsetVar { name } => {
+                if state.vars.var(name).is_some_and(|v| v.readonly) {
+                    let mut said = Said::default();
+                    said.err.push(format!("unset: {name}: cannot unset: readonly variable\n").into_bytes());
+                    said.status = 1;
+                    return Some(said);
+                }
                 if state.vars.var(name).is_some() {
                     state.vars.unset(name);
                 } else if state.functions.contains_key(name) {
@@ -47,10 +61,14 @@ impl Interp<'_> {
                     std::sync::Arc::make_mut(&mut state.functions).remove(name);
                 }
             }
-            // Arrays come with the interpreter's variables; until then the first element.
             Directive::SetArray { name, values } => {
-                let first = values.first().cloned().unwrap_or_default();
-                state.vars.set(name, first, false);
+                let items = values.iter().map(|v| (None, v.clone())).collect();
+                if let Err(msg) = super::host::assign_array(state, name, items, false, false) {
+                    let mut said = Said::default();
+                    said.err.push(msg.into_bytes());
+                    said.status = 1;
+                    return Some(said);
+                }
             }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
@@ -109,6 +127,28 @@ impl Interp<'_> {
         }
         said
     }
+}
+
+/// Removes one element of an array.
+fn unset_element(state: &mut ShellState, name: &str, sub: &super::host::Sub) {
+    use super::host::Sub;
+    use trumansh_commands::Array;
+    let Some(var) = state.vars.var(name).cloned() else {
+        return;
+    };
+    let mut var = var;
+    match (&mut var.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if *i < 0 { m.keys().next_back().map_or(*i, |l| l + 1 + i) } else { *i };
+            m.remove(&i);
+        }
+        (Some(Array::Assoc(m)), Sub::Key(k)) => {
+            m.remove(k);
+        }
+        (None, Sub::Index(0)) => var.value = None,
+        _ => {}
+    }
+    state.vars.put(name, Some(var));
 }
 
 /// A journaled line on one line (its newlines shown as `\n`).

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use trumansh_commands::Array;
+
 use super::state::{SHELL_PID, ShellState};
 use super::{Cx, Interp, Io};
 use crate::exec::{Capture, Out, StreamSink};
@@ -135,22 +137,208 @@ impl ArithEnv for Vars<'_> {
     fn get(&mut self, name: &str, sub: Subscript<'_>) -> Option<String> {
         match sub {
             Subscript::None => param(self.state, name),
-            Subscript::Index(0) => param(self.state, name),
-            Subscript::Index(_) | Subscript::Key(_) => None,
+            Subscript::Index(i) => element(self.state, name, &Sub::Index(i)),
+            Subscript::Key(k) => element(self.state, name, &Sub::Key(k.to_string())),
         }
     }
-    fn set(&mut self, name: &str, _sub: Subscript<'_>, value: i64) -> Result<(), String> {
-        assign(self.state, name, value.to_string())
+    fn set(&mut self, name: &str, sub: Subscript<'_>, value: i64) -> Result<(), String> {
+        match sub {
+            Subscript::None => assign(self.state, name, value.to_string()),
+            Subscript::Index(i) => assign_element(self.state, name, Sub::Index(i), value.to_string(), false),
+            Subscript::Key(k) => {
+                assign_element(self.state, name, Sub::Key(k.to_string()), value.to_string(), false)
+            }
+        }
     }
-    fn is_assoc(&self, _name: &str) -> bool {
-        false
+    fn is_assoc(&self, name: &str) -> bool {
+        is_assoc(self.state, name)
     }
+}
+
+/// An array subscript, evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Sub {
+    Index(i64),
+    Key(String),
+}
+
+/// Whether `name` is an associative array.
+pub(super) fn is_assoc(state: &ShellState, name: &str) -> bool {
+    matches!(state.vars.var(name).and_then(|v| v.array.as_ref()), Some(Array::Assoc(_)))
+}
+
+/// A variable's value must fit `var_bytes`; past it the assignment fails.
+fn check_size(state: &ShellState, value: &str) -> Result<(), String> {
+    if value.len() > state.max_var_bytes {
+        return Err(format!(
+            "value too large: {} bytes (the limit for one variable is {}; limits.var_bytes)",
+            value.len(),
+            state.max_var_bytes
+        ));
+    }
+    Ok(())
 }
 
 /// Assigns a variable as an assignment statement does.
 pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    check_size(state, &value)?;
     let export = state.opts.allexport;
     state.vars.set(name, value, export);
+    Ok(())
+}
+
+/// The elements of an array in order (a scalar: itself; unset: none).
+pub(super) fn elements(state: &ShellState, name: &str) -> Vec<String> {
+    match state.vars.var(name) {
+        None => Vec::new(),
+        Some(v) => match &v.array {
+            Some(Array::Indexed(m)) => m.values().cloned().collect(),
+            Some(Array::Assoc(m)) => m.values().cloned().collect(),
+            None => v.value.clone().into_iter().collect(),
+        },
+    }
+}
+
+/// The subscripts of an array in order (`${!a[@]}`).
+pub(super) fn keys(state: &ShellState, name: &str) -> Vec<String> {
+    match state.vars.var(name) {
+        None => Vec::new(),
+        Some(v) => match &v.array {
+            Some(Array::Indexed(m)) => m.keys().map(i64::to_string).collect(),
+            Some(Array::Assoc(m)) => m.keys().cloned().collect(),
+            None => v.value.iter().map(|_| "0".to_string()).collect(),
+        },
+    }
+}
+
+/// One element; a negative index counts from the end.
+pub(super) fn element(state: &ShellState, name: &str, sub: &Sub) -> Option<String> {
+    let v = state.vars.var(name)?;
+    match (&v.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if *i < 0 { m.keys().next_back().map_or(*i, |last| last + 1 + i) } else { *i };
+            m.get(&i).cloned()
+        }
+        (Some(Array::Assoc(m)), Sub::Key(k)) => m.get(k).cloned(),
+        (Some(Array::Assoc(m)), Sub::Index(i)) => m.get(&i.to_string()).cloned(),
+        (Some(Array::Indexed(_)), Sub::Key(_)) => None,
+        (None, Sub::Index(0 | -1)) => v.value.clone(),
+        (None, _) => None,
+    }
+}
+
+/// `a[sub]=value` (`+=`: appended to the element).
+pub(super) fn assign_element(
+    state: &mut ShellState,
+    name: &str,
+    sub: Sub,
+    value: String,
+    append: bool,
+) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    check_size(state, &value)?;
+    let max = state.max_array_elements;
+    let var = state.vars.entry(name);
+    if var.array.is_none() {
+        let mut m = std::collections::BTreeMap::new();
+        if let Some(v) = var.value.take() {
+            m.insert(0, v);
+        }
+        var.array = Some(Array::Indexed(m));
+    }
+    match (&mut var.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if i < 0 {
+                match m.keys().next_back() {
+                    Some(last) if last + 1 + i >= 0 => last + 1 + i,
+                    _ => return Err(format!("{name}[{i}]: bad array subscript")),
+                }
+            } else {
+                i
+            };
+            if !m.contains_key(&i) && m.len() >= max {
+                return Err(format!("{name}: too many array elements (the limit is {max}; limits.array_elements)"));
+            }
+            let slot = m.entry(i).or_default();
+            if append {
+                slot.push_str(&value);
+            } else {
+                *slot = value;
+            }
+        }
+        (Some(Array::Assoc(m)), sub) => {
+            let k = match sub {
+                Sub::Key(k) => k,
+                Sub::Index(i) => i.to_string(),
+            };
+            if !m.contains_key(&k) && m.len() >= max {
+                return Err(format!("{name}: too many array elements (the limit is {max}; limits.array_elements)"));
+            }
+            let slot = m.entry(k).or_default();
+            if append {
+                slot.push_str(&value);
+            } else {
+                *slot = value;
+            }
+        }
+        (_, Sub::Key(_)) => return Err(format!("{name}: bad array subscript")),
+        (None, Sub::Index(_)) => {}
+    }
+    Ok(())
+}
+
+/// `a=(...)` / `a+=(...)`: the items, each with its own subscript or the next index.
+pub(super) fn assign_array(
+    state: &mut ShellState,
+    name: &str,
+    items: Vec<(Option<String>, String)>,
+    append: bool,
+    assoc: bool,
+) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    let assoc = assoc || is_assoc(state, name);
+    let var = state.vars.entry(name);
+    let keep = append && var.array.is_some();
+    if !keep {
+        let mut fresh = if assoc {
+            Array::Assoc(std::collections::BTreeMap::new())
+        } else {
+            Array::Indexed(std::collections::BTreeMap::new())
+        };
+        if append && let (Some(v), Array::Indexed(m)) = (var.value.take(), &mut fresh) {
+            m.insert(0, v);
+        }
+        var.value = None;
+        var.array = Some(fresh);
+    }
+    let mut next = match &var.array {
+        Some(Array::Indexed(m)) => m.keys().next_back().map_or(0, |k| k + 1),
+        _ => 0,
+    };
+    for (sub, value) in items {
+        let s = match (&sub, assoc) {
+            (Some(k), true) => Sub::Key(k.clone()),
+            (None, true) => return Err(format!("{name}: {value}: must use subscript when assigning associative array")),
+            (Some(k), false) => {
+                let i = k.trim().parse::<i64>().map_err(|_| format!("{name}: bad array subscript"))?;
+                next = i + 1;
+                Sub::Index(i)
+            }
+            (None, false) => {
+                let i = next;
+                next += 1;
+                Sub::Index(i)
+            }
+        };
+        assign_element(state, name, s, value, false)?;
+    }
     Ok(())
 }
 
@@ -224,5 +412,42 @@ impl expand::Host for Host<'_, '_> {
     }
     fn nounset(&self) -> bool {
         self.state.opts.nounset
+    }
+    fn elements(&mut self, name: &str) -> Vec<String> {
+        match name {
+            "@" | "*" => self.state.positional.as_ref().clone(),
+            "PIPESTATUS" => self.state.pipestatus.iter().map(i32::to_string).collect(),
+            "FUNCNAME" => self.state.frames.iter().rev().map(|f| f.name.clone()).collect(),
+            _ => elements(self.state, name),
+        }
+    }
+    fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
+        let sub = self.interp.subscript(self.state, name, sub)?;
+        Ok(match (name, &sub) {
+            ("PIPESTATUS", Sub::Index(i)) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| self.state.pipestatus.get(i))
+                .map(i32::to_string),
+            ("FUNCNAME", Sub::Index(i)) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| self.state.frames.iter().rev().nth(i))
+                .map(|f| f.name.clone()),
+            _ => element(self.state, name, &sub),
+        })
+    }
+}
+
+impl Interp<'_> {
+    /// Evaluates a subscript: a key for an associative array, else arithmetic.
+    pub(super) fn subscript(
+        &self,
+        state: &mut ShellState,
+        name: &str,
+        text: &str,
+    ) -> Result<Sub, ExpandError> {
+        if is_assoc(state, name) {
+            return Ok(Sub::Key(text.to_string()));
+        }
+        Ok(Sub::Index(self.arith(state, text)?))
     }
 }

@@ -72,9 +72,18 @@ impl Interp<'_> {
             Ok(w) => w,
             Err(e) => return Prepared::Done(self.expansion_failed(state, &e, line, streams)),
         };
-        // 2. Assignments (values: no splitting, no globbing).
+        // 2. Assignments (values: no splitting, no globbing). Alone, each is made before the
+        // next is expanded (`a=1 b=$a`); before a command, they are for it only.
         let mut values = Vec::new();
+        let alone = words.is_empty();
         for a in &cmd.assignments {
+            if alone {
+                match self.assign(state, a, &fds.io, line, streams) {
+                    Ok(shown) => values.push((a.name.clone(), shown)),
+                    Err(status) => return Prepared::Done(status),
+                }
+                continue;
+            }
             match self.assignment_value(state, a, &fds.io, line, streams) {
                 Ok(v) => values.push((a.name.clone(), v)),
                 Err(status) => return Prepared::Done(status),
@@ -102,19 +111,12 @@ impl Interp<'_> {
             return Prepared::Done(status);
         }
         let Some(name) = name else {
-            // Assignments alone set shell variables (a pipeline stage's own copy of them).
-            for (name, value) in values {
-                if let Err(msg) = host::assign(state, &name, value) {
-                    self.shell_error(state, streams, line, msg.as_bytes());
-                    return Prepared::Done(1);
-                }
-            }
-            // `$?` is the last command substitution's status, else 0.
+            // Assignments alone were made above (a pipeline stage's own copy of them). `$?` is
+            // the last command substitution's status, else 0.
             let subst = cmd
                 .assignments
                 .iter()
-                .any(|a| matches!(&a.value, AssignValue::Scalar(w) if has_subst(w)))
-                || cmd.redirects.is_empty() && false;
+                .any(|a| matches!(&a.value, AssignValue::Scalar(w) if has_subst(w)));
             return Prepared::Done(if subst { state.last_status } else { 0 });
         };
         if let Ok(c) = name.to_str().unwrap_or("").parse::<CommandName>()
@@ -178,6 +180,15 @@ impl Interp<'_> {
         let mut out = Vec::new();
         for (i, word) in cmd.words.iter().enumerate() {
             if let Some((_, a)) = cmd.decl_args.iter().find(|(k, _)| *k == i) {
+                if matches!(a.value, AssignValue::Array(_)) {
+                    // `declare a=(...)`: the builtin assigns the items it is handed.
+                    match self.array_items(state, a, io, cmd.line, streams) {
+                        Ok(items) => state.decl_arrays.push((a.name.clone(), items, a.append)),
+                        Err(_) => return Err(expand::ExpandError::plain(String::new())),
+                    }
+                    out.push(OsString::from(a.name.clone()));
+                    continue;
+                }
                 match self.assignment_value(state, a, io, cmd.line, streams) {
                     Ok(v) => {
                         let op = if a.append { "+=" } else { "=" };
@@ -204,13 +215,10 @@ impl Interp<'_> {
         line: usize,
         streams: &dyn StreamSink,
     ) -> Result<String, i32> {
-        if a.index.is_some() || matches!(a.value, AssignValue::Array(_)) {
-            let msg = format!("`{}': arrays are not supported by this shell yet\n", a.name);
-            self.shell_error(state, streams, line, msg.as_bytes());
-            return Err(2);
-        }
         let AssignValue::Scalar(word) = &a.value else {
-            return Err(2);
+            // `a=(...) cmd`: bash gives the command the text; here, the elements joined.
+            let items = self.array_items(state, a, io, line, streams)?;
+            return Ok(items.into_iter().map(|(_, v)| v).collect::<Vec<_>>().join(" "));
         };
         let v = self.with_expand(state, io, line, streams, |ctx| {
             expand::expand_word_nosplit(word, ctx)
@@ -227,6 +235,81 @@ impl Interp<'_> {
             }
             Err(e) => Err(self.expansion_failed(state, &e, line, streams)),
         }
+    }
+
+    /// Makes an assignment (`x=v`, `x+=v`, `a[i]=v`, `a=(...)`, `a+=(...)`); gives the value
+    /// as `set -x` shows it. On failure, bash's message, and the status.
+    pub(super) fn assign(
+        &self,
+        state: &mut ShellState,
+        a: &Assignment,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<String, i32> {
+        let result = match (&a.index, &a.value) {
+            (None, AssignValue::Scalar(_)) => {
+                let v = self.assignment_value(state, a, io, line, streams)?;
+                host::assign(state, &a.name, v.clone()).map(|()| v)
+            }
+            (Some(index), AssignValue::Scalar(word)) => {
+                let sub = self.expand_nosplit(state, index, io, line, streams)?;
+                let sub = String::from_utf8_lossy(&sub).into_owned();
+                let sub = self
+                    .subscript(state, &a.name, &sub)
+                    .map_err(|e| self.expansion_failed(state, &e, line, streams))?;
+                let v = self.expand_nosplit(state, word, io, line, streams)?;
+                let v = String::from_utf8_lossy(&v).into_owned();
+                host::assign_element(state, &a.name, sub, v.clone(), a.append).map(|()| v)
+            }
+            (_, AssignValue::Array(_)) => {
+                let items = self.array_items(state, a, io, line, streams)?;
+                let shown = format!(
+                    "({})",
+                    items.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" ")
+                );
+                host::assign_array(state, &a.name, items, a.append, false).map(|()| shown)
+            }
+        };
+        result.map_err(|msg| {
+            self.shell_error(state, streams, line, msg.as_bytes());
+            1
+        })
+    }
+
+    /// The items of `(...)`: `[key]=value` words with their key, the others split and
+    /// globbed.
+    pub(super) fn array_items(
+        &self,
+        state: &mut ShellState,
+        a: &Assignment,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Vec<(Option<String>, String)>, i32> {
+        let AssignValue::Array(words) = &a.value else {
+            return Ok(Vec::new());
+        };
+        let mut items = Vec::new();
+        for w in words {
+            if let Some((key, value)) = split_keyed(w) {
+                let k = self.expand_nosplit(state, &key, io, line, streams)?;
+                let v = self.expand_nosplit(state, &value, io, line, streams)?;
+                items.push((
+                    Some(String::from_utf8_lossy(&k).into_owned()),
+                    String::from_utf8_lossy(&v).into_owned(),
+                ));
+                continue;
+            }
+            let fields = self.with_expand(state, io, line, streams, |ctx| {
+                expand::expand_words(std::slice::from_ref(w), ctx)
+            });
+            match fields {
+                Ok(f) => items.extend(f.into_iter().map(|f| (None, f.to_string_lossy().into_owned()))),
+                Err(e) => return Err(self.expansion_failed(state, &e, line, streams)),
+            }
+        }
+        Ok(items)
     }
 
     /// What a name runs: a function, a builtin of the interpreter, a handler.
@@ -578,6 +661,43 @@ fn pop_assigns(state: &mut ShellState, saved: Vec<(String, Option<trumansh_comma
     for (name, old) in saved.into_iter().rev() {
         state.vars.put(&name, old);
     }
+}
+
+/// `[key]=value` in a compound assignment: the key and the value.
+fn split_keyed(word: &crate::shell::ast::Word) -> Option<(crate::shell::ast::Word, crate::shell::ast::Word)> {
+    use crate::shell::ast::{Word, WordPart};
+    let Some(WordPart::Literal(first)) = word.parts.first() else {
+        return None;
+    };
+    if first.first() != Some(&b'[') {
+        return None;
+    }
+    let mut key = Vec::new();
+    for (k, part) in word.parts.iter().enumerate() {
+        match part {
+            WordPart::Literal(bytes) => {
+                let from = usize::from(k == 0);
+                let seg = bytes.get(from..).unwrap_or_default();
+                if let Some(i) = seg.windows(2).position(|w| w == b"]=") {
+                    if i > 0 {
+                        key.push(WordPart::Literal(seg.get(..i).unwrap_or_default().to_vec()));
+                    }
+                    let mut value = Vec::new();
+                    let rest = seg.get(i + 2..).unwrap_or_default();
+                    if !rest.is_empty() {
+                        value.push(WordPart::Literal(rest.to_vec()));
+                    }
+                    value.extend(word.parts.iter().skip(k + 1).cloned());
+                    return Some((Word { parts: key }, Word { parts: value }));
+                }
+                if !seg.is_empty() {
+                    key.push(WordPart::Literal(seg.to_vec()));
+                }
+            }
+            other => key.push(other.clone()),
+        }
+    }
+    None
 }
 
 /// Whether a word holds a command substitution.

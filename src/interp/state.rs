@@ -95,6 +95,11 @@ pub(crate) struct ShellState {
     pub started: std::time::Instant,
     /// In a sourced file (`return` ends it).
     pub sourcing: usize,
+    /// The arrays of a declaration builtin's `NAME=(...)` arguments, for it to assign.
+    pub decl_arrays: Vec<(String, Vec<(Option<String>, String)>, bool)>,
+    /// The policy's `var_bytes` and `array_elements`.
+    pub max_var_bytes: usize,
+    pub max_array_elements: usize,
 }
 
 impl ShellState {
@@ -134,6 +139,9 @@ impl ShellState {
             random: std::cell::Cell::new(0x2545_f491_4f6c_dd1d),
             started: std::time::Instant::now(),
             sourcing: 0,
+            decl_arrays: Vec::new(),
+            max_var_bytes: usize::MAX,
+            max_array_elements: usize::MAX,
         }
     }
 
@@ -170,6 +178,9 @@ impl ShellState {
             random: std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15),
             started: std::time::Instant::now(),
             sourcing: 0,
+            decl_arrays: Vec::new(),
+            max_var_bytes: self.max_var_bytes,
+            max_array_elements: self.max_array_elements,
         }
     }
 
@@ -227,16 +238,18 @@ impl ShellState {
         ((x >> 33) & 0x7fff) as u32
     }
 
-    /// Declares `name` local to the innermost function (saving what it shadows once).
-    pub fn make_local(&mut self, name: &str) {
+    /// Declares `name` local to the innermost function (saving what it shadows once);
+    /// true when it was not local there yet.
+    pub fn make_local(&mut self, name: &str) -> bool {
         let Some(frame) = self.frames.last_mut() else {
-            return;
+            return false;
         };
         if frame.saved.iter().any(|(n, _)| n == name) {
-            return;
+            return false;
         }
         let old = self.vars.var(name).cloned();
         frame.saved.push((name.to_string(), old));
+        true
     }
 
     /// Whether `name` is local to the innermost function.

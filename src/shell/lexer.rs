@@ -167,6 +167,9 @@ pub(crate) struct Lexer<'a> {
     pub(super) depth: usize,
     /// Inside `"..."` or an unquoted here-document: in `${X:-word}`, `'` is then plain text.
     in_dq: bool,
+    /// The subscript read after the name of the `${...}` being read (`${a[1]}`), given to
+    /// its [`ParamExp`] once it is complete.
+    subscript: Option<Word>,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -228,6 +231,7 @@ impl<'a> Lexer<'a> {
             warnings: Vec::new(),
             depth: 0,
             in_dq: false,
+            subscript: None,
         }
     }
 
@@ -608,7 +612,13 @@ impl<'a> Lexer<'a> {
         match next {
             Some(b'{') => {
                 self.pos += 2;
-                self.read_brace_param(line).map(Some)
+                let outer = self.subscript.take();
+                let mut part = self.read_brace_param(line)?;
+                if let WordPart::Param(p) = &mut part {
+                    p.index = self.subscript.take();
+                }
+                self.subscript = outer;
+                Ok(Some(part))
             }
             Some(b'(') => {
                 if self.peek_at(2) == Some(b'(') {
@@ -693,8 +703,21 @@ impl<'a> Lexer<'a> {
                         op: None,
                     }));
                 }
-                if self.peek() == Some(b'[') {
-                    return Err(unsupported("`${#NAME[...]}': array expansion", line));
+                if self.peek() == Some(b'[') && is_name_start(name.as_bytes().first().copied().unwrap_or(0)) {
+                    self.pos += 1;
+                    let sub = self.read_subscript(line)?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        self.leave();
+                        self.subscript = Some(sub);
+                        return Ok(WordPart::Param(ParamExp {
+                            name,
+                            index: None,
+                            length: true,
+                            indirect: false,
+                            op: None,
+                        }));
+                    }
                 }
             }
             self.pos = save;
@@ -705,6 +728,10 @@ impl<'a> Lexer<'a> {
         let Some(name) = self.read_param_name() else {
             return self.bad_substitution(inner_start, line);
         };
+        if self.peek() == Some(b'[') && name.as_bytes().first().copied().is_some_and(is_name_start) {
+            self.pos += 1;
+            self.subscript = Some(self.read_subscript(line)?);
+        }
         let op = match (self.peek(), self.peek_at(1)) {
             (Some(b'}'), _) => {
                 self.pos += 1;
@@ -738,7 +765,6 @@ impl<'a> Lexer<'a> {
             (Some(b'@'), _) => {
                 return Err(unsupported("`${NAME@op}': parameter transformation", line));
             }
-            (Some(b'['), _) => return Err(unsupported("`${NAME[...]}': array expansion", line)),
             _ => return self.bad_substitution(inner_start, line),
         };
         let word = self.read_op_word(line)?;
@@ -1200,6 +1226,51 @@ impl<'a> Lexer<'a> {
         }
         flush!();
         Ok((self.pos > start).then_some(Word { parts }))
+    }
+
+    /// Reads an array subscript after its `[`, up to the matching `]`: text with parameter
+    /// expansions, command substitutions and quotes, as in double quotes.
+    fn read_subscript(&mut self, line: usize) -> Result<Word, ParseError> {
+        self.enter()?;
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut text: Vec<u8> = Vec::new();
+        let mut depth = 0usize;
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.eof_matching("}", line));
+            };
+            match b {
+                b'[' => {
+                    depth += 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b']' if depth > 0 => {
+                    depth -= 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b']' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    if !text.is_empty() {
+                        parts.push(WordPart::Literal(std::mem::take(&mut text)));
+                    }
+                    self.read_special(b, &mut parts)?;
+                }
+                _ => {
+                    self.bump();
+                    text.push(b);
+                }
+            }
+        }
+        if !text.is_empty() {
+            parts.push(WordPart::Literal(text));
+        }
+        self.leave();
+        Ok(Word { parts })
     }
 
     /// Whether the input at the current position starts with `bytes`.

@@ -47,6 +47,16 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     for name in &a.operands {
         let name = name.to_string_lossy();
+        // `unset 'a[1]'`: an array element (the interpreter evaluates the subscript).
+        let element = name
+            .split_once('[')
+            .is_some_and(|(n, rest)| is_identifier(n) && rest.ends_with(']'));
+        if element {
+            o.directive(Directive::UnsetVar {
+                name: name.to_string(),
+            });
+            continue;
+        }
         if !is_identifier(&name) {
             // bash 5.2: only `-v` reports it; plain `unset 1x` falls back to functions.
             if a.variables {
