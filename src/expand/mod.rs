@@ -46,7 +46,11 @@ pub trait Host {
     }
     /// One element (`${a[sub]}`; the subscript expanded, not yet evaluated).
     fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
-        Ok(if sub.trim() == "0" { self.param(name) } else { None })
+        Ok(if sub.trim() == "0" {
+            self.param(name)
+        } else {
+            None
+        })
     }
 }
 

@@ -104,16 +104,16 @@ impl Fixture {
         let cmd = simple(&script);
         let mut vars = self.vars(extra);
         let mut host = VarsHost {
-        vars: &mut vars,
-        last_status: 0,
-    };
-    let mut ctx = ExpandCtx {
+            vars: &mut vars,
+            last_status: 0,
+        };
+        let mut ctx = ExpandCtx {
             host: &mut host,
             cwd: self.dir.path(),
             fs: &self.sandbox,
             max_brace: 10_000,
             noglob: false,
-        max_glob: 10_000,
+            max_glob: 10_000,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;
         Ok(fields.into_iter().map(OsString::into_vec).collect())
@@ -327,8 +327,7 @@ fn nosplit_and_redirect_targets() {
     );
     // Here-document bodies: bash prints `a\"b $x \ \q /home/u "/home/u" 'x'`.
     let script = parse(b"cat <<E\na\\\"b \\$x \\\\ \\q $HOME \"$HOME\" 'x'\nE\n", 1).unwrap();
-    let crate::shell::ast::RedirKind::HereDoc { body, .. } =
-        &simple(&script).redirects[0].kind
+    let crate::shell::ast::RedirKind::HereDoc { body, .. } = &simple(&script).redirects[0].kind
     else {
         panic!()
     };

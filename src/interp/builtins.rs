@@ -218,14 +218,24 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     if v.exported {
         flags.push('x');
     }
-    let flags = if flags.is_empty() { "--".to_string() } else { format!("-{flags}") };
+    let flags = if flags.is_empty() {
+        "--".to_string()
+    } else {
+        format!("-{flags}")
+    };
     match &v.array {
         Some(Array::Indexed(m)) => {
-            let items: Vec<String> = m.iter().map(|(k, x)| format!("[{k}]={}", declare_quote(x))).collect();
+            let items: Vec<String> = m
+                .iter()
+                .map(|(k, x)| format!("[{k}]={}", declare_quote(x)))
+                .collect();
             format!("declare {flags} {name}=({})\n", items.join(" "))
         }
         Some(Array::Assoc(m)) => {
-            let items: String = m.iter().map(|(k, x)| format!("[{k}]={} ", declare_quote(x))).collect();
+            let items: String = m
+                .iter()
+                .map(|(k, x)| format!("[{k}]={} ", declare_quote(x)))
+                .collect();
             format!("declare {flags} {name}=({items})\n")
         }
         None => match &v.value {
@@ -534,7 +544,11 @@ impl Interp<'_> {
                     opts_done = true;
                     continue;
                 }
-                let set = if a.starts_with('-') { &mut on } else { &mut off };
+                let set = if a.starts_with('-') {
+                    &mut on
+                } else {
+                    &mut off
+                };
                 for c in a.bytes().skip(1) {
                     match c {
                         b'x' => set.export = true,
@@ -553,8 +567,12 @@ impl Interp<'_> {
                             said.err(&format!("{name}: -{}: invalid option", char::from(c)), 2);
                             let usage = match name {
                                 "local" => "local: usage: local [option] name[=value] ...",
-                                "readonly" => "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p",
-                                _ => "declare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+                                "readonly" => {
+                                    "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p"
+                                }
+                                _ => {
+                                    "declare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"
+                                }
                             };
                             said.err.extend_from_slice(usage.as_bytes());
                             said.err.push(b'\n');
@@ -577,7 +595,8 @@ impl Interp<'_> {
             for n in names {
                 if state.functions.contains_key(&n) {
                     if names_only {
-                        said.out.extend_from_slice(format!("declare -f {n}\n").as_bytes());
+                        said.out
+                            .extend_from_slice(format!("declare -f {n}\n").as_bytes());
                     }
                 } else {
                     said.status = 1;
@@ -622,7 +641,9 @@ impl Interp<'_> {
                 continue;
             }
             let fresh = local && !global && state.make_local(&var);
-            if state.vars.var(&var).is_some_and(|v| v.readonly) && (value.is_some() || arrays.iter().any(|(n, ..)| n == &var)) {
+            if state.vars.var(&var).is_some_and(|v| v.readonly)
+                && (value.is_some() || arrays.iter().any(|(n, ..)| n == &var))
+            {
                 said.err(&format!("{var}: readonly variable"), 1);
                 continue;
             }
@@ -640,7 +661,13 @@ impl Interp<'_> {
                         text
                     };
                     if on.indexed || on.assoc {
-                        super::host::assign_array(state, &var, vec![(on.assoc.then(|| "0".to_string()), v)], false, on.assoc)
+                        super::host::assign_array(
+                            state,
+                            &var,
+                            vec![(on.assoc.then(|| "0".to_string()), v)],
+                            false,
+                            on.assoc,
+                        )
                     } else {
                         super::host::assign(state, &var, v)
                     }

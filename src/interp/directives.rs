@@ -46,7 +46,9 @@ impl Interp<'_> {
             Directive::UnsetVar { name } => {
                 if state.vars.var(name).is_some_and(|v| v.readonly) {
                     let mut said = Said::default();
-                    said.err.push(format!("unset: {name}: cannot unset: readonly variable\n").into_bytes());
+                    said.err.push(
+                        format!("unset: {name}: cannot unset: readonly variable\n").into_bytes(),
+                    );
                     said.status = 1;
                     return Some(said);
                 }
@@ -139,7 +141,11 @@ fn unset_element(state: &mut ShellState, name: &str, sub: &super::host::Sub) {
     let mut var = var;
     match (&mut var.array, sub) {
         (Some(Array::Indexed(m)), Sub::Index(i)) => {
-            let i = if *i < 0 { m.keys().next_back().map_or(*i, |l| l + 1 + i) } else { *i };
+            let i = if *i < 0 {
+                m.keys().next_back().map_or(*i, |l| l + 1 + i)
+            } else {
+                *i
+            };
             m.remove(&i);
         }
         (Some(Array::Assoc(m)), Sub::Key(k)) => {

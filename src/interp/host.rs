@@ -144,10 +144,16 @@ impl ArithEnv for Vars<'_> {
     fn set(&mut self, name: &str, sub: Subscript<'_>, value: i64) -> Result<(), String> {
         match sub {
             Subscript::None => assign(self.state, name, value.to_string()),
-            Subscript::Index(i) => assign_element(self.state, name, Sub::Index(i), value.to_string(), false),
-            Subscript::Key(k) => {
-                assign_element(self.state, name, Sub::Key(k.to_string()), value.to_string(), false)
+            Subscript::Index(i) => {
+                assign_element(self.state, name, Sub::Index(i), value.to_string(), false)
             }
+            Subscript::Key(k) => assign_element(
+                self.state,
+                name,
+                Sub::Key(k.to_string()),
+                value.to_string(),
+                false,
+            ),
         }
     }
     fn is_assoc(&self, name: &str) -> bool {
@@ -164,7 +170,10 @@ pub(super) enum Sub {
 
 /// Whether `name` is an associative array.
 pub(super) fn is_assoc(state: &ShellState, name: &str) -> bool {
-    matches!(state.vars.var(name).and_then(|v| v.array.as_ref()), Some(Array::Assoc(_)))
+    matches!(
+        state.vars.var(name).and_then(|v| v.array.as_ref()),
+        Some(Array::Assoc(_))
+    )
 }
 
 /// A variable's value must fit `var_bytes`; past it the assignment fails.
@@ -219,7 +228,11 @@ pub(super) fn element(state: &ShellState, name: &str, sub: &Sub) -> Option<Strin
     let v = state.vars.var(name)?;
     match (&v.array, sub) {
         (Some(Array::Indexed(m)), Sub::Index(i)) => {
-            let i = if *i < 0 { m.keys().next_back().map_or(*i, |last| last + 1 + i) } else { *i };
+            let i = if *i < 0 {
+                m.keys().next_back().map_or(*i, |last| last + 1 + i)
+            } else {
+                *i
+            };
             m.get(&i).cloned()
         }
         (Some(Array::Assoc(m)), Sub::Key(k)) => m.get(k).cloned(),
@@ -262,7 +275,9 @@ pub(super) fn assign_element(
                 i
             };
             if !m.contains_key(&i) && m.len() >= max {
-                return Err(format!("{name}: too many array elements (the limit is {max}; limits.array_elements)"));
+                return Err(format!(
+                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
+                ));
             }
             let slot = m.entry(i).or_default();
             if append {
@@ -277,7 +292,9 @@ pub(super) fn assign_element(
                 Sub::Index(i) => i.to_string(),
             };
             if !m.contains_key(&k) && m.len() >= max {
-                return Err(format!("{name}: too many array elements (the limit is {max}; limits.array_elements)"));
+                return Err(format!(
+                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
+                ));
             }
             let slot = m.entry(k).or_default();
             if append {
@@ -325,9 +342,16 @@ pub(super) fn assign_array(
     for (sub, value) in items {
         let s = match (&sub, assoc) {
             (Some(k), true) => Sub::Key(k.clone()),
-            (None, true) => return Err(format!("{name}: {value}: must use subscript when assigning associative array")),
+            (None, true) => {
+                return Err(format!(
+                    "{name}: {value}: must use subscript when assigning associative array"
+                ));
+            }
             (Some(k), false) => {
-                let i = k.trim().parse::<i64>().map_err(|_| format!("{name}: bad array subscript"))?;
+                let i = k
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("{name}: bad array subscript"))?;
                 next = i + 1;
                 Sub::Index(i)
             }
@@ -417,7 +441,13 @@ impl expand::Host for Host<'_, '_> {
         match name {
             "@" | "*" => self.state.positional.as_ref().clone(),
             "PIPESTATUS" => self.state.pipestatus.iter().map(i32::to_string).collect(),
-            "FUNCNAME" => self.state.frames.iter().rev().map(|f| f.name.clone()).collect(),
+            "FUNCNAME" => self
+                .state
+                .frames
+                .iter()
+                .rev()
+                .map(|f| f.name.clone())
+                .collect(),
             _ => elements(self.state, name),
         }
     }

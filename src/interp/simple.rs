@@ -218,7 +218,11 @@ impl Interp<'_> {
         let AssignValue::Scalar(word) = &a.value else {
             // `a=(...) cmd`: bash gives the command the text; here, the elements joined.
             let items = self.array_items(state, a, io, line, streams)?;
-            return Ok(items.into_iter().map(|(_, v)| v).collect::<Vec<_>>().join(" "));
+            return Ok(items
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect::<Vec<_>>()
+                .join(" "));
         };
         let v = self.with_expand(state, io, line, streams, |ctx| {
             expand::expand_word_nosplit(word, ctx)
@@ -266,7 +270,11 @@ impl Interp<'_> {
                 let items = self.array_items(state, a, io, line, streams)?;
                 let shown = format!(
                     "({})",
-                    items.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" ")
+                    items
+                        .iter()
+                        .map(|(_, v)| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 );
                 host::assign_array(state, &a.name, items, a.append, false).map(|()| shown)
             }
@@ -305,7 +313,10 @@ impl Interp<'_> {
                 expand::expand_words(std::slice::from_ref(w), ctx)
             });
             match fields {
-                Ok(f) => items.extend(f.into_iter().map(|f| (None, f.to_string_lossy().into_owned()))),
+                Ok(f) => items.extend(
+                    f.into_iter()
+                        .map(|f| (None, f.to_string_lossy().into_owned())),
+                ),
                 Err(e) => return Err(self.expansion_failed(state, &e, line, streams)),
             }
         }
@@ -614,19 +625,28 @@ impl Interp<'_> {
             let mut parts = text.split_whitespace();
             let prog = parts.next().unwrap_or_default().to_string();
             let arg = parts.next().map(str::to_string);
-            let shell = |p: &str| matches!(p, "/bin/bash" | "/usr/bin/bash" | "/bin/sh" | "/usr/bin/sh");
+            let shell =
+                |p: &str| matches!(p, "/bin/bash" | "/usr/bin/bash" | "/bin/sh" | "/usr/bin/sh");
             let ok = shell(&prog)
                 || (prog == "/usr/bin/env" && matches!(arg.as_deref(), Some("bash" | "sh")));
             if !ok {
-                let missing = if prog == "/usr/bin/env" { "/usr/bin/env" } else { prog.as_str() };
+                let missing = if prog == "/usr/bin/env" {
+                    "/usr/bin/env"
+                } else {
+                    prog.as_str()
+                };
                 let _ = missing;
                 return Err((
-                    format!("{shown}: {prog}: bad interpreter: No such file or directory\n").into_bytes(),
+                    format!("{shown}: {prog}: bad interpreter: No such file or directory\n")
+                        .into_bytes(),
                     126,
                 ));
             }
         } else if head.contains(&0) {
-            return Err((format!("{shown}: cannot execute binary file: Exec format error\n").into_bytes(), 126));
+            return Err((
+                format!("{shown}: cannot execute binary file: Exec format error\n").into_bytes(),
+                126,
+            ));
         }
         Ok(Target::Script(name.clone()))
     }
@@ -664,7 +684,9 @@ fn pop_assigns(state: &mut ShellState, saved: Vec<(String, Option<trumansh_comma
 }
 
 /// `[key]=value` in a compound assignment: the key and the value.
-fn split_keyed(word: &crate::shell::ast::Word) -> Option<(crate::shell::ast::Word, crate::shell::ast::Word)> {
+fn split_keyed(
+    word: &crate::shell::ast::Word,
+) -> Option<(crate::shell::ast::Word, crate::shell::ast::Word)> {
     use crate::shell::ast::{Word, WordPart};
     let Some(WordPart::Literal(first)) = word.parts.first() else {
         return None;

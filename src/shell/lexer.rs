@@ -703,7 +703,9 @@ impl<'a> Lexer<'a> {
                         op: None,
                     }));
                 }
-                if self.peek() == Some(b'[') && is_name_start(name.as_bytes().first().copied().unwrap_or(0)) {
+                if self.peek() == Some(b'[')
+                    && is_name_start(name.as_bytes().first().copied().unwrap_or(0))
+                {
                     self.pos += 1;
                     let sub = self.read_subscript(line)?;
                     if self.peek() == Some(b'}') {
@@ -728,7 +730,8 @@ impl<'a> Lexer<'a> {
         let Some(name) = self.read_param_name() else {
             return self.bad_substitution(inner_start, line);
         };
-        if self.peek() == Some(b'[') && name.as_bytes().first().copied().is_some_and(is_name_start) {
+        if self.peek() == Some(b'[') && name.as_bytes().first().copied().is_some_and(is_name_start)
+        {
             self.pos += 1;
             self.subscript = Some(self.read_subscript(line)?);
         }

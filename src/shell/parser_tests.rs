@@ -61,7 +61,9 @@ fn command(c: &SimpleCommand) -> String {
     for a in &c.assignments {
         let value = match &a.value {
             AssignValue::Scalar(w) => word(w),
-            AssignValue::Array(ws) => format!("({})", ws.iter().map(word).collect::<Vec<_>>().join(" ")),
+            AssignValue::Array(ws) => {
+                format!("({})", ws.iter().map(word).collect::<Vec<_>>().join(" "))
+            }
         };
         let op = if a.append { "+=" } else { "=" };
         out.push(format!("{}{op}{value}", a.name));
