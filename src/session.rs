@@ -360,6 +360,32 @@ impl Session {
         status
     }
 
+    /// The end of the session's input (end of a script, of stdin, of `-c`, the REPL's
+    /// Ctrl-D): runs the `EXIT` trap, if one is set, as its own line.
+    pub fn finish(&mut self, sink: &mut dyn Sink) {
+        if self.state.exit.is_some() || !self.state.traps.contains_key("EXIT") {
+            return;
+        }
+        self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
+        let rt = &self.rt;
+        rt.journal.begin_line(b"trap EXIT");
+        rt.guard()
+            .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
+        self.line.start();
+        {
+            let streams = DirectSink(RefCell::new(&mut *sink));
+            let interp = Interp {
+                rt,
+                line: &self.line,
+                stage: false,
+            };
+            interp.end_of_input(&mut self.state, &streams);
+        }
+        rt.guard().clear_deadline();
+        let status = self.state.last_status;
+        let _ = rt.journal.end_line(&rt.sandbox, status, false);
+    }
+
     /// Writes a diagnostic with the shell's prefix for the current mode.
     fn shell_error(&self, sink: &mut dyn Sink, line: usize, msg: &[u8]) {
         sink.write(Stream::Stderr, &self.rt.prefixed(line, msg));

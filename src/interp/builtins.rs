@@ -36,6 +36,8 @@ pub(super) enum Builtin {
     BuiltinCmd,
     Exec,
     Wait,
+    Trap,
+    Getopts,
 }
 
 impl Builtin {
@@ -59,6 +61,8 @@ impl Builtin {
             "builtin" => Builtin::BuiltinCmd,
             "exec" => Builtin::Exec,
             "wait" => Builtin::Wait,
+            "trap" => Builtin::Trap,
+            "getopts" => Builtin::Getopts,
             _ => return None,
         })
     }
@@ -194,6 +198,231 @@ fn is_name(s: &str) -> bool {
         && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
+/// The conditions `trap` knows, as bash names them (`trap -l`, `trap -p`).
+const SIGNALS: &[(&str, u32)] = &[
+    ("EXIT", 0),
+    ("HUP", 1),
+    ("INT", 2),
+    ("QUIT", 3),
+    ("ILL", 4),
+    ("TRAP", 5),
+    ("ABRT", 6),
+    ("BUS", 7),
+    ("FPE", 8),
+    ("KILL", 9),
+    ("USR1", 10),
+    ("SEGV", 11),
+    ("USR2", 12),
+    ("PIPE", 13),
+    ("ALRM", 14),
+    ("TERM", 15),
+    ("CHLD", 17),
+    ("CONT", 18),
+    ("STOP", 19),
+    ("TSTP", 20),
+    ("TTIN", 21),
+    ("TTOU", 22),
+];
+
+/// A condition's canonical name (`0`, `exit`, `SIGINT`, `int` → `EXIT`, `INT`), if known.
+fn signal_name(spec: &str) -> Option<String> {
+    let up = spec.to_ascii_uppercase();
+    if ["ERR", "DEBUG", "RETURN"].contains(&up.as_str()) {
+        return Some(up);
+    }
+    let bare = up.strip_prefix("SIG").unwrap_or(&up);
+    if let Ok(n) = spec.parse::<u32>() {
+        return SIGNALS.iter().find(|(_, k)| *k == n).map(|(s, _)| (*s).to_string());
+    }
+    SIGNALS
+        .iter()
+        .find(|(s, _)| *s == bare)
+        .map(|(s, _)| (*s).to_string())
+}
+
+/// How `trap -p` shows a condition (`SIGINT`, `EXIT`).
+fn shown_signal(name: &str) -> String {
+    if ["EXIT", "ERR", "DEBUG", "RETURN"].contains(&name) {
+        name.to_string()
+    } else {
+        format!("SIG{name}")
+    }
+}
+
+/// `trap [-lp] [[action] condition ...]`.
+fn trap(state: &mut ShellState, args: &[String], said: &mut Said) {
+    let mut rest = args;
+    let mut print = false;
+    while let Some(a) = rest.first() {
+        match a.as_str() {
+            "-p" => print = true,
+            "-l" => {
+                for (name, n) in SIGNALS.iter().skip(1) {
+                    said.out.extend_from_slice(format!("{n:2}) SIG{name}\n").as_bytes());
+                }
+                return;
+            }
+            "--" => {
+                rest = rest.get(1..).unwrap_or_default();
+                break;
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                said.err(&format!("trap: {s}: invalid option"), 2);
+                said.err.extend_from_slice(b"trap: usage: trap [-lp] [[arg] signal_spec ...]\n");
+                return;
+            }
+            _ => break,
+        }
+        rest = rest.get(1..).unwrap_or_default();
+    }
+    if print || rest.is_empty() {
+        let wanted: Vec<String> = rest.iter().filter_map(|r| signal_name(r)).collect();
+        // bash's order: EXIT and the signals by number, then DEBUG, ERR, RETURN.
+        let rank = |n: &str| {
+            SIGNALS
+                .iter()
+                .find(|(s, _)| *s == n)
+                .map_or(100 + u32::from(n.as_bytes().first().copied().unwrap_or(0)), |(_, k)| *k)
+        };
+        let mut traps: Vec<(&String, &String)> = state.traps.iter().collect();
+        traps.sort_by_key(|(n, _)| rank(n));
+        for (name, cmd) in traps {
+            if wanted.is_empty() || wanted.contains(name) {
+                let q = trumansh_commands::quote(cmd);
+                said.out.extend_from_slice(format!("trap -- {q} {}\n", shown_signal(name)).as_bytes());
+            }
+        }
+        return;
+    }
+    // `trap CONDITION` alone (a number or `-`) resets; else the first word is the action.
+    let (action, conditions) = match rest {
+        [only] => (None, std::slice::from_ref(only)),
+        [first, more @ ..] if first == "-" => (None, more),
+        [first, more @ ..] => (Some(first.clone()), more),
+        [] => return,
+    };
+    for c in conditions {
+        match signal_name(c) {
+            Some(name) => {
+                let traps = Arc::make_mut(&mut state.traps);
+                match &action {
+                    Some(a) => {
+                        traps.insert(name, a.clone());
+                    }
+                    None => {
+                        traps.remove(&name);
+                    }
+                }
+            }
+            None => said.err(&format!("trap: {c}: invalid signal specification"), 1),
+        }
+    }
+}
+
+/// `getopts OPTSTRING NAME [ARGS]`: the next option of the positional parameters (or
+/// ARGS), as bash: `OPTIND`, `OPTARG`, and a hidden place inside a bundle (`-abc`).
+fn getopts(state: &mut ShellState, args: &[String], said: &mut Said) {
+    let (Some(spec), Some(name)) = (args.first(), args.get(1)) else {
+        said.err("getopts: usage: getopts optstring name [arg ...]", 2);
+        return;
+    };
+    if !is_name(name) {
+        said.err(&format!("getopts: `{name}': not a valid identifier"), 1);
+        return;
+    }
+    let params: Vec<String> = if args.len() > 2 {
+        args.get(2..).unwrap_or_default().to_vec()
+    } else {
+        state.positional.as_ref().clone()
+    };
+    let silent = spec.starts_with(':');
+    let spec = spec.strip_prefix(':').unwrap_or(spec);
+    let mut optind: usize = state
+        .vars
+        .get("OPTIND")
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    // Where in a bundle the last call stopped (bash keeps it hidden; reset with OPTIND).
+    let mut pos = state.getopts_pos.filter(|(i, _)| *i == optind).map_or(1, |(_, p)| p);
+    let finish = |state: &mut ShellState, optind: usize, value: &str| {
+        state.vars.set("OPTIND", optind.to_string(), false);
+        state.vars.set(name, value.to_string(), false);
+    };
+    let Some(arg) = params.get(optind - 1) else {
+        state.getopts_pos = None;
+        finish(state, optind, "?");
+        said.status = 1;
+        return;
+    };
+    if arg == "--" {
+        state.getopts_pos = None;
+        finish(state, optind + 1, "?");
+        said.status = 1;
+        return;
+    }
+    if !arg.starts_with('-') || arg == "-" {
+        state.getopts_pos = None;
+        finish(state, optind, "?");
+        said.status = 1;
+        return;
+    }
+    let bytes = arg.as_bytes();
+    let Some(&c) = bytes.get(pos) else {
+        state.getopts_pos = None;
+        finish(state, optind + 1, "?");
+        said.status = 1;
+        return;
+    };
+    pos += 1;
+    let at_end = pos >= bytes.len();
+    let spec_pos = spec.bytes().position(|s| s == c && c != b':');
+    let takes_arg = spec_pos.is_some_and(|p| spec.as_bytes().get(p + 1) == Some(&b':'));
+    let opt = char::from(c).to_string();
+    let (next_ind, next_pos) = if at_end { (optind + 1, None) } else { (optind, Some(pos)) };
+    match spec_pos {
+        None => {
+            if silent {
+                state.vars.set("OPTARG", opt.clone(), false);
+            } else {
+                state.vars.unset("OPTARG");
+                said.err_arg0.extend_from_slice(format!("illegal option -- {opt}\n").as_bytes());
+            }
+            state.getopts_pos = next_pos.map(|p| (next_ind, p));
+            finish(state, next_ind, "?");
+        }
+        Some(_) if takes_arg => {
+            if !at_end {
+                let value = String::from_utf8_lossy(bytes.get(pos..).unwrap_or_default()).into_owned();
+                state.vars.set("OPTARG", value, false);
+                state.getopts_pos = None;
+                finish(state, optind + 1, &opt);
+            } else if let Some(value) = params.get(optind) {
+                state.vars.set("OPTARG", value.clone(), false);
+                state.getopts_pos = None;
+                finish(state, optind + 2, &opt);
+            } else {
+                state.getopts_pos = None;
+                if silent {
+                    state.vars.set("OPTARG", opt.clone(), false);
+                    finish(state, optind + 1, ":");
+                } else {
+                    state.vars.unset("OPTARG");
+                    said.err_arg0.extend_from_slice(
+                        format!("option requires an argument -- {opt}\n").as_bytes(),
+                    );
+                    finish(state, optind + 1, "?");
+                }
+            }
+        }
+        Some(_) => {
+            state.vars.unset("OPTARG");
+            state.getopts_pos = next_pos.map(|p| (next_ind, p));
+            finish(state, next_ind, &opt);
+        }
+    }
+}
+
 /// The attributes `declare` turns on or off.
 #[derive(Default)]
 struct Attrs {
@@ -263,6 +492,8 @@ fn declare_quote(v: &str) -> String {
 struct Said {
     out: Vec<u8>,
     err: Vec<u8>,
+    /// Diagnostics with `$0: ` as their prefix (getopts'), not the shell's.
+    err_arg0: Vec<u8>,
     status: i32,
 }
 
@@ -474,6 +705,8 @@ impl Interp<'_> {
                 }
             }
             Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
+            Builtin::Trap => trap(state, &args, &mut said),
+            Builtin::Getopts => getopts(state, &args, &mut said),
             Builtin::Command | Builtin::BuiltinCmd => {
                 return self.command_builtin(state, b, &args, io, cx, line, streams);
             }
@@ -512,7 +745,17 @@ impl Interp<'_> {
             emitter.write(&io.out, &said.out);
         }
         for l in said.err.split_inclusive(|&b| b == b'\n') {
-            emitter.shell_err(l);
+            // A builtin's usage line has no shell prefix (bash's `builtin_usage`).
+            if l.windows(9).any(|w| w == b": usage: ") {
+                emitter.write(&io.err, l);
+            } else {
+                emitter.shell_err(l);
+            }
+        }
+        for l in said.err_arg0.split_inclusive(|&b| b == b'\n') {
+            let mut text = format!("{}: ", state.arg0).into_bytes();
+            text.extend_from_slice(l);
+            emitter.write(&io.err, &text);
         }
         state.set_status(said.status);
         Flow::Normal
@@ -1249,9 +1492,45 @@ impl Interp<'_> {
                 }
             }
         }
+        self.exit_trap(&mut child, io, streams);
         let status = child.exit.unwrap_or(child.last_status);
         state.set_status(status);
         Flow::Normal
+    }
+
+    /// Runs a trap's command (`EXIT`, `ERR`), keeping `$?`; traps do not nest.
+    pub(super) fn run_trap(&self, state: &mut ShellState, name: &str, io: &Io, streams: &dyn StreamSink) {
+        if state.in_trap {
+            return;
+        }
+        let Some(cmd) = state.traps.get(name).cloned() else {
+            return;
+        };
+        if cmd.is_empty() {
+            return;
+        }
+        let Ok(parsed) = shell::parse_at_eof(cmd.as_bytes(), state.lineno.max(1)) else {
+            return;
+        };
+        let status = state.last_status;
+        let exit = state.exit.take();
+        state.in_trap = true;
+        let _ = self.run_list(state, &parsed.script, io, Cx::default(), streams);
+        state.in_trap = false;
+        // `exit` in an EXIT trap sets the status; elsewhere `$?` is kept.
+        state.exit = match (exit, state.exit) {
+            (Some(_), Some(new)) => Some(new),
+            (e, n) => e.or(n),
+        };
+        state.set_status(status);
+    }
+
+    /// The EXIT trap of a shell that ends (once).
+    pub(crate) fn exit_trap(&self, state: &mut ShellState, io: &Io, streams: &dyn StreamSink) {
+        if state.traps.contains_key("EXIT") {
+            self.run_trap(state, "EXIT", io, streams);
+            std::sync::Arc::make_mut(&mut state.traps).remove("EXIT");
+        }
     }
 
     fn finish_plain(

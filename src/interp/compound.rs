@@ -37,6 +37,7 @@ impl Interp<'_> {
                     ..*self
                 };
                 this.run_list(&mut sub, list, io, cx, out);
+                this.exit_trap(&mut sub, io, out);
                 let status = sub.exit.unwrap_or(sub.last_status);
                 state.random.set(sub.random.get());
                 state.set_status(status);

@@ -90,6 +90,7 @@ impl Interp<'_> {
             ..*self
         };
         this.run_list(&mut sub, script, &sub_io, Cx::default(), streams);
+        this.exit_trap(&mut sub, &sub_io, streams);
         let status = sub.exit.unwrap_or(sub.last_status);
         state.set_status(status);
         state.random.set(sub.random.get());

@@ -68,6 +68,16 @@ impl Interp<'_> {
         let io = Io::terminal(self.line.stdin.as_ref());
         let flow = self.run_list(state, script, &io, Cx::default(), out);
         let _ = flow;
+        if state.exit.is_some() {
+            self.exit_trap(state, &io, out);
+        }
+    }
+
+    /// The end of the session's input: the EXIT trap runs, as when bash reaches the end of
+    /// its script.
+    pub(crate) fn end_of_input(&self, state: &mut ShellState, out: &dyn StreamSink) {
+        let io = Io::terminal(None);
+        self.exit_trap(state, &io, out);
     }
 
     /// Whether the shell must stop running commands: `exit`, or the input was aborted.
@@ -131,12 +141,12 @@ impl Interp<'_> {
                 }
                 negated = pipeline.negated;
                 if k + 1 == last && !cx.cond && !negated {
-                    self.errexit(state, list.line, out);
+                    self.errexit(state, io, out);
                 }
             }
         }
         if last == 0 && !cx.cond && !negated {
-            self.errexit(state, list.line, out);
+            self.errexit(state, io, out);
         }
         if list.background {
             // `&`: the job ran to completion already (nothing runs concurrently); `$!` names it.
@@ -146,8 +156,12 @@ impl Interp<'_> {
         Flow::Normal
     }
 
-    /// `set -e`: a failed command ends the shell (a nested one), or the rest of the input.
-    fn errexit(&self, state: &mut ShellState, _line: usize, _out: &dyn StreamSink) {
+    /// A failed command outside a condition: the ERR trap, then `set -e` ends the shell (a
+    /// nested one), or the rest of the input.
+    fn errexit(&self, state: &mut ShellState, io: &Io, out: &dyn StreamSink) {
+        if state.last_status != 0 && state.traps.contains_key("ERR") {
+            self.run_trap(state, "ERR", io, out);
+        }
         if state.opts.errexit && state.last_status != 0 && state.exit.is_none() {
             if state.nested() {
                 state.exit = Some(state.last_status);

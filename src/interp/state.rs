@@ -95,6 +95,12 @@ pub(crate) struct ShellState {
     pub started: std::time::Instant,
     /// In a sourced file (`return` ends it).
     pub sourcing: usize,
+    /// `trap`: the command for each condition (`EXIT`, `ERR`, signals), by name.
+    pub traps: Arc<BTreeMap<String, String>>,
+    /// A trap's command is running (traps do not nest).
+    pub in_trap: bool,
+    /// `getopts`: the argument and the byte inside it where the last call stopped.
+    pub getopts_pos: Option<(usize, usize)>,
     /// The arrays of a declaration builtin's `NAME=(...)` arguments, for it to assign.
     pub decl_arrays: Vec<(String, Vec<(Option<String>, String)>, bool)>,
     /// The policy's `var_bytes` and `array_elements`.
@@ -139,6 +145,9 @@ impl ShellState {
             random: std::cell::Cell::new(0x2545_f491_4f6c_dd1d),
             started: std::time::Instant::now(),
             sourcing: 0,
+            traps: Arc::default(),
+            in_trap: false,
+            getopts_pos: None,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
             max_array_elements: usize::MAX,
@@ -178,6 +187,9 @@ impl ShellState {
             random: std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15),
             started: std::time::Instant::now(),
             sourcing: 0,
+            traps: Arc::default(),
+            in_trap: false,
+            getopts_pos: None,
             decl_arrays: Vec::new(),
             max_var_bytes: self.max_var_bytes,
             max_array_elements: self.max_array_elements,
@@ -188,6 +200,16 @@ impl ShellState {
     pub fn subshell(&self) -> Self {
         let mut sub = self.clone();
         sub.subshell += 1;
+        // A subshell starts with the traps reset, except the ignored ones (bash).
+        if !sub.traps.is_empty() {
+            let kept: BTreeMap<String, String> = sub
+                .traps
+                .iter()
+                .filter(|(_, cmd)| cmd.is_empty())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            sub.traps = Arc::new(kept);
+        }
         sub
     }
 
