@@ -74,6 +74,17 @@ impl Interp<'_> {
             }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
+            // `undo` reverts whole lines: from inside the line's own loops, functions,
+            // subshells or scripts it would revert under the commands still running.
+            Directive::Undo { .. } if state.nesting > 0 || state.nested() => {
+                let mut said = Said::default();
+                said.err.push(
+                    b"undo: only runs as a command of its own (not inside a loop, function, subshell or script)\n"
+                        .to_vec(),
+                );
+                said.status = 1;
+                return Some(said);
+            }
             Directive::Undo { count } if !in_stage => return Some(self.run_undo(state, *count)),
             Directive::Undo { .. } => {}
         }

@@ -272,7 +272,10 @@ impl Interp<'_> {
                     state.set_status(status);
                     return Flow::Normal;
                 }
-                self.run_compound(state, c, &fds.io, cx, out)
+                state.nesting += 1;
+                let flow = self.run_compound(state, c, &fds.io, cx, out);
+                state.nesting -= 1;
+                flow
             }
             Command::Function(def) => {
                 std::sync::Arc::make_mut(&mut state.functions)

@@ -532,6 +532,7 @@ impl Interp<'_> {
             loop_depth: std::mem::replace(&mut state.loop_depth, 0),
         };
         state.frames.push(frame);
+        state.nesting += 1;
         let mut fds = Fds::new(io.clone());
         let flow = match self.open_redirections(state, &def.redirects, &mut fds, line, streams) {
             Ok(()) => self.run_compound(state, &def.body, &fds.io, cx, streams),
@@ -541,6 +542,7 @@ impl Interp<'_> {
             }
         };
         drop(fds);
+        state.nesting -= 1;
         if let Some(frame) = state.frames.pop() {
             for (name, old) in frame.saved.into_iter().rev() {
                 state.vars.put(&name, old);

@@ -99,6 +99,8 @@ pub(crate) struct ShellState {
     pub traps: Arc<BTreeMap<String, String>>,
     /// A trap's command is running (traps do not nest).
     pub in_trap: bool,
+    /// Compound commands and function calls being run (`undo` refuses to run inside one).
+    pub nesting: usize,
     /// `getopts`: the argument and the byte inside it where the last call stopped.
     pub getopts_pos: Option<(usize, usize)>,
     /// The arrays of a declaration builtin's `NAME=(...)` arguments, for it to assign.
@@ -148,6 +150,7 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
             max_array_elements: usize::MAX,
@@ -190,6 +193,7 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: self.max_var_bytes,
             max_array_elements: self.max_array_elements,
