@@ -186,6 +186,9 @@ impl Read for LineInput {
 /// What a command may read and who it is, shared by every stage of a pipeline.
 pub(crate) struct Env<'a> {
     pub sandbox: &'a Sandbox,
+    /// What the handler reads through: the sandbox, or a view adding `/dev/fd/N` of the
+    /// command's process substitutions.
+    pub fs: &'a dyn FsView,
     pub cwd: &'a std::path::Path,
     pub identity: &'a Identity,
     /// Whether the session's stdout is a terminal.
@@ -384,7 +387,7 @@ pub(crate) fn run_command(
     emitter.command.set(Some(command));
     let ctx = Ctx {
         name: command,
-        fs: env.sandbox,
+        fs: env.fs,
         cwd: env.cwd,
         mount_point: env.sandbox.mount_point(),
         vars,

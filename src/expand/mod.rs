@@ -40,6 +40,14 @@ pub trait Host {
     fn nounset(&self) -> bool {
         false
     }
+    /// `<(list)`: runs the list and gives the path its output can be read at (`/dev/fd/63`).
+    fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        let _ = script;
+        let what = if out { ">(...)" } else { "<(...)" };
+        Err(ExpandError::plain(format!(
+            "{what}: process substitution is not available here"
+        )))
+    }
     /// All the elements of an array (a scalar is an array of one; unset: none).
     fn elements(&mut self, name: &str) -> Vec<String> {
         self.param(name).into_iter().collect()
@@ -610,11 +618,9 @@ impl Expander<'_, '_> {
                     if quoted { Q } else { SPLIT },
                 );
             }
-            WordPart::ProcessSubst { out: to, .. } => {
-                let what = if *to { ">(...)" } else { "<(...)" };
-                return Err(ExpandError::plain(format!(
-                    "{what}: process substitution is not supported by this shell"
-                )));
+            WordPart::ProcessSubst { script, out: to } => {
+                let path = self.ctx.host.process_subst(script, *to)?;
+                push_bytes(out, path.as_bytes(), Q);
             }
         }
         Ok(())

@@ -232,7 +232,10 @@ fn signal_name(spec: &str) -> Option<String> {
     }
     let bare = up.strip_prefix("SIG").unwrap_or(&up);
     if let Ok(n) = spec.parse::<u32>() {
-        return SIGNALS.iter().find(|(_, k)| *k == n).map(|(s, _)| (*s).to_string());
+        return SIGNALS
+            .iter()
+            .find(|(_, k)| *k == n)
+            .map(|(s, _)| (*s).to_string());
     }
     SIGNALS
         .iter()
@@ -258,7 +261,8 @@ fn trap(state: &mut ShellState, args: &[String], said: &mut Said) {
             "-p" => print = true,
             "-l" => {
                 for (name, n) in SIGNALS.iter().skip(1) {
-                    said.out.extend_from_slice(format!("{n:2}) SIG{name}\n").as_bytes());
+                    said.out
+                        .extend_from_slice(format!("{n:2}) SIG{name}\n").as_bytes());
                 }
                 return;
             }
@@ -268,7 +272,8 @@ fn trap(state: &mut ShellState, args: &[String], said: &mut Said) {
             }
             s if s.starts_with('-') && s.len() > 1 => {
                 said.err(&format!("trap: {s}: invalid option"), 2);
-                said.err.extend_from_slice(b"trap: usage: trap [-lp] [[arg] signal_spec ...]\n");
+                said.err
+                    .extend_from_slice(b"trap: usage: trap [-lp] [[arg] signal_spec ...]\n");
                 return;
             }
             _ => break,
@@ -279,17 +284,18 @@ fn trap(state: &mut ShellState, args: &[String], said: &mut Said) {
         let wanted: Vec<String> = rest.iter().filter_map(|r| signal_name(r)).collect();
         // bash's order: EXIT and the signals by number, then DEBUG, ERR, RETURN.
         let rank = |n: &str| {
-            SIGNALS
-                .iter()
-                .find(|(s, _)| *s == n)
-                .map_or(100 + u32::from(n.as_bytes().first().copied().unwrap_or(0)), |(_, k)| *k)
+            SIGNALS.iter().find(|(s, _)| *s == n).map_or(
+                100 + u32::from(n.as_bytes().first().copied().unwrap_or(0)),
+                |(_, k)| *k,
+            )
         };
         let mut traps: Vec<(&String, &String)> = state.traps.iter().collect();
         traps.sort_by_key(|(n, _)| rank(n));
         for (name, cmd) in traps {
             if wanted.is_empty() || wanted.contains(name) {
                 let q = trumansh_commands::quote(cmd);
-                said.out.extend_from_slice(format!("trap -- {q} {}\n", shown_signal(name)).as_bytes());
+                said.out
+                    .extend_from_slice(format!("trap -- {q} {}\n", shown_signal(name)).as_bytes());
             }
         }
         return;
@@ -344,7 +350,10 @@ fn getopts(state: &mut ShellState, args: &[String], said: &mut Said) {
         .unwrap_or(1)
         .max(1);
     // Where in a bundle the last call stopped (bash keeps it hidden; reset with OPTIND).
-    let mut pos = state.getopts_pos.filter(|(i, _)| *i == optind).map_or(1, |(_, p)| p);
+    let mut pos = state
+        .getopts_pos
+        .filter(|(i, _)| *i == optind)
+        .map_or(1, |(_, p)| p);
     let finish = |state: &mut ShellState, optind: usize, value: &str| {
         state.vars.set("OPTIND", optind.to_string(), false);
         state.vars.set(name, value.to_string(), false);
@@ -379,21 +388,27 @@ fn getopts(state: &mut ShellState, args: &[String], said: &mut Said) {
     let spec_pos = spec.bytes().position(|s| s == c && c != b':');
     let takes_arg = spec_pos.is_some_and(|p| spec.as_bytes().get(p + 1) == Some(&b':'));
     let opt = char::from(c).to_string();
-    let (next_ind, next_pos) = if at_end { (optind + 1, None) } else { (optind, Some(pos)) };
+    let (next_ind, next_pos) = if at_end {
+        (optind + 1, None)
+    } else {
+        (optind, Some(pos))
+    };
     match spec_pos {
         None => {
             if silent {
                 state.vars.set("OPTARG", opt.clone(), false);
             } else {
                 state.vars.unset("OPTARG");
-                said.err_arg0.extend_from_slice(format!("illegal option -- {opt}\n").as_bytes());
+                said.err_arg0
+                    .extend_from_slice(format!("illegal option -- {opt}\n").as_bytes());
             }
             state.getopts_pos = next_pos.map(|p| (next_ind, p));
             finish(state, next_ind, "?");
         }
         Some(_) if takes_arg => {
             if !at_end {
-                let value = String::from_utf8_lossy(bytes.get(pos..).unwrap_or_default()).into_owned();
+                let value =
+                    String::from_utf8_lossy(bytes.get(pos..).unwrap_or_default()).into_owned();
                 state.vars.set("OPTARG", value, false);
                 state.getopts_pos = None;
                 finish(state, optind + 1, &opt);
@@ -1499,7 +1514,13 @@ impl Interp<'_> {
     }
 
     /// Runs a trap's command (`EXIT`, `ERR`), keeping `$?`; traps do not nest.
-    pub(super) fn run_trap(&self, state: &mut ShellState, name: &str, io: &Io, streams: &dyn StreamSink) {
+    pub(super) fn run_trap(
+        &self,
+        state: &mut ShellState,
+        name: &str,
+        io: &Io,
+        streams: &dyn StreamSink,
+    ) {
         if state.in_trap {
             return;
         }

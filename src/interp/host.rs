@@ -52,9 +52,31 @@ impl Interp<'_> {
         f(&mut ctx)
     }
 
-    /// `$(...)`: the list runs on a copy of the state, its stdout captured; `$?` becomes its
-    /// status.
+    /// `$(...)`: [`Interp::captured`], NUL bytes dropped with bash's warning.
     pub(super) fn command_subst(
+        &self,
+        state: &mut ShellState,
+        script: &Script,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Vec<u8>, ExpandError> {
+        let mut bytes = self.captured(state, script, io, line, streams)?;
+        if bytes.contains(&0) {
+            bytes.retain(|&b| b != 0);
+            self.shell_error(
+                state,
+                streams,
+                line,
+                b"warning: command substitution: ignored null byte in input\n",
+            );
+        }
+        Ok(bytes)
+    }
+
+    /// Runs a list on a copy of the state (`$(...)`, `<(...)`), its stdout captured; `$?`
+    /// becomes its status.
+    pub(super) fn captured(
         &self,
         state: &mut ShellState,
         script: &Script,
@@ -105,17 +127,7 @@ impl Interp<'_> {
             );
             return Err(ExpandError::fatal(String::new()));
         }
-        let mut bytes = capture.take();
-        if bytes.contains(&0) {
-            bytes.retain(|&b| b != 0);
-            self.shell_error(
-                state,
-                streams,
-                line,
-                b"warning: command substitution: ignored null byte in input\n",
-            );
-        }
-        Ok(bytes)
+        Ok(capture.take())
     }
 
     /// Evaluates arithmetic text on `state`'s variables.
@@ -434,6 +446,26 @@ impl expand::Host for Host<'_, '_> {
     }
     fn arith(&mut self, text: &str) -> Result<i64, ExpandError> {
         self.interp.arith(self.state, text)
+    }
+    fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        if out {
+            return Err(ExpandError::plain(
+                ">(...): output process substitution is not supported by this shell".into(),
+            ));
+        }
+        // The list runs to completion first (nothing runs concurrently); the command reads
+        // its output at `/dev/fd/N`, bash's numbers counting down from 63.
+        let status = self.state.last_status;
+        let bytes = self
+            .interp
+            .captured(self.state, script, self.io, self.line, self.streams)?;
+        self.state.set_status(status);
+        let fd = 63
+            - u32::try_from(self.state.proc_fds.len())
+                .unwrap_or(0)
+                .min(53);
+        self.state.proc_fds.push((fd, Arc::new(bytes)));
+        Ok(format!("/dev/fd/{fd}"))
     }
     fn nounset(&self) -> bool {
         self.state.opts.nounset

@@ -358,6 +358,7 @@ impl Interp<'_> {
         let rt = self.rt;
         Env {
             sandbox: &rt.sandbox,
+            fs: &rt.sandbox,
             cwd: &state.cwd,
             identity: &rt.config.identity,
             stdout_is_tty: rt.config.stdout_is_tty,

@@ -227,7 +227,18 @@ impl Interp<'_> {
                 RedirKind::In(w) => {
                     let target = self.redirect_target(state, w, &base, line, streams)?;
                     // `< /dev/stdin` (`/dev/fd/0`) keeps the stdin the command has.
-                    if !matches!(fd_path(state, &target), Some(0)) {
+                    let proc_fd = std::str::from_utf8(target.as_bytes())
+                        .ok()
+                        .and_then(|t| t.strip_prefix("/dev/fd/"))
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .and_then(|n| state.proc_fds.iter().find(|(k, _)| *k == n))
+                        .map(|(_, b)| Arc::clone(b));
+                    if let Some(bytes) = proc_fd {
+                        // `< <(list)`: the list's output.
+                        if fd.unwrap_or(0) == 0 {
+                            fds.io.stdin = Input::bytes(bytes.as_ref().clone());
+                        }
+                    } else if !matches!(fd_path(state, &target), Some(0)) {
                         let path = state.resolve(&target);
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Empty)

@@ -60,6 +60,7 @@ impl Interp<'_> {
     ) -> Prepared {
         let line = cmd.line;
         state.lineno = line;
+        state.proc_fds.clear();
         // 1. Words (the assignment-shaped arguments of `local`/`declare`/... unsplit).
         let words = if cmd.decl_args.is_empty() {
             self.with_expand(state, &fds.io, line, streams, |ctx| {
@@ -457,7 +458,14 @@ impl Interp<'_> {
                 streams,
             );
             let stdin = fds.io.stdin.stdin();
-            let env = self.env(state);
+            let overlay = ProcFds {
+                base: &rt.sandbox,
+                fds: &state.proc_fds,
+            };
+            let mut env = self.env(state);
+            if !state.proc_fds.is_empty() {
+                env.fs = &overlay;
+            }
             // Prefix assignments are visible to this command only.
             let copy: Option<Vars> = (!assigns.is_empty()).then(|| {
                 let mut v = state.vars.clone();
@@ -675,6 +683,77 @@ impl Interp<'_> {
             msg.extend_from_slice(b": command not found\n");
         }
         msg
+    }
+}
+
+/// The sandbox seen by a command with process substitutions: their outputs at `/dev/fd/N`
+/// (pipes, as in bash), everything else the sandbox's.
+struct ProcFds<'a> {
+    base: &'a crate::sandbox::Sandbox,
+    fds: &'a [(u32, Arc<Vec<u8>>)],
+}
+
+impl ProcFds<'_> {
+    fn find(&self, path: &std::path::Path) -> Option<&Arc<Vec<u8>>> {
+        let n: u32 = path.strip_prefix("/dev/fd").ok()?.to_str()?.parse().ok()?;
+        self.fds.iter().find(|(k, _)| *k == n).map(|(_, b)| b)
+    }
+}
+
+impl FsView for ProcFds<'_> {
+    fn stat(
+        &self,
+        path: &std::path::Path,
+        follow: bool,
+    ) -> Result<trumansh_commands::Meta, trumansh_commands::FsError> {
+        match self.find(path) {
+            Some(b) => {
+                let now = std::time::SystemTime::now();
+                Ok(trumansh_commands::Meta {
+                    kind: trumansh_commands::FileKind::Fifo,
+                    len: 0,
+                    perm: 0o600,
+                    nlink: 1,
+                    ino: u64::try_from(b.len()).unwrap_or(0),
+                    dev: 0,
+                    blocks: 0,
+                    atime: now,
+                    mtime: now,
+                    ctime: now,
+                })
+            }
+            None => self.base.stat(path, follow),
+        }
+    }
+    fn read_dir(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<Vec<trumansh_commands::DirEntry>, trumansh_commands::FsError> {
+        self.base.read_dir(path)
+    }
+    fn open(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<Box<dyn trumansh_commands::ReadSeek + '_>, trumansh_commands::FsError> {
+        match self.find(path) {
+            Some(b) => Ok(Box::new(std::io::Cursor::new(b.as_slice()))),
+            None => self.base.open(path),
+        }
+    }
+    fn read_link(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<std::path::PathBuf, trumansh_commands::FsError> {
+        self.base.read_link(path)
+    }
+    fn canonicalize(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<std::path::PathBuf, trumansh_commands::FsError> {
+        match self.find(path) {
+            Some(_) => Ok(path.to_path_buf()),
+            None => self.base.canonicalize(path),
+        }
     }
 }
 

@@ -99,6 +99,8 @@ pub(crate) struct ShellState {
     pub traps: Arc<BTreeMap<String, String>>,
     /// A trap's command is running (traps do not nest).
     pub in_trap: bool,
+    /// The outputs of this command's `<(...)`, by the fd number of their `/dev/fd/N` path.
+    pub proc_fds: Vec<(u32, Arc<Vec<u8>>)>,
     /// Compound commands and function calls being run (`undo` refuses to run inside one).
     pub nesting: usize,
     /// `getopts`: the argument and the byte inside it where the last call stopped.
@@ -150,6 +152,7 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            proc_fds: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
@@ -193,6 +196,7 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            proc_fds: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: self.max_var_bytes,
