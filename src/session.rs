@@ -134,6 +134,13 @@ impl Session {
     }
 
     /// Whether `exit` has run, and with what status.
+    /// A flag that stops the running line when set (from any thread): the REPL sets it on
+    /// Ctrl-C, the MCP server on a client's cancellation. The line ends as at its deadline,
+    /// with `the command was cancelled` and status 130; the session goes on.
+    pub fn cancel_flag(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.rt.guard().cancel_flag()
+    }
+
     pub fn exit_status(&self) -> Option<i32> {
         self.state.exit
     }

@@ -160,7 +160,6 @@ impl Interp<'_> {
         }
         if self.rt.guard().expired() {
             self.deadline(state, line, out);
-            state.set_status(124);
             return false;
         }
         let n = self.line.iterations.fetch_add(1, Ordering::Relaxed) + 1;

@@ -222,7 +222,6 @@ impl Interp<'_> {
         };
         if rt.guard().expired() {
             self.deadline(state, line, out);
-            state.set_status(124);
             return Flow::Normal;
         }
         state.set_status(if pipeline.negated {
@@ -233,18 +232,26 @@ impl Interp<'_> {
         flow
     }
 
-    /// The line's deadline: like `timeout`, status 124; the rest of the line is skipped.
-    fn deadline(&self, state: &ShellState, line: usize, out: &dyn StreamSink) {
+    /// The line's deadline: like `timeout`, status 124; the rest of the line is skipped. A
+    /// cancellation (Ctrl-C, an MCP client's) stops it the same way, status 130.
+    fn deadline(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) {
+        let cancelled = self.rt.guard().cancelled();
         if !self.line.timed_out.swap(true, Ordering::Relaxed) {
-            let ms = self.line.deadline_ms;
-            self.rt.limit_hit("deadline_ms", ms);
-            let msg = format!(
-                "time limit of {} for one command line exceeded; the command was stopped\n",
-                human_ms(ms)
-            );
+            let msg = if cancelled {
+                self.rt.audit().event("cancelled", crate::audit::fields([]));
+                "the command was cancelled\n".to_string()
+            } else {
+                let ms = self.line.deadline_ms;
+                self.rt.limit_hit("deadline_ms", ms);
+                format!(
+                    "time limit of {} for one command line exceeded; the command was stopped\n",
+                    human_ms(ms)
+                )
+            };
             self.shell_error(state, out, line, msg.as_bytes());
         }
         self.line.abort();
+        state.set_status(if cancelled { 130 } else { 124 });
     }
 
     /// Runs one command of a pipeline (or alone) on `state`.
@@ -294,7 +301,6 @@ impl Interp<'_> {
         }
         if self.rt.guard().expired() {
             self.deadline(state, line, out);
-            state.set_status(124);
             return false;
         }
         let n = self.line.commands.fetch_add(1, Ordering::Relaxed) + 1;
