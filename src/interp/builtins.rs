@@ -343,7 +343,7 @@ fn getopts(state: &mut ShellState, args: &[String], said: &mut Said) {
     };
     let silent = spec.starts_with(':');
     let spec = spec.strip_prefix(':').unwrap_or(spec);
-    let mut optind: usize = state
+    let optind: usize = state
         .vars
         .get("OPTIND")
         .and_then(|v| v.trim().parse().ok())
@@ -732,6 +732,8 @@ impl Interp<'_> {
                     state.exit = Some(state.last_status);
                     return flow;
                 }
+                // `exec >f 3<g`: the redirections stay, for the rest of this shell.
+                state.pending_exec = Some(io.clone());
             }
         }
         let flow2 = self.finish(state, said, io, line, streams);

@@ -106,6 +106,7 @@ impl Interp<'_> {
             stdin: io.stdin.clone(),
             out: Out::Capture(Arc::clone(&capture)),
             err: io.err.clone(),
+            extra: io.extra.clone(),
         };
         let this = Interp {
             stage: false,

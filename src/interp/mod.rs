@@ -65,7 +65,11 @@ pub(crate) struct Interp<'a> {
 impl Interp<'_> {
     /// Runs a script's lists in order until one exits or the input is aborted.
     pub(crate) fn run_script(&self, state: &mut ShellState, script: &Script, out: &dyn StreamSink) {
-        let io = Io::terminal(self.line.stdin.as_ref());
+        let mut io = Io::terminal(self.line.stdin.as_ref());
+        if let Some(kept) = state.exec_io.take() {
+            io = self.reopen(state, kept, io, out);
+            state.exec_io = Some(io.clone());
+        }
         let flow = self.run_list(state, script, &io, Cx::default(), out);
         let _ = flow;
         if state.exit.is_some() {
@@ -94,11 +98,19 @@ impl Interp<'_> {
         cx: Cx,
         out: &dyn StreamSink,
     ) -> Flow {
+        // `exec >f` changes the fds of the rest of the list (of the session, at top level).
+        let mut own: Option<Io> = None;
         for item in &list.items {
             if self.stopped(state) {
                 break;
             }
-            let flow = self.run_and_or(state, item, io, cx, out);
+            let flow = self.run_and_or(state, item, own.as_ref().unwrap_or(io), cx, out);
+            if let Some(new) = state.pending_exec.take() {
+                if state.nesting == 0 && !state.nested() && !self.stage {
+                    state.exec_io = Some(new.clone());
+                }
+                own = Some(new);
+            }
             if flow != Flow::Normal {
                 return flow;
             }

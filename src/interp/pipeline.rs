@@ -86,6 +86,7 @@ impl Interp<'_> {
                         None => io.out.clone(),
                     },
                     err: io.err.clone(),
+                    extra: io.extra.clone(),
                 };
                 let spawned = std::thread::Builder::new()
                     .stack_size(STAGE_STACK)

@@ -96,6 +96,92 @@ pub(crate) struct Io {
     pub stdin: Input,
     pub out: Out,
     pub err: Out,
+    /// Fds 3 to 9 (`3>f`, `exec 4<f`): for output, or for input.
+    pub extra: Vec<(u32, Fd)>,
+}
+
+impl std::fmt::Debug for Io {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Io")
+            .field("out", &self.out)
+            .field("err", &self.err)
+            .field(
+                "extra",
+                &self.extra.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an fd above 2 is open on.
+#[derive(Clone)]
+pub(crate) enum Fd {
+    Out(Out),
+    In(Input),
+}
+
+impl Io {
+    /// An output fd (1, 2, or 3 to 9); `None`: not open for output.
+    pub(crate) fn output(&self, fd: u32) -> Option<Out> {
+        match fd {
+            1 => Some(self.out.clone()),
+            2 => Some(self.err.clone()),
+            n => self
+                .extra
+                .iter()
+                .find(|(k, _)| *k == n)
+                .and_then(|(_, f)| match f {
+                    Fd::Out(o) => Some(o.clone()),
+                    Fd::In(_) => None,
+                }),
+        }
+    }
+    /// An input fd (0, or 3 to 9).
+    pub(crate) fn input(&self, fd: u32) -> Option<Input> {
+        match fd {
+            0 => Some(self.stdin.clone()),
+            n => self
+                .extra
+                .iter()
+                .find(|(k, _)| *k == n)
+                .and_then(|(_, f)| match f {
+                    Fd::In(i) => Some(i.clone()),
+                    Fd::Out(_) => None,
+                }),
+        }
+    }
+    /// Points an output fd somewhere.
+    pub(crate) fn set_output(&mut self, fd: u32, out: Out) {
+        match fd {
+            0 => {}
+            1 => self.out = out,
+            2 => self.err = out,
+            n => self.set_extra(n, Some(Fd::Out(out))),
+        }
+    }
+    /// Points an input fd somewhere.
+    pub(crate) fn set_input(&mut self, fd: u32, input: Input) {
+        match fd {
+            0 => self.stdin = input,
+            1 | 2 => {}
+            n => self.set_extra(n, Some(Fd::In(input))),
+        }
+    }
+    /// Closes an fd.
+    pub(crate) fn close(&mut self, fd: u32) {
+        match fd {
+            0 => self.stdin = Input::Empty,
+            1 => self.out = Out::Null,
+            2 => self.err = Out::Null,
+            n => self.set_extra(n, None),
+        }
+    }
+    fn set_extra(&mut self, fd: u32, to: Option<Fd>) {
+        self.extra.retain(|(k, _)| *k != fd);
+        if let Some(f) = to {
+            self.extra.push((fd, f));
+        }
+    }
 }
 
 impl Io {
@@ -105,6 +191,7 @@ impl Io {
             stdin: line.map_or(Input::Empty, |l| Input::reader(Box::new(l.clone()))),
             out: Out::Stream(Stream::Stdout),
             err: Out::Stream(Stream::Stderr),
+            extra: Vec::new(),
         }
     }
 }
@@ -189,41 +276,26 @@ impl Interp<'_> {
                             fds.io.out = target.clone();
                             fds.io.err = target;
                         }
-                        (_, 1) => fds.io.out = target,
-                        (_, 2) => fds.io.err = target,
-                        _ => {} // other fds: opened (and created) but unused
+                        (_, n) => fds.io.set_output(n, target),
                     }
                 }
                 RedirKind::DupOut(src) => {
-                    let from = match src {
-                        1 => Some(fds.io.out.clone()),
-                        2 => Some(fds.io.err.clone()),
-                        _ => None,
-                    };
-                    let Some(from) = from else {
+                    let Some(from) = fds.io.output(*src) else {
                         let msg = format!("{src}: Bad file descriptor\n");
                         self.shell_error(state, streams, line, msg.as_bytes());
                         return Err(1);
                     };
-                    match fd.unwrap_or(1) {
-                        1 => fds.io.out = from,
-                        2 => fds.io.err = from,
-                        _ => {}
-                    }
+                    fds.io.set_output(fd.unwrap_or(1), from);
                 }
                 RedirKind::DupIn(src) => {
-                    if *src != 0 {
+                    let Some(from) = fds.io.input(*src) else {
                         let msg = format!("{src}: Bad file descriptor\n");
                         self.shell_error(state, streams, line, msg.as_bytes());
                         return Err(1);
-                    }
+                    };
+                    fds.io.set_input(fd.unwrap_or(0), from);
                 }
-                RedirKind::Close => match fd.unwrap_or(1) {
-                    1 => fds.io.out = Out::Null,
-                    2 => fds.io.err = Out::Null,
-                    0 => fds.io.stdin = Input::Empty,
-                    _ => {}
-                },
+                RedirKind::Close => fds.io.close(fd.unwrap_or(1)),
                 RedirKind::In(w) => {
                     let target = self.redirect_target(state, w, &base, line, streams)?;
                     // `< /dev/stdin` (`/dev/fd/0`) keeps the stdin the command has.
@@ -235,9 +307,8 @@ impl Interp<'_> {
                         .map(|(_, b)| Arc::clone(b));
                     if let Some(bytes) = proc_fd {
                         // `< <(list)`: the list's output.
-                        if fd.unwrap_or(0) == 0 {
-                            fds.io.stdin = Input::bytes(bytes.as_ref().clone());
-                        }
+                        fds.io
+                            .set_input(fd.unwrap_or(0), Input::bytes(bytes.as_ref().clone()));
                     } else if !matches!(fd_path(state, &target), Some(0)) {
                         let path = state.resolve(&target);
                         let input = if target.as_bytes() == b"/dev/null" {
@@ -249,11 +320,7 @@ impl Interp<'_> {
                                 .map(|f| Input::reader(Box::new(f)))
                         };
                         match input {
-                            Ok(input) => {
-                                if fd.unwrap_or(0) == 0 {
-                                    fds.io.stdin = input;
-                                }
-                            }
+                            Ok(input) => fds.io.set_input(fd.unwrap_or(0), input),
                             Err(e) => {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");
@@ -270,9 +337,7 @@ impl Interp<'_> {
                     } else {
                         literal_text(body)
                     };
-                    if fd.unwrap_or(0) == 0 {
-                        fds.io.stdin = Input::bytes(data);
-                    }
+                    fds.io.set_input(fd.unwrap_or(0), Input::bytes(data));
                 }
                 RedirKind::ReadWrite(w) => {
                     // `<>`: opened for reading (and created if missing) on the fd.
@@ -299,9 +364,7 @@ impl Interp<'_> {
                 RedirKind::HereString(w) => {
                     let mut data = self.expand_body(w, state, &base, line, streams)?;
                     data.push(b'\n');
-                    if fd.unwrap_or(0) == 0 {
-                        fds.io.stdin = Input::bytes(data);
-                    }
+                    fds.io.set_input(fd.unwrap_or(0), Input::bytes(data));
                 }
             }
         }
@@ -345,6 +408,49 @@ impl Interp<'_> {
                 Err(1)
             }
             Err(e) => Err(self.expansion_failed(state, &e, line, streams)),
+        }
+    }
+
+    /// The fds `exec` gave the top level, for a new line: each file it writes to is opened
+    /// again for appending (a change of this line, journaled), the rest kept; what no longer
+    /// opens goes back to the terminal's.
+    pub(super) fn reopen(
+        &self,
+        state: &mut ShellState,
+        kept: Io,
+        terminal: Io,
+        streams: &dyn StreamSink,
+    ) -> Io {
+        let mut opened = Vec::new();
+        let mut again = |this: &Self, state: &mut ShellState, out: Out, default: Out| match out {
+            Out::File(t) => this
+                .open_output(
+                    state,
+                    &t.path.clone().into_os_string(),
+                    true,
+                    &mut opened,
+                    (state.lineno, streams),
+                )
+                .unwrap_or(default),
+            Out::Stream(s) => Out::Stream(s),
+            Out::Null => Out::Null,
+            Out::Pipe(_) | Out::Capture(_) => default,
+        };
+        let out = again(self, state, kept.out, terminal.out);
+        let err = again(self, state, kept.err, terminal.err);
+        let mut extra = Vec::new();
+        for (fd, f) in kept.extra {
+            match f {
+                Fd::Out(o) => extra.push((fd, Fd::Out(again(self, state, o, Out::Null)))),
+                Fd::In(i) => extra.push((fd, Fd::In(i))),
+            }
+        }
+        drop(opened);
+        Io {
+            stdin: kept.stdin,
+            out,
+            err,
+            extra,
         }
     }
 

@@ -99,6 +99,11 @@ pub(crate) struct ShellState {
     pub traps: Arc<BTreeMap<String, String>>,
     /// A trap's command is running (traps do not nest).
     pub in_trap: bool,
+    /// `exec`'s redirections, for the list it ran in to take up.
+    pub pending_exec: Option<super::Io>,
+    /// The fds `exec` gave the top level, for the next lines (files reopened for appending,
+    /// each line journaling its own writes).
+    pub exec_io: Option<super::Io>,
     /// The outputs of this command's `<(...)`, by the fd number of their `/dev/fd/N` path.
     pub proc_fds: Vec<(u32, Arc<Vec<u8>>)>,
     /// Compound commands and function calls being run (`undo` refuses to run inside one).
@@ -152,6 +157,8 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            pending_exec: None,
+            exec_io: None,
             proc_fds: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
@@ -196,6 +203,8 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            pending_exec: None,
+            exec_io: None,
             proc_fds: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
