@@ -113,6 +113,10 @@ pub struct ExpandCtx<'a> {
     pub max_glob: usize,
     /// `set -f`: no pathname expansion.
     pub noglob: bool,
+    /// `shopt -s nullglob`, `failglob`, `dotglob`.
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
 }
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
@@ -591,9 +595,14 @@ impl Expander<'_, '_> {
             WordPart::DoubleQuoted(parts) => {
                 // `"$@"` with no positional parameters gives no field at all.
                 let only_at = !parts.is_empty()
-                    && parts
-                        .iter()
-                        .all(|p| matches!(p, WordPart::Param(pe) if pe.name == "@" && !pe.length && pe.op.is_none()));
+                    && parts.iter().all(|p| {
+                        matches!(p, WordPart::Param(pe)
+                            if !pe.length && pe.op.is_none() && !pe.indirect
+                                && match &pe.index {
+                                    None => pe.name == "@",
+                                    Some(sub) => all_subscript(sub) == Some(false),
+                                })
+                    });
                 if !only_at {
                     out.push(Ch::mark());
                 }
@@ -814,7 +823,18 @@ impl Expander<'_, '_> {
         if self.ctx.noglob || !glob::has_glob(&pat) {
             return Ok(vec![plain]);
         }
-        match glob::glob(&pat, self.ctx.cwd, self.ctx.fs, self.ctx.max_glob) {
+        match glob::glob(
+            &pat,
+            self.ctx.cwd,
+            self.ctx.fs,
+            self.ctx.max_glob,
+            self.ctx.dotglob,
+        ) {
+            Ok(found) if found.is_empty() && self.ctx.nullglob => Ok(Vec::new()),
+            Ok(found) if found.is_empty() && self.ctx.failglob => Err(ExpandError::plain(format!(
+                "no match: {}",
+                String::from_utf8_lossy(&plain)
+            ))),
             Ok(found) if found.is_empty() => Ok(vec![plain]),
             Ok(found) => Ok(found),
             Err(glob::TooMany) => Err(ExpandError::plain(format!(

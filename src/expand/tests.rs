@@ -113,6 +113,9 @@ impl Fixture {
             fs: &self.sandbox,
             max_brace: 10_000,
             noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
             max_glob: 10_000,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;
@@ -285,6 +288,9 @@ fn assignment_operator_records_and_reuses() {
         fs: &fx.sandbox,
         max_brace: 100,
         noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 100,
     };
     let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
@@ -314,6 +320,9 @@ fn nosplit_and_redirect_targets() {
         fs: &fx.sandbox,
         max_brace: 100,
         noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 100,
     };
     // X=~/a:~/b:$S '*' -> bash: /home/u/a:/home/u/b:a  b\tc (no split, no glob)
@@ -368,6 +377,9 @@ fn caps() {
         fs: &fx.sandbox,
         max_brace: 10,
         noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 3,
     };
     let script = parse(b": {1..20} *", 1).unwrap();

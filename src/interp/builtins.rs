@@ -855,8 +855,13 @@ impl Interp<'_> {
             for n in names {
                 if state.functions.contains_key(&n) {
                     if names_only {
-                        said.out
-                            .extend_from_slice(format!("declare -f {n}\n").as_bytes());
+                        // `declare -F f` names it; `declare -F` lists declarations.
+                        let text = if operands.is_empty() {
+                            format!("declare -f {n}\n")
+                        } else {
+                            format!("{n}\n")
+                        };
+                        said.out.extend_from_slice(text.as_bytes());
                     }
                 } else {
                     said.status = 1;
@@ -1005,7 +1010,7 @@ impl Interp<'_> {
                                     if !set_option(state, optname, on) {
                                         said.err(
                                             &format!("set: {optname}: invalid option name"),
-                                            1,
+                                            2,
                                         );
                                         return;
                                     }

@@ -34,6 +34,8 @@ impl Interp<'_> {
         let limits = &self.rt.config.policy.limits;
         let cwd = state.cwd.clone();
         let noglob = state.opts.noglob;
+        let (nullglob, failglob, dotglob) =
+            (state.opts.nullglob, state.opts.failglob, state.opts.dotglob);
         let mut host = Host {
             interp: self,
             state,
@@ -48,6 +50,9 @@ impl Interp<'_> {
             max_brace: limits.brace_fields,
             max_glob: limits.glob_matches,
             noglob,
+            nullglob,
+            failglob,
+            dotglob,
         };
         f(&mut ctx)
     }

@@ -281,8 +281,15 @@ impl Interp<'_> {
             }
         };
         result.map_err(|msg| {
-            self.shell_error(state, streams, line, msg.as_bytes());
-            1
+            // Assigning a readonly variable ends the command line, as in a non-interactive
+            // bash; the other failures only fail the assignment.
+            let fatal = msg.ends_with(": readonly variable");
+            let e = expand::ExpandError {
+                message: msg,
+                status: 1,
+                fatal,
+            };
+            self.expansion_failed(state, &e, line, streams)
         })
     }
 
