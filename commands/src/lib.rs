@@ -89,6 +89,7 @@ commands! {
     Ls         "ls"        fs::ls                          Program(2);
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
     Rm         "rm"        fs::rm                          Program;
     Sort       "sort"      text::sort                      Program(2);

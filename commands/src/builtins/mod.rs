@@ -8,6 +8,7 @@ pub mod exit;
 pub mod export;
 pub mod false_;
 pub mod help;
+pub mod printf;
 pub mod pwd;
 pub mod test_;
 pub mod true_;

@@ -507,18 +507,14 @@ impl<'a> Iterator for BuiltinGetopt<'a> {
             self.word += 1;
             return Some(Ok((c, Some(value))));
         }
-        match self.args.get(self.word + 1) {
-            Some(v) => {
-                self.word += 2;
-                Some(Ok((c, Some(v.as_os_str()))))
-            }
-            None => {
-                self.done = true;
-                Some(Err(Stop::Usage(format!(
-                    "-{letter}: option requires an argument"
-                ))))
-            }
+        if let Some(v) = self.args.get(self.word + 1) {
+            self.word += 2;
+            return Some(Ok((c, Some(v.as_os_str()))));
         }
+        self.done = true;
+        Some(Err(Stop::Usage(format!(
+            "-{letter}: option requires an argument"
+        ))))
     }
 }
 
