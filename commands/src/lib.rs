@@ -91,6 +91,7 @@ commands! {
     Mv         "mv"        fs::mv                          Program;
     Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
+    Read       "read"      builtins::read                  Builtin;
     Rm         "rm"        fs::rm                          Program;
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;

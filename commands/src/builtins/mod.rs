@@ -10,6 +10,7 @@ pub mod false_;
 pub mod help;
 pub mod printf;
 pub mod pwd;
+pub mod read;
 pub mod test_;
 pub mod true_;
 pub mod type_;
