@@ -40,7 +40,7 @@ impl Interp<'_> {
             Directive::SetArray { name, values } => {
                 state
                     .vars
-                    .set(name, values.first().cloned().unwrap_or_default(), false)
+                    .set(name, values.first().cloned().unwrap_or_default(), false);
             }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
