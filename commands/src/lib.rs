@@ -89,9 +89,13 @@ commands! {
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
     Ls         "ls"        fs::ls                          Program(2);
+    Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
+    Read       "read"      builtins::read                  Builtin;
+    Readarray  "readarray" builtins::readarray             Builtin;
     Rm         "rm"        fs::rm                          Program;
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;

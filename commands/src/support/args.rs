@@ -507,18 +507,14 @@ impl<'a> Iterator for BuiltinGetopt<'a> {
             self.word += 1;
             return Some(Ok((c, Some(value))));
         }
-        match self.args.get(self.word + 1) {
-            Some(v) => {
-                self.word += 2;
-                Some(Ok((c, Some(v.as_os_str()))))
-            }
-            None => {
-                self.done = true;
-                Some(Err(Stop::Usage(format!(
-                    "-{letter}: option requires an argument"
-                ))))
-            }
+        if let Some(v) = self.args.get(self.word + 1) {
+            self.word += 2;
+            return Some(Ok((c, Some(v.as_os_str()))));
         }
+        self.done = true;
+        Some(Err(Stop::Usage(format!(
+            "-{letter}: option requires an argument"
+        ))))
     }
 }
 
@@ -649,6 +645,59 @@ mod tests {
         #[arg(short = 'P', overrides_with = "logical")]
         physical: bool,
         operands: Vec<OsString>,
+    }
+
+    #[test]
+    fn bash_internal_getopt_one_at_a_time() {
+        let args = os(&["-rd,", "-n", "3", "-a", "--", "x", "-y"]);
+        let mut g = BuiltinGetopt::new(&args, "ra:d:n:");
+        let got: Vec<(u8, Option<String>)> = g
+            .by_ref()
+            .map(|r| {
+                let (c, v) = r.unwrap();
+                (c, v.map(|v| v.to_string_lossy().into_owned()))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (b'r', None),
+                (b'd', Some(",".into())),
+                (b'n', Some("3".into())),
+                (b'a', Some("--".into()))
+            ]
+        );
+        assert_eq!(g.operands(), os(&["x", "-y"]));
+        // `-` alone and the first operand end the options; `--` is dropped.
+        let args = os(&["-", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(g.next().is_none());
+        assert_eq!(g.operands(), os(&["-", "-r"]));
+        let args = os(&["--", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(g.next().is_none());
+        assert_eq!(g.operands(), os(&["-r"]));
+        // Errors stop the iteration.
+        let args = os(&["-rz", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(matches!(g.next(), Some(Ok((b'r', None)))));
+        assert!(matches!(g.next(), Some(Err(Stop::Usage(m))) if m == "-z: invalid option"));
+        assert!(g.next().is_none());
+        let args = os(&["-a"]);
+        let mut g = BuiltinGetopt::new(&args, "a:");
+        assert!(
+            matches!(g.next(), Some(Err(Stop::Usage(m))) if m == "-a: option requires an argument")
+        );
+        let args = os(&["--help", "-r"]);
+        assert!(matches!(
+            BuiltinGetopt::new(&args, "r").next(),
+            Some(Err(Stop::Help))
+        ));
+        let args = os(&["-:"]);
+        assert!(matches!(
+            BuiltinGetopt::new(&args, "a:").next(),
+            Some(Err(Stop::Usage(m))) if m == "-:: invalid option"
+        ));
     }
 
     #[test]

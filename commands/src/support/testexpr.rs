@@ -503,3 +503,200 @@ pub fn command(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         Err(msg) => Err(Stop::FailWith(msg, 2)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::time::{Duration, SystemTime};
+
+    use super::{binary_test, is_binary_op, is_unary_op, unary_file_test};
+    use crate::CommandName::{Bracket, Test};
+    use crate::testing::memfs::MemFs;
+    use crate::testing::world::{World, text};
+    use crate::{Ctx, FileKind, Identity, Stdin};
+
+    fn world() -> World {
+        let t = |s| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        World::new(
+            MemFs::rooted("/s")
+                .file("/s/f", b"data")
+                .file("/s/empty", b"")
+                .file("/s/exe", b"#!")
+                .perm("/s/exe", 0o755)
+                .file("/s/locked", b"x")
+                .perm("/s/locked", 0o000)
+                .file("/s/old", b"")
+                .times("/s/old", t(10), t(100))
+                .file("/s/new", b"")
+                .times("/s/new", t(300), t(200))
+                .file("/s/suid", b"")
+                .perm("/s/suid", 0o4755)
+                .dir("/s/d")
+                .perm("/s/d", 0o1777)
+                .symlink("/s/l", "f")
+                .symlink("/s/dang", "nowhere")
+                .special("/s/fifo", FileKind::Fifo),
+        )
+        .var("SET", "1", false)
+        .declared("DECLARED")
+    }
+
+    /// Runs `f` with a context on the world (and this uid).
+    fn with_ctx<T>(w: &World, uid: u32, tty: bool, f: impl FnOnce(&Ctx) -> T) -> T {
+        let stdin = Stdin::empty();
+        let identity = Identity {
+            uid,
+            ..Identity::default()
+        };
+        let ctx = Ctx {
+            name: Test,
+            fs: &w.fs,
+            cwd: &w.cwd,
+            mount_point: &w.mount,
+            vars: &w.vars,
+            stdin: &stdin,
+            now: SystemTime::UNIX_EPOCH,
+            identity: &identity,
+            stdout_is_tty: tty,
+            spill: None,
+            walk_depth: 8,
+            denied: &[],
+        };
+        f(&ctx)
+    }
+
+    fn unary(op: &str, arg: &str, uid: u32) -> Option<bool> {
+        with_ctx(&world(), uid, false, |ctx| {
+            unary_file_test(op, OsStr::new(arg), ctx)
+        })
+    }
+
+    #[test]
+    fn file_operators() {
+        let yes = |op, arg| assert_eq!(unary(op, arg, 1000), Some(true), "{op} {arg}");
+        let no = |op, arg| assert_eq!(unary(op, arg, 1000), Some(false), "{op} {arg}");
+        yes("-e", "f");
+        yes("-a", "d");
+        no("-e", "nope");
+        no("-e", "dang");
+        yes("-f", "l");
+        no("-f", "d");
+        yes("-d", "d");
+        yes("-h", "l");
+        yes("-L", "dang");
+        no("-h", "f");
+        no("-h", "");
+        yes("-s", "f");
+        no("-s", "empty");
+        yes("-p", "fifo");
+        no("-S", "fifo");
+        no("-b", "f");
+        no("-c", "f");
+        yes("-u", "suid");
+        no("-g", "suid");
+        yes("-k", "d");
+        yes("-r", "f");
+        yes("-w", "f");
+        no("-x", "f");
+        yes("-x", "exe");
+        yes("-x", "d");
+        no("-r", "locked");
+        no("-w", "locked");
+        yes("-O", "f");
+        yes("-G", "f");
+        no("-O", "nope");
+        yes("-N", "old");
+        no("-N", "new");
+        // Root reads and writes anything, and runs what has an x bit.
+        assert_eq!(unary("-r", "locked", 0), Some(true));
+        assert_eq!(unary("-w", "locked", 0), Some(true));
+        assert_eq!(unary("-x", "locked", 0), Some(false));
+        assert_eq!(unary("-q", "f", 1000), None);
+    }
+
+    #[test]
+    fn string_variable_option_and_tty_operators() {
+        assert_eq!(unary("-z", "", 1000), Some(true));
+        assert_eq!(unary("-n", "", 1000), Some(false));
+        assert_eq!(unary("-v", "SET", 1000), Some(true));
+        assert_eq!(unary("-v", "DECLARED", 1000), Some(false));
+        assert_eq!(unary("-v", "SET[0]", 1000), Some(true));
+        assert_eq!(unary("-v", "SET[1]", 1000), Some(false));
+        assert_eq!(unary("-v", "0", 1000), Some(true));
+        assert_eq!(unary("-v", "1", 1000), Some(false));
+        assert_eq!(unary("-o", "hashall", 1000), Some(true));
+        assert_eq!(unary("-o", "errexit", 1000), Some(false));
+        assert_eq!(unary("-o", "nope", 1000), Some(false));
+        assert_eq!(unary("-R", "SET", 1000), Some(false));
+        let tty = |fd: &str, on| {
+            with_ctx(&world(), 1000, on, |ctx| {
+                unary_file_test("-t", OsStr::new(fd), ctx)
+            })
+        };
+        assert_eq!(tty("1", true), Some(true));
+        assert_eq!(tty("1", false), Some(false));
+        assert_eq!(tty("0", true), Some(false));
+    }
+
+    #[test]
+    fn binary_operators() {
+        let bin = |l: &str, op: &str, r: &str| {
+            with_ctx(&world(), 1000, false, |ctx| {
+                binary_test(op, OsStr::new(l), OsStr::new(r), ctx)
+            })
+        };
+        assert_eq!(bin("a", "=", "a"), Some(Ok(true)));
+        assert_eq!(bin("a", "==", "b"), Some(Ok(false)));
+        assert_eq!(bin("a", "!=", "b"), Some(Ok(true)));
+        assert_eq!(bin("B", "<", "a"), Some(Ok(true)));
+        assert_eq!(bin("b", ">", "a"), Some(Ok(true)));
+        assert_eq!(bin(" 3 ", "-eq", "3"), Some(Ok(true)));
+        assert_eq!(bin("-2", "-lt", "1"), Some(Ok(true)));
+        assert_eq!(bin("2", "-ge", "2"), Some(Ok(true)));
+        assert_eq!(
+            bin("x", "-eq", "1"),
+            Some(Err("x: integer expression expected".into()))
+        );
+        assert_eq!(
+            bin("1", "-ne", ""),
+            Some(Err(": integer expression expected".into()))
+        );
+        assert_eq!(bin("new", "-nt", "old"), Some(Ok(true)));
+        assert_eq!(bin("old", "-ot", "new"), Some(Ok(true)));
+        assert_eq!(bin("f", "-nt", "nope"), Some(Ok(true)));
+        assert_eq!(bin("nope", "-ot", "f"), Some(Ok(true)));
+        assert_eq!(bin("l", "-ef", "f"), Some(Ok(true)));
+        assert_eq!(bin("f", "-ef", "empty"), Some(Ok(false)));
+        assert_eq!(bin("a", "-xx", "b"), None);
+        assert!(is_binary_op(b"-ef") && !is_binary_op(b"-a"));
+        assert!(is_unary_op(b"-a") && !is_unary_op(b"-ef"));
+    }
+
+    #[test]
+    fn the_commands() {
+        let w = world();
+        let t = |args: &[&str]| text(&w.run(Test, args));
+        let b = |args: &[&str]| text(&w.run(Bracket, args));
+        assert_eq!(t(&[]).2, 1);
+        assert_eq!(t(&["-f", "f", "-a", "!", "-d", "f"]).2, 0);
+        assert_eq!(
+            t(&["a", "b", "c", "d"]),
+            (String::new(), "test: too many arguments\n".into(), 2)
+        );
+        assert_eq!(
+            t(&["(", "a", "-a", "b", "c"]),
+            (String::new(), "test: `)' expected, found c\n".into(), 2)
+        );
+        assert_eq!(
+            t(&["-x", "-x", "-x", "-x"]),
+            (
+                String::new(),
+                "test: syntax error: `-x' unexpected\n".into(),
+                2
+            )
+        );
+        assert_eq!(b(&["]"]).2, 1);
+        assert_eq!(b(&["-d", "d", "]"]).2, 0);
+        assert_eq!(b(&["a"]), (String::new(), "[: missing `]'\n".into(), 2));
+    }
+}
