@@ -407,6 +407,27 @@ pub(crate) fn run_command(
     emitter.status(status)
 }
 
+/// Runs `f` with the context a handler would get (for the interpreter's own tests, `[[ ]]`,
+/// which share the handlers' operators).
+pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> T {
+    let stdin = Stdin::empty();
+    let ctx = Ctx {
+        name: CommandName::Test,
+        fs: env.fs,
+        cwd: env.cwd,
+        mount_point: env.sandbox.mount_point(),
+        vars,
+        stdin: &stdin,
+        now: SystemTime::now(),
+        identity: env.identity,
+        stdout_is_tty: false,
+        spill: None,
+        walk_depth: env.walk_depth,
+        denied: env.denied,
+    };
+    f(&ctx)
+}
+
 /// Logs a command's `command` event (its argv and cwd) in the audit log: before its
 /// redirections are opened, so that it comes before every effect it causes.
 pub(crate) fn audit_command(

@@ -60,6 +60,7 @@ pub use support::fnmatch::fnmatch;
 pub use support::paths::normalize_lexical;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
 pub use support::regex_gnu::{Syntax as RegexSyntax, translate as translate_regex};
+pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early

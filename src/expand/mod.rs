@@ -52,6 +52,13 @@ pub trait Host {
     fn elements(&mut self, name: &str) -> Vec<String> {
         self.param(name).into_iter().collect()
     }
+    /// The subscripts of an array in order (`${!a[@]}`).
+    fn keys(&mut self, name: &str) -> Vec<String> {
+        self.param(name)
+            .map(|_| "0".to_string())
+            .into_iter()
+            .collect()
+    }
     /// One element (`${a[sub]}`; the subscript expanded, not yet evaluated).
     fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
         Ok(if sub.trim() == "0" {
@@ -597,11 +604,11 @@ impl Expander<'_, '_> {
                 let only_at = !parts.is_empty()
                     && parts.iter().all(|p| {
                         matches!(p, WordPart::Param(pe)
-                            if !pe.length && pe.op.is_none() && !pe.indirect
-                                && match &pe.index {
-                                    None => pe.name == "@",
-                                    Some(sub) => all_subscript(sub) == Some(false),
-                                })
+                        if !pe.length && pe.op.is_none() && !pe.indirect
+                            && match &pe.index {
+                                None => pe.name == "@",
+                                Some(sub) => all_subscript(sub) == Some(false),
+                            })
                     });
                 if !only_at {
                     out.push(Ch::mark());
@@ -679,6 +686,8 @@ impl Expander<'_, '_> {
         let mut value = None;
         if let Some(sub) = &p.index {
             match all_subscript(sub) {
+                // `${!a[@]}`: the subscripts.
+                Some(star) if p.indirect => list = Some((self.ctx.host.keys(name), star)),
                 Some(star) => list = Some((self.ctx.host.elements(name), star)),
                 None => {
                     let text = expand_word_nosplit(sub, self.ctx)?;

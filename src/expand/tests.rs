@@ -113,9 +113,9 @@ impl Fixture {
             fs: &self.sandbox,
             max_brace: 10_000,
             noglob: false,
-        nullglob: false,
-        failglob: false,
-        dotglob: false,
+            nullglob: false,
+            failglob: false,
+            dotglob: false,
             max_glob: 10_000,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;

@@ -102,6 +102,11 @@ fn set_options(state: &ShellState) -> Vec<(&'static str, bool)> {
     ]
 }
 
+/// Whether a `set -o` option is on (`[[ -o name ]]`).
+pub(super) fn option_on(state: &ShellState, name: &str) -> bool {
+    set_options(state).iter().any(|(n, on)| *n == name && *on)
+}
+
 /// Sets a `set -o` option by name; false when there is no such option.
 fn set_option(state: &mut ShellState, name: &str, on: bool) -> bool {
     let o = &mut state.opts;

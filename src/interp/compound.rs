@@ -7,8 +7,6 @@ use std::sync::atomic::Ordering;
 
 use super::state::ShellState;
 use super::{Cx, Flow, Interp, Io};
-use trumansh_commands::{FileKind, FsView};
-
 use crate::exec::StreamSink;
 use crate::expand::{self, ExpandError};
 use crate::shell::ast::{CaseEnd, Compound, CondExpr, Script, Word};
@@ -412,21 +410,6 @@ impl Interp<'_> {
         })
     }
 
-    /// Expands arithmetic text and evaluates it; an error prints bash's message and gives 1.
-    pub(super) fn arith_word(
-        &self,
-        state: &mut ShellState,
-        word: &Word,
-        io: &Io,
-        line: usize,
-        out: &dyn StreamSink,
-    ) -> Result<i64, i32> {
-        let text = self.expand_nosplit(state, word, io, line, out)?;
-        let text = String::from_utf8_lossy(&text).into_owned();
-        self.arith(state, &text)
-            .map_err(|e| self.arith_failed(state, &e, line, out))
-    }
-
     /// An arithmetic error in a command (`(( ))`, `let`, `for ((`): its message; the command
     /// fails with 1 and the shell goes on.
     pub(super) fn arith_failed(
@@ -546,67 +529,24 @@ impl Interp<'_> {
         }
     }
 
-    /// `-f x`, `-z s`, ... of `[[ ]]`.
+    /// `-f x`, `-z s`, `-v name`, ... of `[[ ]]`: the operators `test` has.
     fn unary_test(&self, state: &ShellState, op: &str, v: &[u8]) -> bool {
         match op {
-            "-z" => v.is_empty(),
-            "-n" => !v.is_empty(),
             "-v" => super::host::param(state, &String::from_utf8_lossy(v)).is_some(),
-            "-o" => false,
-            "-t" => false,
-            _ => {
-                let path = state.resolve(&OsStr::from_bytes(v).to_os_string());
-                file_test(op, &path, &self.rt.sandbox)
-            }
+            "-o" => super::builtins::option_on(state, &String::from_utf8_lossy(v)),
+            _ => crate::exec::with_ctx(&self.env(state), &state.vars, |ctx| {
+                trumansh_commands::unary_file_test(op, OsStr::from_bytes(v), ctx).unwrap_or(false)
+            }),
         }
     }
 
     /// `-nt`, `-ot`, `-ef`.
     fn file_compare(&self, state: &ShellState, op: &str, a: &[u8], b: &[u8]) -> bool {
-        let pa = state.resolve(&OsStr::from_bytes(a).to_os_string());
-        let pb = state.resolve(&OsStr::from_bytes(b).to_os_string());
-        let fs = &self.rt.sandbox;
-        let (ma, mb) = (fs.stat(&pa, true).ok(), fs.stat(&pb, true).ok());
-        match op {
-            "-nt" => match (ma, mb) {
-                (Some(a), Some(b)) => a.mtime > b.mtime,
-                (Some(_), None) => true,
-                _ => false,
-            },
-            "-ot" => match (ma, mb) {
-                (Some(a), Some(b)) => a.mtime < b.mtime,
-                (None, Some(_)) => true,
-                _ => false,
-            },
-            _ => matches!((ma, mb), (Some(a), Some(b)) if a.dev == b.dev && a.ino == b.ino),
-        }
-    }
-}
-
-/// A unary file test, as `test` and `[[ ]]` answer it for the sandbox's owner (the agent).
-pub(super) fn file_test(op: &str, path: &std::path::Path, fs: &dyn FsView) -> bool {
-    if matches!(op, "-L" | "-h") {
-        return fs.stat(path, false).is_ok_and(|m| m.is_symlink());
-    }
-    let Ok(m) = fs.stat(path, true) else {
-        return false;
-    };
-    match op {
-        "-e" | "-a" | "-O" | "-G" => true,
-        "-f" => m.is_file(),
-        "-d" => m.is_dir(),
-        "-s" => m.len > 0,
-        "-r" => m.perm & 0o400 != 0,
-        "-w" => m.perm & 0o200 != 0,
-        "-x" => m.perm & 0o100 != 0 || (m.is_dir() && m.perm & 0o111 != 0),
-        "-p" => m.kind == FileKind::Fifo,
-        "-S" => m.kind == FileKind::Socket,
-        "-b" => matches!(m.kind, FileKind::BlockDevice(_)),
-        "-c" => matches!(m.kind, FileKind::CharDevice(_)),
-        "-u" => m.perm & 0o4000 != 0,
-        "-g" => m.perm & 0o2000 != 0,
-        "-k" => m.perm & 0o1000 != 0,
-        "-N" => m.mtime > m.atime,
-        _ => false,
+        crate::exec::with_ctx(&self.env(state), &state.vars, |ctx| {
+            matches!(
+                trumansh_commands::binary_test(op, OsStr::from_bytes(a), OsStr::from_bytes(b), ctx),
+                Some(Ok(true))
+            )
+        })
     }
 }

@@ -490,6 +490,14 @@ impl expand::Host for Host<'_, '_> {
             _ => elements(self.state, name),
         }
     }
+    fn keys(&mut self, name: &str) -> Vec<String> {
+        match name {
+            "PIPESTATUS" => (0..self.state.pipestatus.len())
+                .map(|i| i.to_string())
+                .collect(),
+            _ => keys(self.state, name),
+        }
+    }
     fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
         let sub = self.interp.subscript(self.state, name, sub)?;
         Ok(match (name, &sub) {

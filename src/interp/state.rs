@@ -290,13 +290,6 @@ impl ShellState {
         frame.saved.push((name.to_string(), old));
         true
     }
-
-    /// Whether `name` is local to the innermost function.
-    pub fn is_local(&self, name: &str) -> bool {
-        self.frames
-            .last()
-            .is_some_and(|f| f.saved.iter().any(|(n, _)| n == name))
-    }
 }
 
 /// The variables bash sets in every shell.
