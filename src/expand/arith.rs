@@ -47,7 +47,7 @@ pub enum Subscript<'a> {
 
 /// What arithmetic reads and writes: the shell's variables.
 pub trait ArithEnv {
-    /// The value of `name` (Subscript::None) or of an element; None when unset.
+    /// The value of `name` (`Subscript::None`) or of an element; None when unset.
     fn get(&mut self, name: &str, sub: Subscript<'_>) -> Option<String>;
     /// Assigns; Err(message) is bash's text without prefix, e.g. "x: readonly variable".
     /// An error stops the evaluation (its kind is [`ArithErrorKind::Report`]); a problem bash
@@ -810,12 +810,12 @@ impl<'s, 'e> Parser<'s, 'e> {
         self.open_context()?;
         // Most values are plain decimal numbers: no parser needed.
         let b = value.as_bytes();
-        if b.len() <= 18 && b.first().is_some_and(|&c| (b'1'..=b'9').contains(&c)) {
-            if let Ok(n) = value.parse::<i64>() {
-                if b.iter().all(u8::is_ascii_digit) {
-                    return Ok(n);
-                }
-            }
+        if b.len() <= 18
+            && b.first().is_some_and(|&c| (b'1'..=b'9').contains(&c))
+            && let Ok(n) = value.parse::<i64>()
+            && b.iter().all(u8::is_ascii_digit)
+        {
+            return Ok(n);
         }
         Parser::new(
             value,

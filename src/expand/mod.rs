@@ -745,20 +745,20 @@ impl Expander<'_, '_> {
             None => true,
             Some(v) => colon && v.is_empty(),
         };
-        match op {
-            &ParamOp::Default { colon } => {
+        match *op {
+            ParamOp::Default { colon } => {
                 if missing(colon) {
                     self.op_word(word, quoted, out)?;
                 } else if let Some(v) = &value {
                     push_bytes(out, v.as_bytes(), f);
                 }
             }
-            &ParamOp::Alternative { colon } => {
+            ParamOp::Alternative { colon } => {
                 if !missing(colon) {
                     self.op_word(word, quoted, out)?;
                 }
             }
-            &ParamOp::Assign { colon } => {
+            ParamOp::Assign { colon } => {
                 if missing(colon) {
                     if !(name.bytes().next().is_some_and(is_name_start)) {
                         return Err(ExpandError::fatal(format!(
@@ -773,7 +773,7 @@ impl Expander<'_, '_> {
                     push_bytes(out, v.as_bytes(), f);
                 }
             }
-            &ParamOp::Error { colon } => {
+            ParamOp::Error { colon } => {
                 if missing(colon) {
                     let msg = self.op_word_string(word)?;
                     let msg = if msg.is_empty() && word.parts.is_empty() {

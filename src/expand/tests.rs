@@ -294,7 +294,7 @@ fn assignment_operator_records_and_reuses() {
         max_glob: 100,
     };
     let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
-    drop(ctx);
+    let _ = &ctx;
     // bash -c ': ${N:=a b} $N "${M=x}" ${E:=e}; printf "[%s]" "$N" "$M" "$E"' gives [a b][x][e]
     assert_eq!(
         [host.vars.get("N"), host.vars.get("M"), host.vars.get("E")],

@@ -4,6 +4,7 @@
 //! bash's messages.
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
@@ -33,7 +34,8 @@ pub(super) enum Builtin {
     Let,
     Shell,
     Command,
-    BuiltinCmd,
+    /// `builtin NAME`.
+    Direct,
     Exec,
     Wait,
     Trap,
@@ -58,7 +60,7 @@ impl Builtin {
             "let" => Builtin::Let,
             "bash" | "sh" => Builtin::Shell,
             "command" => Builtin::Command,
-            "builtin" => Builtin::BuiltinCmd,
+            "builtin" => Builtin::Direct,
             "exec" => Builtin::Exec,
             "wait" => Builtin::Wait,
             "trap" => Builtin::Trap,
@@ -481,10 +483,10 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
             format!("declare {flags} {name}=({})\n", items.join(" "))
         }
         Some(Array::Assoc(m)) => {
-            let items: String = m
-                .iter()
-                .map(|(k, x)| format!("[{k}]={} ", declare_quote(x)))
-                .collect();
+            let mut items = String::new();
+            for (k, x) in m {
+                let _ = write!(items, "[{k}]={} ", declare_quote(x));
+            }
             format!("declare {flags} {name}=({items})\n")
         }
         None => match &v.value {
@@ -563,7 +565,7 @@ impl Interp<'_> {
                             ),
                             128,
                         );
-                        let done = self.finish(state, said, io, line, streams);
+                        let done = self.finish(state, &said, io, line, streams);
                         if state.nested() {
                             state.exit = Some(128);
                         } else {
@@ -611,7 +613,7 @@ impl Interp<'_> {
                         Some(a) => match a.parse::<i64>() {
                             Ok(n) => said.status = (n & 0xff) as i32,
                             Err(_) => {
-                                said.err(&format!("return: {a}: numeric argument required"), 2)
+                                said.err(&format!("return: {a}: numeric argument required"), 2);
                             }
                         },
                     }
@@ -622,14 +624,14 @@ impl Interp<'_> {
                 if state.frames.is_empty() {
                     said.err("local: can only be used in a function", 1);
                 } else {
-                    self.declare(state, "local", &args, true, &mut said);
+                    Self::declare(state, "local", &args, true, &mut said);
                 }
             }
             Builtin::Declare => {
                 let local = !state.frames.is_empty();
-                self.declare(state, "declare", &args, local, &mut said);
+                Self::declare(state, "declare", &args, local, &mut said);
             }
-            Builtin::Readonly => self.declare(state, "readonly", &args, false, &mut said),
+            Builtin::Readonly => Self::declare(state, "readonly", &args, false, &mut said),
             Builtin::Shift => {
                 let n = match args.first() {
                     None => Ok(1),
@@ -649,15 +651,15 @@ impl Interp<'_> {
                     }
                 }
             }
-            Builtin::Set => self.set(state, &args, &mut said),
-            Builtin::Shopt => self.shopt(state, &args, &mut said),
+            Builtin::Set => Self::set(state, &args, &mut said),
+            Builtin::Shopt => Self::shopt(state, &args, &mut said),
             Builtin::Let => {
                 if args.is_empty() {
                     said.err("let: expression expected", 1);
                 } else {
                     let mut last = 0;
                     for a in &args {
-                        match self.arith(state, a) {
+                        match super::host::arith(state, a) {
                             Ok(v) => last = v,
                             Err(e) => {
                                 self.shell_error(
@@ -696,7 +698,7 @@ impl Interp<'_> {
                     said.err(".: filename argument required", 2);
                     said.err
                         .extend_from_slice(b".: usage: . filename [arguments]\n");
-                    return self.finish(state, said, io, line, streams);
+                    return self.finish(state, &said, io, line, streams);
                 };
                 let path = state.resolve(&OsString::from(file));
                 match self.rt.sandbox.read(&path) {
@@ -727,7 +729,7 @@ impl Interp<'_> {
             Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
             Builtin::Trap => trap(state, &args, &mut said),
             Builtin::Getopts => getopts(state, &args, &mut said),
-            Builtin::Command | Builtin::BuiltinCmd => {
+            Builtin::Command | Builtin::Direct => {
                 return self.command_builtin(state, b, &args, io, cx, line, streams);
             }
             Builtin::Exec => {
@@ -741,7 +743,7 @@ impl Interp<'_> {
                 state.pending_exec = Some(io.clone());
             }
         }
-        let flow2 = self.finish(state, said, io, line, streams);
+        let flow2 = self.finish(state, &said, io, line, streams);
         if flow == Flow::Normal { flow2 } else { flow }
     }
 
@@ -749,7 +751,7 @@ impl Interp<'_> {
     fn finish(
         &self,
         state: &mut ShellState,
-        said: Said,
+        said: &Said,
         io: &Io,
         line: usize,
         streams: &dyn StreamSink,
@@ -784,14 +786,7 @@ impl Interp<'_> {
     }
 
     /// `local`, `declare`, `typeset`, `readonly`.
-    fn declare(
-        &self,
-        state: &mut ShellState,
-        name: &str,
-        args: &[String],
-        local: bool,
-        said: &mut Said,
-    ) {
+    fn declare(state: &mut ShellState, name: &str, args: &[String], local: bool, said: &mut Said) {
         let mut on = Attrs::default();
         let mut off = Attrs::default();
         let mut print = false;
@@ -957,7 +952,7 @@ impl Interp<'_> {
             let v = state.vars.entry(&var);
             if (on.indexed || on.assoc) && v.array.is_none() {
                 v.array = Some(if on.assoc {
-                    trumansh_commands::Array::Assoc(Default::default())
+                    trumansh_commands::Array::Assoc(std::collections::BTreeMap::default())
                 } else {
                     let mut m = std::collections::BTreeMap::new();
                     if let Some(s) = v.value.take() {
@@ -979,7 +974,7 @@ impl Interp<'_> {
     }
 
     /// `set`: options, positional parameters, the listing.
-    fn set(&self, state: &mut ShellState, args: &[String], said: &mut Said) {
+    fn set(state: &mut ShellState, args: &[String], said: &mut Said) {
         if args.is_empty() {
             for (n, v) in state.vars.iter() {
                 if let Some(val) = &v.value {
@@ -1038,19 +1033,13 @@ impl Interp<'_> {
                             }
                             continue;
                         }
-                        match flag_option(c) {
-                            Some(optname) => {
-                                set_option(state, optname, on);
-                            }
-                            None => {
-                                let sign = if on { '-' } else { '+' };
-                                said.err(
-                                    &format!("set: {sign}{}: invalid option", char::from(c)),
-                                    2,
-                                );
-                                said.err.extend_from_slice(b"set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
-                                return;
-                            }
+                        if let Some(optname) = flag_option(c) {
+                            set_option(state, optname, on);
+                        } else {
+                            let sign = if on { '-' } else { '+' };
+                            said.err(&format!("set: {sign}{}: invalid option", char::from(c)), 2);
+                            said.err.extend_from_slice(b"set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
+                            return;
                         }
                     }
                 }
@@ -1064,7 +1053,7 @@ impl Interp<'_> {
     }
 
     /// `shopt`.
-    fn shopt(&self, state: &mut ShellState, args: &[String], said: &mut Said) {
+    fn shopt(state: &mut ShellState, args: &[String], said: &mut Said) {
         let mut set = None;
         let mut quiet = false;
         let mut names = Vec::new();
@@ -1081,51 +1070,45 @@ impl Interp<'_> {
         }
         if o_mode {
             for n in &names {
-                match set {
-                    Some(on) => {
-                        if !set_option(state, n, on) {
-                            said.err(&format!("shopt: {n}: invalid option name"), 1);
-                        }
-                    }
-                    None => {}
+                if let Some(on) = set
+                    && !set_option(state, n, on)
+                {
+                    said.err(&format!("shopt: {n}: invalid option name"), 1);
                 }
             }
             return;
         }
         let all = shopt_options(state);
-        match set {
-            Some(on) => {
-                for n in &names {
-                    if !set_shopt(state, n, on) {
-                        said.err(&format!("shopt: {n}: invalid shell option name"), 1);
-                    }
+        if let Some(on) = set {
+            for n in &names {
+                if !set_shopt(state, n, on) {
+                    said.err(&format!("shopt: {n}: invalid shell option name"), 1);
                 }
             }
-            None => {
-                let list: Vec<(&str, bool)> = if names.is_empty() {
-                    all.clone()
-                } else {
-                    let mut l = Vec::new();
-                    for n in &names {
-                        match all.iter().find(|(k, _)| k == n) {
-                            Some(&(k, v)) => l.push((k, v)),
-                            None => said.err(&format!("shopt: {n}: invalid shell option name"), 1),
-                        }
-                    }
-                    l
-                };
-                let mut any_off = false;
-                for (k, v) in list {
-                    any_off |= !v;
-                    if !quiet {
-                        let s = if v { "on" } else { "off" };
-                        said.out
-                            .extend_from_slice(format!("{k:<15}\t{s}\n").as_bytes());
+        } else {
+            let list: Vec<(&str, bool)> = if names.is_empty() {
+                all.clone()
+            } else {
+                let mut l = Vec::new();
+                for n in &names {
+                    match all.iter().find(|(k, _)| k == n) {
+                        Some(&(k, v)) => l.push((k, v)),
+                        None => said.err(&format!("shopt: {n}: invalid shell option name"), 1),
                     }
                 }
-                if any_off && !names.is_empty() && said.status == 0 {
-                    said.status = 1;
+                l
+            };
+            let mut any_off = false;
+            for (k, v) in list {
+                any_off |= !v;
+                if !quiet {
+                    let s = if v { "on" } else { "off" };
+                    said.out
+                        .extend_from_slice(format!("{k:<15}\t{s}\n").as_bytes());
                 }
+            }
+            if any_off && !names.is_empty() && said.status == 0 {
+                said.status = 1;
             }
         }
     }
@@ -1187,35 +1170,34 @@ impl Interp<'_> {
                     } else {
                         None
                     };
-                    match kind {
-                        Some((short, text)) => {
-                            let l = if long { text } else { short };
-                            said.out.extend_from_slice(l.as_bytes());
-                            said.out.push(b'\n');
+                    if let Some((short, text)) = kind {
+                        let l = if long { text } else { short };
+                        said.out.extend_from_slice(l.as_bytes());
+                        said.out.push(b'\n');
+                    } else {
+                        if long {
+                            said.err(&format!("command: {n}: not found"), 1);
                         }
-                        None => {
-                            if long {
-                                said.err(&format!("command: {n}: not found"), 1);
-                            }
-                            missing += 1;
-                        }
+                        missing += 1;
                     }
                 }
                 // Status 1 only when none was found.
                 said.status = i32::from(!rest.is_empty() && missing == rest.len());
-                return self.finish(state, said, io, line, streams);
+                return self.finish(state, &said, io, line, streams);
             }
         }
         if rest.is_empty() {
-            return self.finish(state, said, io, line, streams);
+            return self.finish(state, &said, io, line, streams);
         }
-        if b == Builtin::BuiltinCmd {
+        if b == Builtin::Direct {
             let name = rest.first().map_or("", String::as_str);
             let is_builtin = Builtin::lookup(name).is_some()
-                || name.parse::<CommandName>().is_ok_and(|c| c.is_builtin());
+                || name
+                    .parse::<CommandName>()
+                    .is_ok_and(trumansh_commands::CommandName::is_builtin);
             if !is_builtin {
                 said.err(&format!("builtin: {name}: not a shell builtin"), 1);
-                return self.finish(state, said, io, line, streams);
+                return self.finish(state, &said, io, line, streams);
             }
         }
         let words: Vec<OsString> = rest.iter().map(OsString::from).collect();
@@ -1250,23 +1232,22 @@ impl Interp<'_> {
                 })
             });
         }
-        let prepared = match target {
-            Some(target) => Prepared::Run {
+        let prepared = if let Some(target) = target {
+            Prepared::Run {
                 target,
                 args: words.get(1..).unwrap_or_default().to_vec(),
                 assigns: Vec::new(),
                 fds: super::redirect::Fds::new(io.clone()),
                 line,
-            },
-            None => {
-                let mut m = self.prefix(state, line);
-                m.extend_from_slice(name.as_bytes());
-                m.extend_from_slice(b": command not found\n");
-                Prepared::NotFound {
-                    message: m,
-                    status: 127,
-                    err: io.err.clone(),
-                }
+            }
+        } else {
+            let mut m = self.prefix(state, line);
+            m.extend_from_slice(name.as_bytes());
+            m.extend_from_slice(b": command not found\n");
+            Prepared::NotFound {
+                message: m,
+                status: 127,
+                err: io.err.clone(),
             }
         };
         self.run_prepared(state, prepared, cx, streams)
@@ -1316,7 +1297,7 @@ impl Interp<'_> {
                     ParseError::Incomplete { message } => (message, first),
                 };
                 let l = if message == "syntax error: unexpected end of file" {
-                    first + text.iter().filter(|&&b| b == b'\n').count() + 1
+                    first + text.split(|&b| b == b'\n').count()
                 } else {
                     l
                 };
@@ -1379,12 +1360,11 @@ impl Interp<'_> {
             }
             if a == "-c" {
                 i += 1;
-                match args.get(i) {
-                    Some(t) => command = Some(t.clone()),
-                    None => {
-                        said.err("bash: -c: option requires an argument", 2);
-                        return self.finish_plain(state, said, io, streams);
-                    }
+                if let Some(t) = args.get(i) {
+                    command = Some(t.clone())
+                } else {
+                    said.err("bash: -c: option requires an argument", 2);
+                    return self.finish_plain(state, &said, io, streams);
                 }
                 i += 1;
                 break;
@@ -1410,18 +1390,18 @@ impl Interp<'_> {
             break;
         }
         let rest: Vec<String> = args.get(i..).unwrap_or_default().to_vec();
-        let (text, arg0, params, script_name) = match command {
+        let (text, zero, params, script_name) = match command {
             Some(t) if !t.is_empty() => {
-                let arg0 = rest.first().cloned().unwrap_or_else(|| "bash".into());
+                let zero = rest.first().cloned().unwrap_or_else(|| "bash".into());
                 (
                     t.into_bytes(),
-                    arg0.clone(),
+                    zero.clone(),
                     rest.get(1..).unwrap_or_default().to_vec(),
-                    arg0,
+                    zero,
                 )
             }
-            _ => match rest.first() {
-                Some(file) => {
+            _ => {
+                if let Some(file) = rest.first() {
                     let path = state.resolve(&OsString::from(file));
                     match self.rt.sandbox.read(&path) {
                         Ok(t) => (
@@ -1432,19 +1412,18 @@ impl Interp<'_> {
                         ),
                         Err(e) => {
                             said.err(&format!("bash: {file}: {}", e.strerror()), 127);
-                            return self.finish_plain(state, said, io, streams);
+                            return self.finish_plain(state, &said, io, streams);
                         }
                     }
-                }
-                None => {
+                } else {
                     // `bash` with no file reads its script from stdin.
                     let stdin = io.stdin.stdin();
                     let text = stdin.read_all().unwrap_or_default();
                     (text, "bash".into(), Vec::new(), "bash".into())
                 }
-            },
+            }
         };
-        let mut child = state.child(arg0, params, &self.rt.config.identity);
+        let mut child = state.child(zero, params, &self.rt.config.identity);
         child.script_name = Some(Arc::from(script_name.as_str()));
         for (n, on) in opts {
             set_option(&mut child, &n, on);
@@ -1569,7 +1548,7 @@ impl Interp<'_> {
     fn finish_plain(
         &self,
         state: &mut ShellState,
-        said: Said,
+        said: &Said,
         io: &Io,
         streams: &dyn StreamSink,
     ) -> Flow {

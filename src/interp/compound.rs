@@ -54,12 +54,11 @@ impl Interp<'_> {
                         return self.run_list(state, body, io, cx, out);
                     }
                 }
-                match otherwise {
-                    Some(body) => self.run_list(state, body, io, cx, out),
-                    None => {
-                        state.set_status(0);
-                        Flow::Normal
-                    }
+                if let Some(body) = otherwise {
+                    self.run_list(state, body, io, cx, out)
+                } else {
+                    state.set_status(0);
+                    Flow::Normal
                 }
             }
             Compound::While { until, cond, body } => {
@@ -170,20 +169,16 @@ impl Interp<'_> {
     }
 
     /// What a body's flow means for its loop.
-    fn after_body(&self, state: &mut ShellState, flow: Flow) -> Next {
+    fn after_body(flow: Flow) -> Next {
         match flow {
-            Flow::Normal => Next::Go,
+            Flow::Normal | Flow::Continue(1 | 0) => Next::Go,
             Flow::Break(n) => Next::Stop(if n > 1 {
                 Flow::Break(n - 1)
             } else {
                 Flow::Normal
             }),
-            Flow::Continue(n) if n > 1 => Next::Stop(Flow::Continue(n - 1)),
-            Flow::Continue(_) => Next::Go,
-            Flow::Return => {
-                let _ = state;
-                Next::Stop(Flow::Return)
-            }
+            Flow::Continue(n) => Next::Stop(Flow::Continue(n - 1)),
+            Flow::Return => Next::Stop(Flow::Return),
         }
     }
 
@@ -209,7 +204,7 @@ impl Interp<'_> {
             if self.stopped(state) {
                 break Flow::Normal;
             }
-            match self.after_body(state, flow) {
+            match Self::after_body(flow) {
                 Next::Go => {}
                 Next::Stop(f) => break f,
             }
@@ -218,7 +213,7 @@ impl Interp<'_> {
             }
             let flow = self.run_list(state, body, io, cx, out);
             status = state.last_status;
-            match self.after_body(state, flow) {
+            match Self::after_body(flow) {
                 Next::Go => {}
                 Next::Stop(f) => break f,
             }
@@ -275,7 +270,7 @@ impl Interp<'_> {
             }
             let flow = self.run_list(state, body, io, cx, out);
             status = state.last_status;
-            match self.after_body(state, flow) {
+            match Self::after_body(flow) {
                 Next::Go => {}
                 Next::Stop(f) => {
                     result = f;
@@ -328,7 +323,7 @@ impl Interp<'_> {
             }
             let flow = self.run_list(state, body, io, cx, out);
             status = state.last_status;
-            match self.after_body(state, flow) {
+            match Self::after_body(flow) {
                 Next::Go => {}
                 Next::Stop(f) => break f,
             }
@@ -401,7 +396,7 @@ impl Interp<'_> {
     ) -> Result<i64, i32> {
         let text = self.expand_nosplit(state, word, io, line, out)?;
         let text = String::from_utf8_lossy(&text).into_owned();
-        self.arith(state, &text).map_err(|e| {
+        super::host::arith(state, &text).map_err(|e| {
             let named = ExpandError {
                 message: format!("((: {}", e.message),
                 ..e
@@ -427,34 +422,32 @@ impl Interp<'_> {
     fn cond(
         &self,
         state: &mut ShellState,
-        e: &CondExpr,
+        expr: &CondExpr,
         io: &Io,
         line: usize,
         out: &dyn StreamSink,
     ) -> Result<bool, i32> {
-        match e {
+        match expr {
             CondExpr::Not(inner) => Ok(!self.cond(state, inner, io, line, out)?),
-            CondExpr::And(a, b) => {
-                Ok(self.cond(state, a, io, line, out)? && self.cond(state, b, io, line, out)?)
-            }
-            CondExpr::Or(a, b) => {
-                Ok(self.cond(state, a, io, line, out)? || self.cond(state, b, io, line, out)?)
-            }
+            CondExpr::And(first, second) => Ok(self.cond(state, first, io, line, out)?
+                && self.cond(state, second, io, line, out)?),
+            CondExpr::Or(first, second) => Ok(self.cond(state, first, io, line, out)?
+                || self.cond(state, second, io, line, out)?),
             CondExpr::Word(w) => Ok(!self.expand_nosplit(state, w, io, line, out)?.is_empty()),
             CondExpr::Unary(op, w) => {
                 let v = self.expand_nosplit(state, w, io, line, out)?;
                 Ok(self.unary_test(state, op, &v))
             }
-            CondExpr::Binary(l, op, r) => {
-                let left = self.expand_nosplit(state, l, io, line, out)?;
+            CondExpr::Binary(lhs, op, rhs) => {
+                let left = self.expand_nosplit(state, lhs, io, line, out)?;
                 match op.as_str() {
                     "==" | "=" | "!=" => {
-                        let m = self.pattern_matches(state, r, &left, io, line, out)?;
+                        let m = self.pattern_matches(state, rhs, &left, io, line, out)?;
                         Ok(if op == "!=" { !m } else { m })
                     }
-                    "=~" => self.regex_match(state, &left, r, io, line, out),
+                    "=~" => self.regex_match(state, &left, rhs, io, line, out),
                     "<" | ">" => {
-                        let right = self.expand_nosplit(state, r, io, line, out)?;
+                        let right = self.expand_nosplit(state, rhs, io, line, out)?;
                         Ok(if op == "<" {
                             left < right
                         } else {
@@ -462,22 +455,22 @@ impl Interp<'_> {
                         })
                     }
                     "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
-                        let a = self.arith(state, &String::from_utf8_lossy(&left));
-                        let a = a.map_err(|e| self.arith_failed(state, &e, line, out))?;
-                        let right = self.expand_nosplit(state, r, io, line, out)?;
-                        let b = self.arith(state, &String::from_utf8_lossy(&right));
-                        let b = b.map_err(|e| self.arith_failed(state, &e, line, out))?;
+                        let x = super::host::arith(state, &String::from_utf8_lossy(&left));
+                        let x = x.map_err(|e| self.arith_failed(state, &e, line, out))?;
+                        let right = self.expand_nosplit(state, rhs, io, line, out)?;
+                        let y = super::host::arith(state, &String::from_utf8_lossy(&right));
+                        let y = y.map_err(|e| self.arith_failed(state, &e, line, out))?;
                         Ok(match op.as_str() {
-                            "-eq" => a == b,
-                            "-ne" => a != b,
-                            "-lt" => a < b,
-                            "-le" => a <= b,
-                            "-gt" => a > b,
-                            _ => a >= b,
+                            "-eq" => x == y,
+                            "-ne" => x != y,
+                            "-lt" => x < y,
+                            "-le" => x <= y,
+                            "-gt" => x > y,
+                            _ => x >= y,
                         })
                     }
                     _ => {
-                        let right = self.expand_nosplit(state, r, io, line, out)?;
+                        let right = self.expand_nosplit(state, rhs, io, line, out)?;
                         Ok(self.file_compare(state, op, &left, &right))
                     }
                 }
@@ -512,20 +505,17 @@ impl Interp<'_> {
             // bash: a bad regular expression is status 2.
             return Err(2);
         };
-        match re.captures(text) {
-            Some(caps) => {
-                let whole = caps.get(0).map(|m| m.as_bytes()).unwrap_or_default();
-                state.vars.set(
-                    "BASH_REMATCH",
-                    String::from_utf8_lossy(whole).into_owned(),
-                    false,
-                );
-                Ok(true)
-            }
-            None => {
-                state.vars.set("BASH_REMATCH", String::new(), false);
-                Ok(false)
-            }
+        if let Some(caps) = re.captures(text) {
+            let whole = caps.get(0).map(|m| m.as_bytes()).unwrap_or_default();
+            state.vars.set(
+                "BASH_REMATCH",
+                String::from_utf8_lossy(whole).into_owned(),
+                false,
+            );
+            Ok(true)
+        } else {
+            state.vars.set("BASH_REMATCH", String::new(), false);
+            Ok(false)
         }
     }
 

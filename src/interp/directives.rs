@@ -39,7 +39,7 @@ impl Interp<'_> {
                 // `unset 'a[i]'`: one element.
                 let (array, rest) = name.split_once('[').unwrap_or_default();
                 let text = rest.strip_suffix(']').unwrap_or_default();
-                if let Ok(sub) = self.subscript(state, array, text) {
+                if let Ok(sub) = super::host::subscript(state, array, text) {
                     unset_element(state, array, &sub);
                 }
             }

@@ -135,9 +135,11 @@ impl Interp<'_> {
         }
         Ok(capture.take())
     }
+}
 
-    /// Evaluates arithmetic text on `state`'s variables.
-    pub(super) fn arith(&self, state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
+/// Evaluates arithmetic text on `state`'s variables.
+pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
+    {
         let mut env = Vars { state };
         arith::eval(text, &mut env).map_err(|e| ExpandError {
             message: e.message,
@@ -256,9 +258,8 @@ pub(super) fn element(state: &ShellState, name: &str, sub: &Sub) -> Option<Strin
         }
         (Some(Array::Assoc(m)), Sub::Key(k)) => m.get(k).cloned(),
         (Some(Array::Assoc(m)), Sub::Index(i)) => m.get(&i.to_string()).cloned(),
-        (Some(Array::Indexed(_)), Sub::Key(_)) => None,
         (None, Sub::Index(0 | -1)) => v.value.clone(),
-        (None, _) => None,
+        (Some(Array::Indexed(_)), Sub::Key(_)) | (None, _) => None,
     }
 }
 
@@ -451,7 +452,7 @@ impl expand::Host for Host<'_, '_> {
             .command_subst(self.state, script, self.io, self.line, self.streams)
     }
     fn arith(&mut self, text: &str) -> Result<i64, ExpandError> {
-        self.interp.arith(self.state, text)
+        arith(self.state, text)
     }
     fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
         if out {
@@ -499,7 +500,7 @@ impl expand::Host for Host<'_, '_> {
         }
     }
     fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
-        let sub = self.interp.subscript(self.state, name, sub)?;
+        let sub = subscript(self.state, name, sub)?;
         Ok(match (name, &sub) {
             ("PIPESTATUS", Sub::Index(i)) => usize::try_from(*i)
                 .ok()
@@ -514,17 +515,14 @@ impl expand::Host for Host<'_, '_> {
     }
 }
 
-impl Interp<'_> {
-    /// Evaluates a subscript: a key for an associative array, else arithmetic.
-    pub(super) fn subscript(
-        &self,
-        state: &mut ShellState,
-        name: &str,
-        text: &str,
-    ) -> Result<Sub, ExpandError> {
-        if is_assoc(state, name) {
-            return Ok(Sub::Key(text.to_string()));
-        }
-        Ok(Sub::Index(self.arith(state, text)?))
+/// Evaluates a subscript: a key for an associative array, else arithmetic.
+pub(super) fn subscript(
+    state: &mut ShellState,
+    name: &str,
+    text: &str,
+) -> Result<Sub, ExpandError> {
+    if is_assoc(state, name) {
+        return Ok(Sub::Key(text.to_string()));
     }
+    Ok(Sub::Index(arith(state, text)?))
 }

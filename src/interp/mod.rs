@@ -126,9 +126,9 @@ impl Interp<'_> {
         cx: Cx,
         out: &dyn StreamSink,
     ) -> Flow {
-        let last = list.rest.len();
+        let chained = list.rest.len();
         let sub_cx = Cx {
-            cond: cx.cond || last > 0,
+            cond: cx.cond || chained > 0,
         };
         let flow = self.run_pipeline(state, &list.first, list.line, io, sub_cx, out);
         if flow != Flow::Normal {
@@ -145,19 +145,19 @@ impl Interp<'_> {
             };
             if run {
                 let c = Cx {
-                    cond: cx.cond || k + 1 < last,
+                    cond: cx.cond || k + 1 < chained,
                 };
                 let flow = self.run_pipeline(state, pipeline, list.line, io, c, out);
                 if flow != Flow::Normal {
                     return flow;
                 }
                 negated = pipeline.negated;
-                if k + 1 == last && !cx.cond && !negated {
+                if k + 1 == chained && !cx.cond && !negated {
                     self.errexit(state, io, out);
                 }
             }
         }
-        if last == 0 && !cx.cond && !negated {
+        if chained == 0 && !cx.cond && !negated {
             self.errexit(state, io, out);
         }
         if list.background {

@@ -260,8 +260,7 @@ impl Interp<'_> {
             (Some(index), AssignValue::Scalar(word)) => {
                 let sub = self.expand_nosplit(state, index, io, line, streams)?;
                 let sub = String::from_utf8_lossy(&sub).into_owned();
-                let sub = self
-                    .subscript(state, &a.name, &sub)
+                let sub = host::subscript(state, &a.name, &sub)
                     .map_err(|e| self.expansion_failed(state, &e, line, streams))?;
                 let v = self.expand_nosplit(state, word, io, line, streams)?;
                 let v = String::from_utf8_lossy(&v).into_owned();
@@ -390,7 +389,7 @@ impl Interp<'_> {
                     Flow::Normal
                 }
                 Target::Function(def) => {
-                    let saved = self.push_assigns(state, &assigns);
+                    let saved = push_assigns(state, &assigns);
                     let args = args
                         .iter()
                         .map(|a| a.to_string_lossy().into_owned())
@@ -403,7 +402,7 @@ impl Interp<'_> {
                     let mut words = vec![path.to_string_lossy().into_owned()];
                     words.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
                     let words: Vec<OsString> = words.into_iter().map(OsString::from).collect();
-                    let saved = self.push_assigns(state, &assigns);
+                    let saved = push_assigns(state, &assigns);
                     let flow = self.run_builtin(
                         state,
                         super::builtins::Builtin::Shell,
@@ -417,27 +416,13 @@ impl Interp<'_> {
                     flow
                 }
                 Target::Builtin(b) => {
-                    let saved = self.push_assigns(state, &assigns);
+                    let saved = push_assigns(state, &assigns);
                     let flow = self.run_builtin(state, b, &args, &fds.io, cx, line, streams);
                     pop_assigns(state, saved);
                     flow
                 }
             },
         }
-    }
-
-    /// Prefix assignments for a function or builtin: set (exported) while it runs.
-    fn push_assigns(
-        &self,
-        state: &mut ShellState,
-        assigns: &[(String, String)],
-    ) -> Vec<(String, Option<trumansh_commands::Var>)> {
-        let mut saved = Vec::new();
-        for (name, value) in assigns {
-            saved.push((name.clone(), state.vars.var(name).cloned()));
-            state.vars.set(name, value.clone(), true);
-        }
-        saved
     }
 
     /// Runs a handler: its steps go through an [`Emitter`] as they come; then its
@@ -678,7 +663,7 @@ impl Interp<'_> {
                 // An existing file that is not a script cannot be run: nothing is ever
                 // spawned.
                 Ok(_) => {
-                    msg.extend_from_slice(b": cannot execute binary file: Exec format error\n")
+                    msg.extend_from_slice(b": cannot execute binary file: Exec format error\n");
                 }
                 Err(e) => {
                     msg.extend_from_slice(b": ");
@@ -764,6 +749,19 @@ impl FsView for ProcFds<'_> {
     }
 }
 
+/// Prefix assignments for a function or builtin: set (exported) while it runs.
+fn push_assigns(
+    state: &mut ShellState,
+    assigns: &[(String, String)],
+) -> Vec<(String, Option<trumansh_commands::Var>)> {
+    let mut saved = Vec::new();
+    for (name, value) in assigns {
+        saved.push((name.clone(), state.vars.var(name).cloned()));
+        state.vars.set(name, value.clone(), true);
+    }
+    saved
+}
+
 /// Puts back what prefix assignments replaced.
 fn pop_assigns(state: &mut ShellState, saved: Vec<(String, Option<trumansh_commands::Var>)>) {
     for (name, old) in saved.into_iter().rev() {
@@ -842,7 +840,7 @@ pub(super) fn trace_quote(w: &[u8]) -> Vec<u8> {
                 b'\\' => out.extend_from_slice(b"\\\\"),
                 0x1b => out.extend_from_slice(b"\\E"),
                 b if b < 0x20 || b == 0x7f => {
-                    out.extend_from_slice(format!("\\{b:03o}").as_bytes())
+                    out.extend_from_slice(format!("\\{b:03o}").as_bytes());
                 }
                 b => out.push(b),
             }

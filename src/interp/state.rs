@@ -51,6 +51,10 @@ pub(crate) struct Frame {
     pub loop_depth: usize,
 }
 
+/// An array a declaration builtin's `NAME=(...)` argument gives: the name, the items (with
+/// their subscripts when written), whether it appends.
+pub(crate) type DeclArray = (String, Vec<(Option<String>, String)>, bool);
+
 /// What a command can change about the shell it runs in.
 #[derive(Debug, Clone)]
 pub(crate) struct ShellState {
@@ -111,7 +115,7 @@ pub(crate) struct ShellState {
     /// `getopts`: the argument and the byte inside it where the last call stopped.
     pub getopts_pos: Option<(usize, usize)>,
     /// The arrays of a declaration builtin's `NAME=(...)` arguments, for it to assign.
-    pub decl_arrays: Vec<(String, Vec<(Option<String>, String)>, bool)>,
+    pub decl_arrays: Vec<DeclArray>,
     /// The policy's `var_bytes` and `array_elements`.
     pub max_var_bytes: usize,
     pub max_array_elements: usize,
@@ -169,7 +173,7 @@ impl ShellState {
 
     /// The state a child shell starts with (`bash x.sh`, `sh -c`, `./x.sh`): the exported
     /// variables only, no functions, default options, its own `$0` and arguments.
-    pub fn child(&self, arg0: String, args: Vec<String>, identity: &Identity) -> Self {
+    pub fn child(&self, name: String, params: Vec<String>, identity: &Identity) -> Self {
         let mut vars = Vars::default();
         for (name, var) in self.vars.iter() {
             if var.exported {
@@ -184,8 +188,8 @@ impl ShellState {
             last_status: 0,
             exit: None,
             functions: Arc::default(),
-            positional: Arc::new(args),
-            arg0,
+            positional: Arc::new(params),
+            arg0: name,
             script_name: None,
             frames: Vec::new(),
             loop_depth: 0,

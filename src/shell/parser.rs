@@ -204,10 +204,10 @@ fn split_assignment(word: &Word) -> Option<Assignment> {
                             }
                             i += 1;
                         }
-                        if let Some(seg) = bytes.get(seg_start..) {
-                            if !seg.is_empty() {
-                                index.push(WordPart::Literal(seg.to_vec()));
-                            }
+                        if let Some(seg) = bytes.get(seg_start..)
+                            && !seg.is_empty()
+                        {
+                            index.push(WordPart::Literal(seg.to_vec()));
                         }
                         seg_start = 0;
                         let _ = seg_start;
@@ -827,19 +827,18 @@ impl<'a> Parser<'a> {
 
     /// bash's message for a token that does not fit in `[[ ]]`.
     fn cond_error(&self, tok: &Token) -> ParseError {
-        match &tok.tok {
-            Tok::Eof => eof_error(&self.lx),
-            _ => {
-                let text = match &tok.tok {
-                    Tok::Operator(op) => op.text().to_string(),
-                    _ => String::from_utf8_lossy(self.lx.slice(tok.start, tok.end)).into_owned(),
-                };
-                ParseError::Syntax {
-                    message: format!(
-                        "syntax error in conditional expression: unexpected token `{text}'"
-                    ),
-                    line: tok.line,
-                }
+        if tok.tok == Tok::Eof {
+            eof_error(&self.lx)
+        } else {
+            let text = match &tok.tok {
+                Tok::Operator(op) => op.text().to_string(),
+                _ => String::from_utf8_lossy(self.lx.slice(tok.start, tok.end)).into_owned(),
+            };
+            ParseError::Syntax {
+                message: format!(
+                    "syntax error in conditional expression: unexpected token `{text}'"
+                ),
+                line: tok.line,
             }
         }
     }
@@ -961,18 +960,17 @@ impl<'a> Parser<'a> {
                 };
                 self.next()?;
                 let right = if op == "=~" {
-                    match self.lx.read_regex_word()? {
-                        Some(r) => r,
-                        None => {
-                            let bad = self.next()?;
-                            return Err(ParseError::Syntax {
-                                message: format!(
-                                    "unexpected argument `{}' to conditional binary operator",
-                                    token_text(&bad, &self.lx)
-                                ),
-                                line: bad.line,
-                            });
-                        }
+                    if let Some(r) = self.lx.read_regex_word()? {
+                        r
+                    } else {
+                        let bad = self.next()?;
+                        return Err(ParseError::Syntax {
+                            message: format!(
+                                "unexpected argument `{}' to conditional binary operator",
+                                token_text(&bad, &self.lx)
+                            ),
+                            line: bad.line,
+                        });
                     }
                 } else {
                     let r = self.next()?;
@@ -1063,26 +1061,26 @@ impl<'a> Parser<'a> {
                         .first()
                         .and_then(plain_literal)
                         .is_some_and(|n| DECLARATION.iter().any(|d| d.as_bytes() == n));
-                    if cmd.words.is_empty() || declaration {
-                        if let Some(mut a) = split_assignment(&word) {
-                            // `NAME=(...)`: a compound (array) assignment.
-                            let empty =
-                                matches!(&a.value, AssignValue::Scalar(w) if w.parts.is_empty());
-                            if empty
-                                && self.peek_op()? == Some(Operator::LParen)
-                                && self.peek()?.start == tok.end
-                            {
-                                self.next()?;
-                                a.value = AssignValue::Array(self.array_words()?);
-                            }
-                            if cmd.words.is_empty() {
-                                cmd.assignments.push(a);
-                            } else {
-                                cmd.decl_args.push((cmd.words.len(), a));
-                                cmd.words.push(word);
-                            }
-                            continue;
+                    if (cmd.words.is_empty() || declaration)
+                        && let Some(mut a) = split_assignment(&word)
+                    {
+                        // `NAME=(...)`: a compound (array) assignment.
+                        let empty =
+                            matches!(&a.value, AssignValue::Scalar(w) if w.parts.is_empty());
+                        if empty
+                            && self.peek_op()? == Some(Operator::LParen)
+                            && self.peek()?.start == tok.end
+                        {
+                            self.next()?;
+                            a.value = AssignValue::Array(self.array_words()?);
                         }
+                        if cmd.words.is_empty() {
+                            cmd.assignments.push(a);
+                        } else {
+                            cmd.decl_args.push((cmd.words.len(), a));
+                            cmd.words.push(word);
+                        }
+                        continue;
                     }
                     if cmd.words.is_empty() {
                         // `name ( )`: a function definition.

@@ -324,32 +324,31 @@ impl Journal {
             .as_ref()
             .and_then(|k| active.cover.get(k))
             .filter(|c| c.full || append);
-        let plan = match covered {
-            Some(c) => Plan {
+        let plan = if let Some(c) = covered {
+            Plan {
                 renew: Some((c.seq, c.undo.clone())),
                 ..Plan::default()
-            },
-            None => {
-                let plan = plan(sandbox, op, targets, &blob)?;
-                if let Some(k) = key {
-                    let full = match plan.undo.first() {
-                        Some(Inverse::Restore { .. } | Inverse::Remove { .. }) => Some(true),
-                        Some(Inverse::Truncate { .. }) => Some(false),
-                        _ => None,
-                    };
-                    if let Some(full) = full {
-                        active.cover.insert(
-                            k,
-                            Cover {
-                                seq,
-                                undo: plan.undo.clone(),
-                                full,
-                            },
-                        );
-                    }
-                }
-                plan
             }
+        } else {
+            let plan = plan(sandbox, op, targets, &blob)?;
+            if let Some(k) = key {
+                let full = match plan.undo.first() {
+                    Some(Inverse::Restore { .. } | Inverse::Remove { .. }) => Some(true),
+                    Some(Inverse::Truncate { .. }) => Some(false),
+                    _ => None,
+                };
+                if let Some(full) = full {
+                    active.cover.insert(
+                        k,
+                        Cover {
+                            seq,
+                            undo: plan.undo.clone(),
+                            full,
+                        },
+                    );
+                }
+            }
+            plan
         };
         active.file.append(
             sandbox,
