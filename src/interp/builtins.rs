@@ -40,6 +40,14 @@ pub(super) enum Builtin {
     Wait,
     Trap,
     Getopts,
+    Alias,
+    Unalias,
+    Hash,
+    Umask,
+    Times,
+    Dirs,
+    Pushd,
+    Popd,
 }
 
 impl Builtin {
@@ -65,6 +73,14 @@ impl Builtin {
             "wait" => Builtin::Wait,
             "trap" => Builtin::Trap,
             "getopts" => Builtin::Getopts,
+            "alias" => Builtin::Alias,
+            "unalias" => Builtin::Unalias,
+            "hash" => Builtin::Hash,
+            "umask" => Builtin::Umask,
+            "times" => Builtin::Times,
+            "dirs" => Builtin::Dirs,
+            "pushd" => Builtin::Pushd,
+            "popd" => Builtin::Popd,
             _ => return None,
         })
     }
@@ -445,6 +461,99 @@ fn getopts(state: &mut ShellState, args: &[String], said: &mut Said) {
     }
 }
 
+/// `PWD` and `OLDPWD` after the cwd changed.
+fn set_pwd(state: &mut ShellState, old: &std::path::Path) {
+    state
+        .vars
+        .set("OLDPWD", old.to_string_lossy().into_owned(), false);
+    let now = state.cwd.to_string_lossy().into_owned();
+    state.vars.set("PWD", now, false);
+}
+
+/// `alias [-p] [name[=value] ...]`: kept and listed; like a non-interactive bash, they are
+/// not expanded (unless `shopt -s expand_aliases`, which trumansh does not honour yet).
+fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
+    let names: Vec<&String> = args.iter().filter(|a| a.as_str() != "-p").collect();
+    let show = |said: &mut Said, n: &str, v: &str| {
+        let q = trumansh_commands::quote(v);
+        let q = if q.starts_with('\'') { q } else { format!("'{v}'") };
+        said.out.extend_from_slice(format!("alias {n}={q}\n").as_bytes());
+    };
+    if names.is_empty() {
+        for (n, v) in state.aliases.iter() {
+            show(said, n, v);
+        }
+        return;
+    }
+    for a in names {
+        match a.split_once('=') {
+            Some((n, v)) => {
+                Arc::make_mut(&mut state.aliases).insert(n.to_string(), v.to_string());
+            }
+            None => match state.aliases.get(a.as_str()) {
+                Some(v) => {
+                    let v = v.clone();
+                    show(said, a, &v);
+                }
+                None => said.err(&format!("alias: {a}: not found"), 1),
+            },
+        }
+    }
+}
+
+/// `unalias [-a] name ...`.
+fn unalias(state: &mut ShellState, args: &[String], said: &mut Said) {
+    if args.is_empty() {
+        said.err("unalias: usage: unalias [-a] name [name ...]", 2);
+        return;
+    }
+    for a in args {
+        if a == "-a" {
+            state.aliases = Arc::default();
+        } else if state.aliases.contains_key(a.as_str()) {
+            Arc::make_mut(&mut state.aliases).remove(a.as_str());
+        } else {
+            said.err(&format!("unalias: {a}: not found"), 1);
+        }
+    }
+}
+
+/// `umask [-p] [-S] [mode]`: the mask is kept and shown (files are created with the
+/// sandbox's modes).
+fn umask(state: &mut ShellState, args: &[String], said: &mut Said) {
+    let symbolic = args.iter().any(|a| a == "-S");
+    let print = args.iter().any(|a| a == "-p");
+    let mode = args.iter().find(|a| !a.starts_with('-'));
+    match mode {
+        Some(m) => match u32::from_str_radix(m, 8) {
+            Ok(v) if v <= 0o777 => state.umask = v,
+            _ => said.err(&format!("umask: {m}: octal number out of range"), 1),
+        },
+        None => {
+            let m = state.umask;
+            let line = if symbolic {
+                let part = |shift: u32| {
+                    let bits = !(m >> shift) & 7;
+                    let mut p = String::new();
+                    for (b, c) in [(4, 'r'), (2, 'w'), (1, 'x')] {
+                        if bits & b != 0 {
+                            p.push(c);
+                        }
+                    }
+                    p
+                };
+                format!("u={},g={},o={}", part(6), part(3), part(0))
+            } else if print {
+                format!("umask {m:04o}")
+            } else {
+                format!("{m:04o}")
+            };
+            said.out.extend_from_slice(line.as_bytes());
+            said.out.push(b'\n');
+        }
+    }
+}
+
 /// The attributes `declare` turns on or off.
 #[derive(Default)]
 struct Attrs {
@@ -516,6 +625,8 @@ struct Said {
     err: Vec<u8>,
     /// Diagnostics with `$0: ` as their prefix (getopts'), not the shell's.
     err_arg0: Vec<u8>,
+    /// Diagnostics bash prints without any prefix (`hash: hash table empty`).
+    err_raw: Vec<u8>,
     status: i32,
 }
 
@@ -729,6 +840,27 @@ impl Interp<'_> {
             Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
             Builtin::Trap => trap(state, &args, &mut said),
             Builtin::Getopts => getopts(state, &args, &mut said),
+            Builtin::Alias => alias(state, &args, &mut said),
+            Builtin::Unalias => unalias(state, &args, &mut said),
+            Builtin::Hash => {
+                // Nothing is ever looked up in PATH: the table stays empty.
+                if args.is_empty() {
+                    said.err_raw.extend_from_slice(b"hash: hash table empty\n");
+                } else {
+                    for a in args.iter().filter(|a| !a.starts_with('-')) {
+                        if self.lookup(state, &OsString::from(a)).is_none() {
+                            said.err(&format!("hash: {a}: not found"), 1);
+                        }
+                    }
+                }
+            }
+            Builtin::Umask => umask(state, &args, &mut said),
+            Builtin::Times => {
+                said.out.extend_from_slice(b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+            }
+            Builtin::Dirs | Builtin::Pushd | Builtin::Popd => {
+                self.dir_stack(state, b, &args, &mut said);
+            }
             Builtin::Command | Builtin::Direct => {
                 return self.command_builtin(state, b, &args, io, cx, line, streams);
             }
@@ -745,6 +877,77 @@ impl Interp<'_> {
         }
         let flow2 = self.finish(state, &said, io, line, streams);
         if flow == Flow::Normal { flow2 } else { flow }
+    }
+
+    /// `dirs`, `pushd`, `popd`: the directory stack (its top is the cwd).
+    fn dir_stack(&self, state: &mut ShellState, b: Builtin, args: &[String], said: &mut Said) {
+        let home = state.vars.get("HOME").unwrap_or_default().to_string();
+        let shown = |p: &std::path::Path| {
+            let t = p.to_string_lossy().into_owned();
+            match t.strip_prefix(&home) {
+                Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+                    format!("~{rest}")
+                }
+                _ => t,
+            }
+        };
+        let print = |state: &ShellState, said: &mut Said, verbose: bool| {
+            let mut all = vec![state.cwd.clone()];
+            all.extend(state.dir_stack.iter().rev().cloned());
+            if verbose {
+                for (i, d) in all.iter().enumerate() {
+                    said.out.extend_from_slice(format!("{i:2}  {}\n", shown(d)).as_bytes());
+                }
+            } else {
+                let line: Vec<String> = all.iter().map(|d| shown(d)).collect();
+                said.out.extend_from_slice(line.join(" ").as_bytes());
+                said.out.push(b'\n');
+            }
+        };
+        match b {
+            Builtin::Dirs => {
+                if args.iter().any(|a| a == "-c") {
+                    state.dir_stack.clear();
+                } else {
+                    print(state, said, args.iter().any(|a| a == "-v"));
+                }
+            }
+            Builtin::Pushd => {
+                let target = match args.first() {
+                    Some(d) => state.resolve(&OsString::from(d)),
+                    None => match state.dir_stack.pop() {
+                        Some(d) => d,
+                        None => {
+                            said.err("pushd: no other directory", 1);
+                            return;
+                        }
+                    },
+                };
+                let target = trumansh_commands::normalize_lexical(&target);
+                match FsView::stat(&self.rt.sandbox, &target, true) {
+                    Ok(m) if m.is_dir() => {
+                        let old = std::mem::replace(&mut state.cwd, target);
+                        if args.first().is_some() {
+                            state.dir_stack.push(old.clone());
+                        } else {
+                            state.dir_stack.push(old.clone());
+                        }
+                        set_pwd(state, &old);
+                        print(state, said, false);
+                    }
+                    Ok(_) => said.err(&format!("pushd: {}: Not a directory", args.first().map_or("", String::as_str)), 1),
+                    Err(e) => said.err(&format!("pushd: {}: {}", args.first().map_or("", String::as_str), e.strerror()), 1),
+                }
+            }
+            _ => match state.dir_stack.pop() {
+                Some(d) => {
+                    let old = std::mem::replace(&mut state.cwd, d);
+                    set_pwd(state, &old);
+                    print(state, said, false);
+                }
+                None => said.err("popd: directory stack empty", 1),
+            },
+        }
     }
 
     /// Prints what a builtin said; sets its status.
@@ -775,6 +978,9 @@ impl Interp<'_> {
             } else {
                 emitter.shell_err(l);
             }
+        }
+        if !said.err_raw.is_empty() {
+            emitter.write(&io.err, &said.err_raw);
         }
         for l in said.err_arg0.split_inclusive(|&b| b == b'\n') {
             let mut text = format!("{}: ", state.arg0).into_bytes();

@@ -110,6 +110,12 @@ pub(crate) struct ShellState {
     pub exec_io: Option<super::Io>,
     /// The outputs of this command's `<(...)`, by the fd number of their `/dev/fd/N` path.
     pub proc_fds: Vec<(u32, Arc<Vec<u8>>)>,
+    /// `alias`es (kept and listed; not expanded, as in a non-interactive bash).
+    pub aliases: Arc<BTreeMap<String, String>>,
+    /// `umask`.
+    pub umask: u32,
+    /// `pushd`'s stack, below the cwd (its top last).
+    pub dir_stack: Vec<PathBuf>,
     /// Compound commands and function calls being run (`undo` refuses to run inside one).
     pub nesting: usize,
     /// `getopts`: the argument and the byte inside it where the last call stopped.
@@ -161,6 +167,9 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            aliases: Arc::default(),
+            umask: 0o022,
+            dir_stack: Vec::new(),
             pending_exec: None,
             exec_io: None,
             proc_fds: Vec::new(),
@@ -207,6 +216,9 @@ impl ShellState {
             traps: Arc::default(),
             in_trap: false,
             getopts_pos: None,
+            aliases: Arc::default(),
+            umask: 0o022,
+            dir_stack: Vec::new(),
             pending_exec: None,
             exec_io: None,
             proc_fds: Vec::new(),

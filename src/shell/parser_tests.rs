@@ -40,6 +40,9 @@ fn part(p: &WordPart) -> String {
         WordPart::ProcessSubst { out, .. } => format!("{{{}(...)}}", if *out { ">" } else { "<" }),
         WordPart::Param(pe) => {
             let mut s = format!("{{${}{}", if pe.length { "#" } else { "" }, pe.name);
+            if let Some(index) = &pe.index {
+                let _ = write!(s, "[{}]", word(index));
+            }
             if let Some((op, w)) = &pe.op {
                 let (colon, c) = match op {
                     ParamOp::Default { colon } => (colon, '-'),
