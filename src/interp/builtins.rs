@@ -476,8 +476,13 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
     let names: Vec<&String> = args.iter().filter(|a| a.as_str() != "-p").collect();
     let show = |said: &mut Said, n: &str, v: &str| {
         let q = trumansh_commands::quote(v);
-        let q = if q.starts_with('\'') { q } else { format!("'{v}'") };
-        said.out.extend_from_slice(format!("alias {n}={q}\n").as_bytes());
+        let q = if q.starts_with('\'') {
+            q
+        } else {
+            format!("'{v}'")
+        };
+        said.out
+            .extend_from_slice(format!("alias {n}={q}\n").as_bytes());
     };
     if names.is_empty() {
         for (n, v) in state.aliases.iter() {
@@ -856,7 +861,8 @@ impl Interp<'_> {
             }
             Builtin::Umask => umask(state, &args, &mut said),
             Builtin::Times => {
-                said.out.extend_from_slice(b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+                said.out
+                    .extend_from_slice(b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
             }
             Builtin::Dirs | Builtin::Pushd | Builtin::Popd => {
                 self.dir_stack(state, b, &args, &mut said);
@@ -896,7 +902,8 @@ impl Interp<'_> {
             all.extend(state.dir_stack.iter().rev().cloned());
             if verbose {
                 for (i, d) in all.iter().enumerate() {
-                    said.out.extend_from_slice(format!("{i:2}  {}\n", shown(d)).as_bytes());
+                    said.out
+                        .extend_from_slice(format!("{i:2}  {}\n", shown(d)).as_bytes());
                 }
             } else {
                 let line: Vec<String> = all.iter().map(|d| shown(d)).collect();
@@ -935,8 +942,21 @@ impl Interp<'_> {
                         set_pwd(state, &old);
                         print(state, said, false);
                     }
-                    Ok(_) => said.err(&format!("pushd: {}: Not a directory", args.first().map_or("", String::as_str)), 1),
-                    Err(e) => said.err(&format!("pushd: {}: {}", args.first().map_or("", String::as_str), e.strerror()), 1),
+                    Ok(_) => said.err(
+                        &format!(
+                            "pushd: {}: Not a directory",
+                            args.first().map_or("", String::as_str)
+                        ),
+                        1,
+                    ),
+                    Err(e) => said.err(
+                        &format!(
+                            "pushd: {}: {}",
+                            args.first().map_or("", String::as_str),
+                            e.strerror()
+                        ),
+                        1,
+                    ),
                 }
             }
             _ => match state.dir_stack.pop() {

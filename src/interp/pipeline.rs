@@ -23,6 +23,13 @@ use crate::exec::{ChannelSink, Out, PIPE_CHUNKS, PipeReader, StreamSink};
 use crate::io::Stream;
 use crate::shell::ast::{Command, Pipeline};
 
+/// The state a stage runs on.
+enum Stage {
+    Copy(Box<ShellState>),
+    /// The shell's own (`lastpipe`), or already handed to its thread.
+    Shell,
+}
+
 /// The stack of a pipeline stage's thread: deep enough for the nesting the limits allow.
 pub(super) const STAGE_STACK: usize = 64 << 20;
 
@@ -30,7 +37,7 @@ impl Interp<'_> {
     /// Runs the stages of a pipeline; gives each stage's status (`PIPESTATUS`).
     pub(super) fn run_stages(
         &self,
-        state: &ShellState,
+        state: &mut ShellState,
         pipeline: &Pipeline,
         _line: usize,
         io: &Io,
@@ -59,6 +66,19 @@ impl Interp<'_> {
         let go_in = go_in.into_iter().map(Some).chain(std::iter::once(None));
         let mut go_out = Some(go_out);
         let mut statuses = Vec::new();
+        // Each stage runs on a copy of the shell's state; with `shopt -s lastpipe` the last one
+        // runs on the shell's own, as bash's last stage then does.
+        let lastpipe = state.opts.lastpipe;
+        let mut states: Vec<Stage> = (0..n)
+            .map(|i| {
+                if lastpipe && i + 1 == n {
+                    Stage::Shell
+                } else {
+                    Stage::Copy(Box::new(state.subshell()))
+                }
+            })
+            .collect();
+        let mut shell_state = Some(state);
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
             let stages = pipeline
@@ -70,7 +90,18 @@ impl Interp<'_> {
                 stages.zip(go_in).enumerate()
             {
                 let main_tx = main_tx.clone();
-                let mut sub = state.subshell();
+                let mut own = match states
+                    .get_mut(i)
+                    .map(|s| std::mem::replace(s, Stage::Shell))
+                {
+                    Some(Stage::Copy(b)) => Some(*b),
+                    _ => None,
+                };
+                let mut borrowed = if own.is_none() {
+                    shell_state.take()
+                } else {
+                    None
+                };
                 let release = if i + 1 == n { go_out.take() } else { None };
                 let this = Interp {
                     stage: true,
@@ -92,6 +123,9 @@ impl Interp<'_> {
                     .stack_size(STAGE_STACK)
                     .spawn_scoped(scope, move || {
                         let streams = ChannelSink(main_tx);
+                        let Some(sub) = own.as_mut().or(borrowed.as_deref_mut()) else {
+                            return None;
+                        };
                         // The previous stage has prepared (or given up).
                         if let Some(turn) = turn_in {
                             let _ = turn.recv();
@@ -99,7 +133,7 @@ impl Interp<'_> {
                         let ready = match cmd {
                             Command::Simple(simple) if !this.line.aborted() => {
                                 let fds = Fds::new(stage_io);
-                                Some(Ok(this.prepare(&mut sub, simple, fds, &streams)))
+                                Some(Ok(this.prepare(sub, simple, fds, &streams)))
                             }
                             Command::Simple(_) => None,
                             other => Some(Err((other, stage_io))),
@@ -112,10 +146,10 @@ impl Interp<'_> {
                         }
                         match ready {
                             Some(Ok(p)) => {
-                                this.run_prepared(&mut sub, p, Cx::default(), &streams);
+                                this.run_prepared(sub, p, Cx::default(), &streams);
                             }
                             Some(Err((cmd, stage_io))) => {
-                                this.run_command(&mut sub, cmd, &stage_io, Cx::default(), &streams);
+                                this.run_command(sub, cmd, &stage_io, Cx::default(), &streams);
                             }
                             None => return None,
                         }

@@ -252,6 +252,7 @@ impl Interp<'_> {
             let fd = r.fd;
             match &r.kind {
                 RedirKind::Out(w)
+                | RedirKind::Clobber(w)
                 | RedirKind::Append(w)
                 | RedirKind::OutErr(w)
                 | RedirKind::AppendOutErr(w) => {
@@ -260,6 +261,22 @@ impl Interp<'_> {
                     let target = self.redirect_target(state, w, &base, line, streams)?;
                     // `/dev/stdout`, `/dev/stderr` (and `/dev/fd/1`, `/dev/fd/2`) are the
                     // command's fd 1 or 2 as they are now: `> /dev/stderr` is `>&2`.
+                    // `set -C`: `>` and `&>` do not overwrite an existing regular file.
+                    let guarded = matches!(r.kind, RedirKind::Out(_) | RedirKind::OutErr(_));
+                    if guarded
+                        && state.opts.noclobber
+                        && trumansh_commands::FsView::stat(
+                            &self.rt.sandbox,
+                            &state.resolve(&target),
+                            true,
+                        )
+                        .is_ok_and(|m| m.is_file())
+                    {
+                        let mut msg = target.as_bytes().to_vec();
+                        msg.extend_from_slice(b": cannot overwrite existing file");
+                        self.shell_error(state, streams, line, &msg);
+                        return Err(1);
+                    }
                     let target = match fd_path(state, &target) {
                         Some(1) => fds.io.out.clone(),
                         Some(2) => fds.io.err.clone(),

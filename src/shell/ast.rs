@@ -264,8 +264,10 @@ pub struct Redirect {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedirKind {
-    /// `>` (and `>|`): truncate.
+    /// `>`: truncate (refused on an existing file under `set -C`).
     Out(Word),
+    /// `>|`: truncate, even under `set -C`.
+    Clobber(Word),
     /// `>>`
     Append(Word),
     /// `<`

@@ -1150,7 +1150,8 @@ impl<'a> Parser<'a> {
         };
         let kind = match op {
             Operator::Less => RedirKind::In(word),
-            Operator::Great | Operator::Clobber => RedirKind::Out(word),
+            Operator::Great => RedirKind::Out(word),
+            Operator::Clobber => RedirKind::Clobber(word),
             Operator::DGreat => RedirKind::Append(word),
             Operator::AndGreat => RedirKind::OutErr(word),
             Operator::AndDGreat => RedirKind::AppendOutErr(word),

@@ -78,6 +78,7 @@ fn command(c: &SimpleCommand) -> String {
         let fd = r.fd.map(|n| n.to_string()).unwrap_or_default();
         let k = match &r.kind {
             RedirKind::Out(w) => format!(">{}", word(w)),
+            RedirKind::Clobber(w) => format!(">|{}", word(w)),
             RedirKind::Append(w) => format!(">>{}", word(w)),
             RedirKind::In(w) => format!("<{}", word(w)),
             RedirKind::OutErr(w) => format!("&>{}", word(w)),
