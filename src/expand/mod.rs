@@ -17,6 +17,7 @@ use crate::shell::{is_name_char, is_name_start};
 use brace::{BraceError, Unit};
 use glob::PatByte;
 
+pub mod arith;
 mod brace;
 mod glob;
 #[cfg(test)]
