@@ -89,21 +89,23 @@ impl ArithError {
     }
 }
 
-type R<T> = Result<T, ArithError>;
+/// A failure; the error itself is in [`Parser::err`]. A zero-sized error keeps the frames of
+/// the recursive functions small (a debug build keeps every temporary).
+#[derive(Debug)]
+struct Fail;
+
+type R<T> = Result<T, Fail>;
 
 /// Bash's `MAX_EXPR_RECURSION_LEVEL`: how many expression contexts (the expression itself,
 /// a variable's value, a subscript) may be open at once.
 const MAX_CONTEXTS: u32 = 1024;
 
-/// How deep the evaluation may nest, counting one per parenthesis, unary operator, `**`,
-/// `?:` branch, assignment and (as [`CONTEXT_NEST`]) per open context. Sized so that the
-/// deepest evaluation stays within 1 MiB of stack in a debug build (see the test
-/// `deep_nesting_stays_on_the_stack`), well inside a 2 MiB thread.
-pub const MAX_NEST: u32 = 4096;
-
-/// A context costs more stack than a parenthesis: a new parser and the frames down to the
-/// point where its value is read.
-const CONTEXT_NEST: u32 = 3;
+/// How deep operators may nest, over all open contexts: one level per parenthesis, unary
+/// operator, `**`, `?:` branch, assignment and operand of a binary operator. With
+/// [`MAX_CONTEXTS`] it bounds the stack an evaluation uses: measured (test
+/// `deepest_evaluations_fit_the_stack`), at most about 1.4 MiB in a release build (a
+/// pipeline stage's thread has 2 MiB) and 4 MiB in a debug build.
+pub const MAX_NEST: u32 = 3000;
 
 /// Evaluates `expr` (already expanded) as bash does; the empty expression is 0.
 pub fn eval(expr: &str, env: &mut dyn ArithEnv) -> Result<i64, ArithError> {
@@ -112,7 +114,11 @@ pub fn eval(expr: &str, env: &mut dyn ArithEnv) -> Result<i64, ArithError> {
     if is_blank(text) {
         return Ok(0);
     }
-    Parser::new(text, env, 1, 0).run()
+    let mut parser = Parser::new(text, env, 1, 0);
+    match parser.run() {
+        Ok(value) => Ok(value),
+        Err(Fail) => Err(parser.take_err()),
+    }
 }
 
 /// The tokens (bash's `curtok` values).
@@ -289,6 +295,14 @@ enum Lexed {
     Op { tok: Tok, end: usize },
 }
 
+/// A token that cannot be read: the message, where the token starts, and where bash sees the
+/// text end (it cuts the string after a number while converting it).
+struct LexErr {
+    msg: &'static str,
+    at: usize,
+    end: usize,
+}
+
 /// One expression context: bash's globals for one `subexpr`.
 struct Parser<'s, 'e> {
     text: &'s str,
@@ -300,6 +314,8 @@ struct Parser<'s, 'e> {
     nest: u32,
     serial: u32,
     st: TokState,
+    /// Why the evaluation failed, once it has.
+    err: Option<ArithError>,
 }
 
 fn is_blank(text: &str) -> bool {
@@ -316,57 +332,70 @@ fn is_name_char(c: u8) -> bool {
 
 /// Bash's `skipsubscript`: from the `[` at `open`, the index of its `]`, or None. Quotes,
 /// backslashes, backquotes and `$(`/`${` are skipped as bash's `skip_matched_pair` does.
-fn skip_subscript(s: &[u8], open: usize) -> Option<usize> {
-    let mut i = open + 1;
+fn skip_subscript(text: &[u8], open: usize) -> Option<usize> {
+    let mut at = open + 1;
     let mut count = 1u32;
-    while let Some(&c) = s.get(i) {
+    while let Some(&c) = text.get(at) {
         match c {
-            b'\\' => i += 2,
-            b'`' => i = find_from(s, i + 1, b'`')? + 1,
-            b'\'' => i = find_from(s, i + 1, b'\'')? + 1,
+            b'\\' => at += 2,
+            b'`' => at = find_from(text, at + 1, b'`')? + 1,
+            b'\'' => at = find_from(text, at + 1, b'\'')? + 1,
             b'"' => {
-                let mut j = i + 1;
+                let mut end = at + 1;
                 loop {
-                    match s.get(j)? {
-                        b'\\' => j += 2,
+                    match text.get(end)? {
+                        b'\\' => end += 2,
                         b'"' => break,
-                        _ => j += 1,
+                        _ => end += 1,
                     }
                 }
-                i = j + 1;
+                at = end + 1;
             }
-            b'$' if matches!(s.get(i + 1), Some(b'(' | b'{')) => {
-                let (o, cl) = if s.get(i + 1) == Some(&b'(') {
+            b'$' if matches!(text.get(at + 1), Some(b'(' | b'{')) => {
+                let (opening, closing) = if text.get(at + 1) == Some(&b'(') {
                     (b'(', b')')
                 } else {
                     (b'{', b'}')
                 };
                 let mut depth = 1u32;
-                let mut j = i + 2;
+                let mut end = at + 2;
                 while depth > 0 {
-                    let d = *s.get(j)?;
-                    if d == o {
+                    let next = *text.get(end)?;
+                    if next == opening {
                         depth += 1;
-                    } else if d == cl {
+                    } else if next == closing {
                         depth -= 1;
                     }
-                    j += 1;
+                    end += 1;
                 }
-                i = j;
+                at = end;
             }
             b'[' => {
                 count += 1;
-                i += 1;
+                at += 1;
             }
             b']' => {
                 count -= 1;
                 if count == 0 {
-                    return Some(i);
+                    return Some(at);
                 }
-                i += 1;
+                at += 1;
             }
-            _ => i += 1,
+            _ => at += 1,
         }
+    }
+    None
+}
+
+/// Most values are plain decimal numbers: no parser needed.
+#[inline(never)]
+fn plain_number(value: &str) -> Option<i64> {
+    let b = value.as_bytes();
+    if b.len() <= 18
+        && b.first().is_some_and(|&c| (b'1'..=b'9').contains(&c))
+        && b.iter().all(u8::is_ascii_digit)
+    {
+        return value.parse().ok();
     }
     None
 }
@@ -466,6 +495,10 @@ fn apply(op: Op, a: i64, b: i64) -> i64 {
     }
 }
 
+// The functions on the recursive paths (a parenthesis: `exp0` -> `paren` -> `expcomma` ->
+// `expassign` -> `expcond` -> `binary` -> `exppower` -> `exp1` -> `exp0`; a variable:
+// `readtok` -> `read_name` -> `streval` -> `value_of` -> `nested`) are kept small; the rest
+// of each operator's work is in its own function, out of line.
 impl<'s, 'e> Parser<'s, 'e> {
     fn new(text: &'s str, env: &'e mut dyn ArithEnv, depth: u32, nest: u32) -> Self {
         Parser {
@@ -485,6 +518,7 @@ impl<'s, 'e> Parser<'s, 'e> {
                 noeval: 0,
                 curlval: NO_LVALUE,
             },
+            err: None,
         }
     }
 
@@ -493,23 +527,32 @@ impl<'s, 'e> Parser<'s, 'e> {
         self.readtok()?;
         let val = self.expcomma()?;
         if self.st.curtok != Tok::Eof {
-            return Err(self.error("syntax error in expression"));
+            return Err(self.fail("syntax error in expression"));
         }
         Ok(val)
+    }
+
+    fn take_err(&mut self) -> ArithError {
+        self.err.take().unwrap_or_else(|| {
+            ArithError::new(String::from("arithmetic error"), ArithErrorKind::Expression)
+        })
     }
 
     fn slice(&self, from: usize, to: usize) -> &'s str {
         self.text.get(from..to).unwrap_or_default()
     }
 
-    /// Bash's `evalerror` at `lasttp`.
-    fn error(&self, msg: &str) -> ArithError {
-        self.error_at(msg, self.st.lasttp, self.s.len())
+    /// Bash's `evalerror`, the error token at `lasttp`.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, msg: &str) -> Fail {
+        self.fail_at(msg, self.st.lasttp, self.s.len())
     }
 
-    /// `evalerror` with the error token at `at`, the text seen as ending at `end` (bash cuts
-    /// the string after a number while it converts it).
-    fn error_at(&self, msg: &str, at: usize, end: usize) -> ArithError {
+    /// `evalerror` with the error token at `at` and the text seen as ending at `end`.
+    #[cold]
+    #[inline(never)]
+    fn fail_at(&mut self, msg: &str, at: usize, end: usize) -> Fail {
         let start = self
             .s
             .iter()
@@ -517,19 +560,24 @@ impl<'s, 'e> Parser<'s, 'e> {
             .unwrap_or(self.s.len())
             .min(end);
         let token = if at < end { self.slice(at, end) } else { "" };
-        ArithError::new(
-            format!(
-                "{}: {msg} (error token is \"{token}\")",
-                self.slice(start, end)
-            ),
-            ArithErrorKind::Expression,
-        )
+        let message = format!(
+            "{}: {msg} (error token is \"{token}\")",
+            self.slice(start, end)
+        );
+        self.err = Some(ArithError::new(message, ArithErrorKind::Expression));
+        Fail
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail_lex(&mut self, e: &LexErr) -> Fail {
+        self.fail_at(e.msg, e.at, e.end)
     }
 
     /// Enters one level of nesting (parenthesis, operand of a unary operator, ...).
     fn enter(&mut self) -> R<()> {
         if self.nest >= MAX_NEST {
-            return Err(self.error("expression recursion level exceeded"));
+            return Err(self.fail("expression recursion level exceeded"));
         }
         self.nest += 1;
         Ok(())
@@ -547,10 +595,15 @@ impl<'s, 'e> Parser<'s, 'e> {
     }
 
     /// Reads the token at `p` (not blank, not the end) with `curtok`/`lasttok` as bash would
-    /// have them; errors carry the token's start as the error token.
-    fn lex(&self, p: usize, curtok: Tok, lasttok: Tok) -> R<Lexed> {
+    /// have them.
+    fn lex(&self, p: usize, curtok: Tok, lasttok: Tok) -> Result<Lexed, LexErr> {
         let s = self.s;
         let c = s.get(p).copied().unwrap_or(0);
+        let err = |msg| LexErr {
+            msg,
+            at: p,
+            end: s.len(),
+        };
         if is_name_start(c) {
             let mut q = p + 1;
             while s.get(q).is_some_and(|&d| is_name_char(d)) {
@@ -562,7 +615,7 @@ impl<'s, 'e> Parser<'s, 'e> {
                         name_end: q,
                         end: close + 1,
                     }),
-                    None => Err(self.error_at("bad array subscript", p, s.len())),
+                    None => Err(err("bad array subscript")),
                 };
             }
             return Ok(Lexed::Str {
@@ -578,7 +631,7 @@ impl<'s, 'e> Parser<'s, 'e> {
             let digits = s.get(p..q).unwrap_or_default();
             return match strlong(digits) {
                 Ok(value) => Ok(Lexed::Num { value, end: q }),
-                Err(msg) => Err(self.error_at(msg, p, q)),
+                Err(msg) => Err(LexErr { msg, at: p, end: q }),
             };
         }
         let c1 = s.get(p + 1).copied().unwrap_or(0);
@@ -617,12 +670,11 @@ impl<'s, 'e> Parser<'s, 'e> {
                     && matches!(lasttok, Tok::PreInc | Tok::PreDec) =>
             {
                 // `++x++`
-                let msg = if c == b'-' {
+                Err(err(if c == b'-' {
                     "--: assignment requires lvalue"
                 } else {
                     "++: assignment requires lvalue"
-                };
-                Err(self.error_at(msg, p, s.len()))
+                }))
             }
             (b'-' | b'+', _) if c1 == c => {
                 // `++` before a name is a pre-increment; otherwise two unary signs.
@@ -669,15 +721,10 @@ impl<'s, 'e> Parser<'s, 'e> {
                     b'?' => Tok::Ques,
                     b':' => Tok::Col,
                     b',' => Tok::Comma,
-                    _ => {
-                        let msg =
-                            if curtok == Tok::Eof || curtok.is_arithop() || curtok.is_multiop() {
-                                "syntax error: operand expected"
-                            } else {
-                                "syntax error: invalid arithmetic operator"
-                            };
-                        return Err(self.error_at(msg, p, s.len()));
+                    _ if curtok == Tok::Eof || curtok.is_arithop() || curtok.is_multiop() => {
+                        return Err(err("syntax error: operand expected"));
                     }
+                    _ => return Err(err("syntax error: invalid arithmetic operator")),
                 };
                 Ok(Lexed::Op { tok, end: p + 1 })
             }
@@ -686,78 +733,91 @@ impl<'s, 'e> Parser<'s, 'e> {
 
     /// Bash's `readtok`: the next token into `curtok`, evaluating a name as it is read.
     fn readtok(&mut self) -> R<()> {
+        match self.next_token()? {
+            Some((cp, name_end, end)) => self.read_name(cp, name_end, end),
+            None => Ok(()),
+        }
+    }
+
+    /// `readtok` but for a name: returns where it starts, where its name ends and where it
+    /// ends.
+    #[inline(never)]
+    fn next_token(&mut self) -> R<Option<(usize, usize, usize)>> {
         let cp = self.skip_ws(self.st.tp);
         if cp >= self.s.len() {
             self.st.lasttok = self.st.curtok;
             self.st.curtok = Tok::Eof;
             self.st.tp = cp;
-            return Ok(());
+            return Ok(None);
         }
         self.st.lasttp = cp;
         self.st.tp = cp;
-        match self.lex(cp, self.st.curtok, self.st.lasttok)? {
-            Lexed::Str { name_end, end } => {
-                if self.st.curlval.tok.is_some()
-                    && self.st.curlval.tok.map(|t| t.serial) == self.st.tokstr.map(|t| t.serial)
-                {
-                    self.st.curlval = NO_LVALUE;
-                }
-                self.serial += 1;
-                let ts = TokStr {
-                    serial: self.serial,
-                    start: cp,
-                    name_end,
-                    end,
-                };
-                self.st.tokstr = Some(ts);
-                let assigned = self.peek_is_assignment(end)?;
-                // Bash's test: `--x=9` still reads x.
-                self.st.tokval =
-                    if matches!(self.st.lasttok, Tok::PreInc | Tok::PreDec) || !assigned {
-                        self.streval(ts)?
-                    } else {
-                        0
-                    };
-                self.st.lasttok = self.st.curtok;
-                self.st.curtok = Tok::Str;
-                self.st.tp = end;
-            }
-            Lexed::Num { value, end } => {
+        let (tok, end) = match self.lex(cp, self.st.curtok, self.st.lasttok) {
+            Ok(Lexed::Str { name_end, end }) => return Ok(Some((cp, name_end, end))),
+            Ok(Lexed::Num { value, end }) => {
                 self.st.tokval = value;
-                self.st.lasttok = self.st.curtok;
-                self.st.curtok = Tok::Num;
-                self.st.tp = end;
+                (Tok::Num, end)
             }
-            Lexed::Op { tok, end } => {
-                self.st.lasttok = self.st.curtok;
-                self.st.curtok = tok;
-                self.st.tp = end;
-            }
-        }
+            Ok(Lexed::Op { tok, end }) => (tok, end),
+            Err(e) => return Err(self.fail_lex(&e)),
+        };
+        self.st.lasttok = self.st.curtok;
+        self.st.curtok = tok;
+        self.st.tp = end;
+        Ok(None)
+    }
+
+    /// `readtok` for a name: evaluated now unless a plain `=` follows.
+    fn read_name(&mut self, cp: usize, name_end: usize, end: usize) -> R<()> {
+        let (ts, assigned) = self.name_token(cp, name_end, end)?;
+        // Bash's test: `--x=9` still reads x.
+        self.st.tokval = if matches!(self.st.lasttok, Tok::PreInc | Tok::PreDec) || !assigned {
+            self.streval(ts)?
+        } else {
+            0
+        };
+        self.st.lasttok = self.st.curtok;
+        self.st.curtok = Tok::Str;
+        self.st.tp = end;
         Ok(())
     }
 
-    /// Whether the token after a name at `from` is a plain `=`. Bash reads it with a nested
-    /// `readtok`, which reads the token after a name in turn, and so on: any of them may fail.
-    fn peek_is_assignment(&self, mut from: usize) -> R<bool> {
-        let mut first = true;
-        let mut is_eq = false;
-        loop {
-            let p = self.skip_ws(from);
-            if p >= self.s.len() {
-                return Ok(is_eq);
-            }
-            let lexed = self.lex(p, Tok::Str, self.st.lasttok)?;
-            match lexed {
-                Lexed::Str { end, .. } => from = end,
-                Lexed::Op { tok, .. } if first => return Ok(tok == Tok::Eq),
-                _ => return Ok(is_eq),
-            }
-            if first {
-                is_eq = false;
-                first = false;
-            }
+    /// The name token at `cp` becomes `tokstr`; and whether a plain `=` follows it.
+    #[inline(never)]
+    fn name_token(&mut self, cp: usize, name_end: usize, end: usize) -> R<(TokStr, bool)> {
+        if self.st.curlval.tok.is_some()
+            && self.st.curlval.tok.map(|t| t.serial) == self.st.tokstr.map(|t| t.serial)
+        {
+            self.st.curlval = NO_LVALUE;
         }
+        self.serial += 1;
+        let ts = TokStr {
+            serial: self.serial,
+            start: cp,
+            name_end,
+            end,
+        };
+        self.st.tokstr = Some(ts);
+        match self.peek_is_assignment(end) {
+            Ok(assigned) => Ok((ts, assigned)),
+            Err(e) => Err(self.fail_lex(&e)),
+        }
+    }
+
+    /// Whether the token after a name at `from` is a plain `=`. Bash reads it with a nested
+    /// `readtok`, which reads the token after a name in turn, and so on: any may fail.
+    fn peek_is_assignment(&self, from: usize) -> Result<bool, LexErr> {
+        let mut p = self.skip_ws(from);
+        let mut first = true;
+        while p < self.s.len() {
+            match self.lex(p, Tok::Str, self.st.lasttok)? {
+                Lexed::Str { end, .. } => p = self.skip_ws(end),
+                Lexed::Op { tok, .. } => return Ok(first && tok == Tok::Eq),
+                Lexed::Num { .. } => return Ok(false),
+            }
+            first = false;
+        }
+        Ok(false)
     }
 
     /// Bash's `expr_streval`: the value of a name token, evaluated; records the lvalue.
@@ -765,30 +825,7 @@ impl<'s, 'e> Parser<'s, 'e> {
         if self.st.noeval > 0 {
             return Ok(0);
         }
-        let name = self.slice(ts.start, ts.name_end);
-        let mut ind = None;
-        let value = if ts.has_subscript() {
-            let sub = self.slice(ts.name_end + 1, ts.end - 1);
-            let whole = self.slice(ts.start, ts.end);
-            if sub.is_empty() {
-                // Bash looks the name up twice, complaining each time.
-                for _ in 0..2 {
-                    self.warn(format!("{whole}: bad array subscript"));
-                }
-                None
-            } else if self.env.is_assoc(name) {
-                self.env.get(name, Subscript::Key(sub))
-            } else if sub == "@" || sub == "*" {
-                self.warn(format!("{whole}: bad array subscript"));
-                None
-            } else {
-                let i = self.subscript(sub)?;
-                ind = Some(i);
-                self.env.get(name, Subscript::Index(i))
-            }
-        } else {
-            self.env.get(name, Subscript::None)
-        };
+        let (value, ind) = self.lookup(ts)?;
         let tval = match value {
             Some(v) if !v.is_empty() => self.value_of(&v)?,
             _ => 0,
@@ -797,9 +834,37 @@ impl<'s, 'e> Parser<'s, 'e> {
         Ok(tval)
     }
 
-    fn warn(&mut self, message: String) {
-        let warning = ArithError::new(message, ArithErrorKind::Report);
-        self.env.warn(&warning);
+    /// The text of a name token's variable or element, and the evaluated index.
+    #[inline(never)]
+    fn lookup(&mut self, ts: TokStr) -> R<(Option<String>, Option<i64>)> {
+        let name = self.slice(ts.start, ts.name_end);
+        if !ts.has_subscript() {
+            return Ok((self.env.get(name, Subscript::None), None));
+        }
+        let sub = self.slice(ts.name_end + 1, ts.end - 1);
+        Ok(if sub.is_empty() {
+            // Bash looks the name up twice, complaining each time.
+            self.warn_bad_subscript(ts);
+            self.warn_bad_subscript(ts);
+            (None, None)
+        } else if self.env.is_assoc(name) {
+            (self.env.get(name, Subscript::Key(sub)), None)
+        } else if sub == "@" || sub == "*" {
+            self.warn_bad_subscript(ts);
+            (None, None)
+        } else {
+            let i = self.subscript(sub)?;
+            (self.env.get(name, Subscript::Index(i)), Some(i))
+        })
+    }
+
+    /// `a[]: bad array subscript` (bash's `err_badarraysub`: no command name).
+    #[cold]
+    #[inline(never)]
+    fn warn_bad_subscript(&mut self, ts: TokStr) {
+        let message = format!("{}: bad array subscript", self.slice(ts.start, ts.end));
+        self.env
+            .warn(&ArithError::new(message, ArithErrorKind::Report));
     }
 
     /// A variable's value, evaluated in a new context (bash's `subexpr`).
@@ -808,76 +873,81 @@ impl<'s, 'e> Parser<'s, 'e> {
             return Ok(0);
         }
         self.open_context()?;
-        // Most values are plain decimal numbers: no parser needed.
-        let b = value.as_bytes();
-        if b.len() <= 18
-            && b.first().is_some_and(|&c| (b'1'..=b'9').contains(&c))
-            && let Ok(n) = value.parse::<i64>()
-            && b.iter().all(u8::is_ascii_digit)
-        {
-            return Ok(n);
+        match plain_number(value) {
+            Some(n) => Ok(n),
+            None => self.nested(value, ArithErrorKind::Expression),
         }
-        Parser::new(
-            value,
-            &mut *self.env,
-            self.depth + 1,
-            self.nest + CONTEXT_NEST,
-        )
-        .run()
     }
 
     /// An indexed array's subscript: bash evaluates it with a fresh `evalexp`, and an error
     /// there abandons the command.
     fn subscript(&mut self, sub: &str) -> R<i64> {
-        let fatal = |mut e: ArithError| {
-            e.kind = ArithErrorKind::Fatal;
-            e
-        };
         if is_blank(sub) {
             return Ok(0);
         }
-        self.open_context().map_err(fatal)?;
-        Parser::new(
-            sub,
-            &mut *self.env,
-            self.depth + 1,
-            self.nest + CONTEXT_NEST,
-        )
-        .run()
-        .map_err(fatal)
+        if let Err(fail) = self.open_context() {
+            if let Some(e) = &mut self.err {
+                e.kind = ArithErrorKind::Fatal;
+            }
+            return Err(fail);
+        }
+        self.nested(sub, ArithErrorKind::Fatal)
+    }
+
+    /// Evaluates `text` in a new context; an error in it becomes this context's, of `kind`
+    /// if that is [`ArithErrorKind::Fatal`].
+    #[inline(never)]
+    fn nested(&mut self, text: &str, kind: ArithErrorKind) -> R<i64> {
+        // On the heap: the frames of a chain of contexts stay small.
+        let mut inner = Box::new(Parser::new(text, &mut *self.env, self.depth + 1, self.nest));
+        let result = inner.run();
+        if result.is_err() {
+            let e = inner.take_err();
+            drop(inner);
+            self.adopt_error(e, kind);
+        }
+        result
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn adopt_error(&mut self, mut e: ArithError, kind: ArithErrorKind) {
+        if kind == ArithErrorKind::Fatal {
+            e.kind = kind;
+        }
+        self.err = Some(e);
     }
 
     /// Bash's `pushexp` check, made in the context that opens the new one (whose text and
     /// token the message quotes).
-    fn open_context(&self) -> R<()> {
-        if self.depth >= MAX_CONTEXTS || self.nest + CONTEXT_NEST > MAX_NEST {
-            return Err(self.error("expression recursion level exceeded"));
+    fn open_context(&mut self) -> R<()> {
+        if self.depth >= MAX_CONTEXTS {
+            return Err(self.fail("expression recursion level exceeded"));
         }
         Ok(())
     }
 
     /// Bash's `expr_bind_variable`: assigns to the name token as written (a subscript is
     /// evaluated now).
+    #[inline(never)]
     fn bind_var(&mut self, ts: TokStr, value: i64) -> R<()> {
         let name = self.slice(ts.start, ts.name_end);
         if !ts.has_subscript() {
             return self.set(name, Subscript::None, value);
         }
         let sub = self.slice(ts.name_end + 1, ts.end - 1);
-        let whole = self.slice(ts.start, ts.end);
         if sub.is_empty() {
-            let warning = ArithError::new(
-                format!("`{whole}': not a valid identifier"),
-                ArithErrorKind::Expression,
-            );
-            self.env.warn(&warning);
+            // `builtin_error`: `let` names itself.
+            let message = format!("`{}': not a valid identifier", self.slice(ts.start, ts.end));
+            self.env
+                .warn(&ArithError::new(message, ArithErrorKind::Expression));
             return Ok(());
         }
         if self.env.is_assoc(name) {
             return self.set(name, Subscript::Key(sub), value);
         }
         if sub == "@" || sub == "*" {
-            self.warn(format!("{whole}: bad array subscript"));
+            self.warn_bad_subscript(ts);
             return Ok(());
         }
         let i = self.subscript(sub)?;
@@ -899,45 +969,59 @@ impl<'s, 'e> Parser<'s, 'e> {
     }
 
     fn set(&mut self, name: &str, sub: Subscript<'_>, value: i64) -> R<()> {
-        self.env
-            .set(name, sub, value)
-            .map_err(|m| ArithError::new(m, ArithErrorKind::Report))
+        match self.env.set(name, sub, value) {
+            Ok(()) => Ok(()),
+            Err(message) => {
+                self.err = Some(ArithError::new(message, ArithErrorKind::Report));
+                Err(Fail)
+            }
+        }
     }
 
-    /// `,`
+    /// `,` (with `=`, `?:`: one frame less per parenthesis).
     fn expcomma(&mut self) -> R<i64> {
-        let mut value = self.expassign()?;
-        while self.st.curtok == Tok::Comma {
+        loop {
+            let value = self.expcond()?;
+            let value = match self.st.curtok {
+                Tok::Eq => self.assign(value, None)?,
+                Tok::OpAssign(op) => self.assign(value, Some(op))?,
+                _ => value,
+            };
+            if self.st.curtok != Tok::Comma {
+                return Ok(value);
+            }
             self.readtok()?;
-            value = self.expassign()?;
         }
-        Ok(value)
     }
 
     /// `=` and `OP=`, right to left.
     fn expassign(&mut self) -> R<i64> {
-        let mut value = self.expcond()?;
-        let op = match self.st.curtok {
-            Tok::Eq => None,
-            Tok::OpAssign(op) => Some(op),
-            _ => return Ok(value),
-        };
-        if self.st.lasttok != Tok::Str {
-            return Err(self.error("attempted assignment to non-variable"));
+        let value = self.expcond()?;
+        match self.st.curtok {
+            Tok::Eq => self.assign(value, None),
+            Tok::OpAssign(op) => self.assign(value, Some(op)),
+            _ => Ok(value),
         }
-        let lvalue = value;
+    }
+
+    /// The assignment at `curtok`, `lvalue` the value of its left side.
+    #[inline(never)]
+    fn assign(&mut self, lvalue: i64, op: Option<Op>) -> R<i64> {
+        if self.st.lasttok != Tok::Str {
+            return Err(self.fail("attempted assignment to non-variable"));
+        }
         let Some(lhs) = self.st.tokstr else {
-            return Err(self.error("syntax error in variable assignment"));
+            return Err(self.fail("syntax error in variable assignment"));
         };
         let lind = self.st.curlval.ind;
         self.readtok()?;
         self.enter()?;
-        value = self.expassign()?;
+        let mut value = self.expassign()?;
         self.leave();
         if let Some(op) = op {
             if matches!(op, Op::Div | Op::Mod) && value == 0 {
                 if self.st.noeval == 0 {
-                    return Err(self.error("division by 0"));
+                    return Err(self.fail("division by 0"));
                 }
                 value = 1;
             }
@@ -945,9 +1029,9 @@ impl<'s, 'e> Parser<'s, 'e> {
         }
         if self.st.noeval == 0 {
             match lind {
-                Some(ind) => {
+                Some(index) => {
                     let name = self.slice(lhs.start, lhs.name_end);
-                    self.set(name, Subscript::Index(ind), value)?;
+                    self.set(name, Subscript::Index(index), value)?;
                 }
                 None => self.bind_var(lhs, value)?,
             }
@@ -961,19 +1045,29 @@ impl<'s, 'e> Parser<'s, 'e> {
         Ok(value)
     }
 
-    /// `?:`, right to left; the branch not taken is parsed without evaluation.
+    /// `?:`, right to left.
+    #[allow(clippy::inline_always)] // one frame less per parenthesis, even in a debug build
+    #[inline(always)]
     fn expcond(&mut self) -> R<i64> {
         let cval = self.binary(1)?;
-        if self.st.curtok != Tok::Ques {
-            return Ok(cval);
+        if self.st.curtok == Tok::Ques {
+            self.ternary(cval)
+        } else {
+            Ok(cval)
         }
+    }
+
+    /// The `?` at `curtok` after the condition `cval`; the branch not taken is parsed
+    /// without evaluation.
+    #[inline(never)]
+    fn ternary(&mut self, cval: i64) -> R<i64> {
         let skip_first = cval == 0;
         if skip_first {
             self.st.noeval += 1;
         }
         self.readtok()?;
         if matches!(self.st.curtok, Tok::Eof | Tok::Col) {
-            return Err(self.error("expression expected"));
+            return Err(self.fail("expression expected"));
         }
         self.enter()?;
         let val1 = self.expcomma()?;
@@ -982,7 +1076,7 @@ impl<'s, 'e> Parser<'s, 'e> {
             self.st.noeval -= 1;
         }
         if self.st.curtok != Tok::Col {
-            return Err(self.error("`:' expected for conditional expression"));
+            return Err(self.fail("`:' expected for conditional expression"));
         }
         let skip_second = cval != 0;
         if skip_second {
@@ -990,7 +1084,7 @@ impl<'s, 'e> Parser<'s, 'e> {
         }
         self.readtok()?;
         if self.st.curtok == Tok::Eof {
-            return Err(self.error("expression expected"));
+            return Err(self.fail("expression expected"));
         }
         self.enter()?;
         let val2 = self.expcond()?;
@@ -1010,72 +1104,89 @@ impl<'s, 'e> Parser<'s, 'e> {
             if prec < min {
                 break;
             }
-            let op = self.st.curtok;
-            match op {
-                Tok::Lor | Tok::Land => {
-                    let skip = (op == Tok::Lor) == (val1 != 0);
-                    if skip {
-                        self.st.noeval += 1;
-                    }
-                    self.readtok()?;
-                    let val2 = self.binary(prec + 1)?;
-                    if skip {
-                        self.st.noeval -= 1;
-                    }
-                    val1 = i64::from(if op == Tok::Lor {
-                        val1 != 0 || val2 != 0
-                    } else {
-                        val1 != 0 && val2 != 0
-                    });
-                    self.st.lasttok = op;
-                }
-                Tok::Div | Tok::Mod => {
-                    let stp = self.st.tp;
-                    self.readtok()?;
-                    let mut val2 = self.binary(prec + 1)?;
-                    if val2 == 0 {
-                        if self.st.noeval == 0 {
-                            // The error token is the divisor.
-                            let mut at = stp;
-                            while matches!(self.s.get(at), Some(b' ' | b'\t')) {
-                                at += 1;
-                            }
-                            return Err(self.error_at("division by 0", at, self.s.len()));
-                        }
-                        val2 = 1;
-                    }
-                    val1 = apply(if op == Tok::Div { Op::Div } else { Op::Mod }, val1, val2);
-                    self.st.lasttok = Tok::Num;
-                }
-                _ => {
-                    self.readtok()?;
-                    let val2 = self.binary(prec + 1)?;
-                    val1 = match op {
-                        Tok::BOr => val1 | val2,
-                        Tok::BXor => val1 ^ val2,
-                        Tok::BAnd => val1 & val2,
-                        Tok::EqEq => i64::from(val1 == val2),
-                        Tok::Neq => i64::from(val1 != val2),
-                        Tok::Leq => i64::from(val1 <= val2),
-                        Tok::Geq => i64::from(val1 >= val2),
-                        Tok::Lt => i64::from(val1 < val2),
-                        Tok::Gt => i64::from(val1 > val2),
-                        Tok::Lsh => apply(Op::Lsh, val1, val2),
-                        Tok::Rsh => apply(Op::Rsh, val1, val2),
-                        Tok::Plus => val1.wrapping_add(val2),
-                        Tok::Minus => val1.wrapping_sub(val2),
-                        _ => val1.wrapping_mul(val2),
-                    };
-                    self.st.lasttok = Tok::Num;
-                }
-            }
+            val1 = self.binary_rhs(val1, prec)?;
         }
         Ok(val1)
     }
 
+    /// `val1 OP right`, OP at `curtok`.
+    #[inline(never)]
+    fn binary_rhs(&mut self, val1: i64, prec: u8) -> R<i64> {
+        let op = self.st.curtok;
+        if matches!(op, Tok::Lor | Tok::Land) {
+            let skip = (op == Tok::Lor) == (val1 != 0);
+            if skip {
+                self.st.noeval += 1;
+            }
+            self.readtok()?;
+            self.enter()?;
+            let val2 = self.binary(prec + 1)?;
+            self.leave();
+            if skip {
+                self.st.noeval -= 1;
+            }
+            self.st.lasttok = op;
+            return Ok(i64::from(if op == Tok::Lor {
+                val1 != 0 || val2 != 0
+            } else {
+                val1 != 0 && val2 != 0
+            }));
+        }
+        let stp = self.st.tp;
+        self.readtok()?;
+        self.enter()?;
+        let val2 = self.binary(prec + 1)?;
+        self.leave();
+        self.combine(op, val1, val2, stp)
+    }
+
+    /// The value of `val1 OP val2`; `stp` is where the text after a `/` or `%` starts.
+    fn combine(&mut self, op: Tok, val1: i64, mut val2: i64, stp: usize) -> R<i64> {
+        self.st.lasttok = Tok::Num;
+        Ok(match op {
+            Tok::Div | Tok::Mod => {
+                if val2 == 0 {
+                    if self.st.noeval == 0 {
+                        // The error token is the divisor.
+                        let mut at = stp;
+                        while matches!(self.s.get(at), Some(b' ' | b'\t')) {
+                            at += 1;
+                        }
+                        return Err(self.fail_at("division by 0", at, self.s.len()));
+                    }
+                    val2 = 1;
+                }
+                apply(if op == Tok::Div { Op::Div } else { Op::Mod }, val1, val2)
+            }
+            Tok::BOr => val1 | val2,
+            Tok::BXor => val1 ^ val2,
+            Tok::BAnd => val1 & val2,
+            Tok::EqEq => i64::from(val1 == val2),
+            Tok::Neq => i64::from(val1 != val2),
+            Tok::Leq => i64::from(val1 <= val2),
+            Tok::Geq => i64::from(val1 >= val2),
+            Tok::Lt => i64::from(val1 < val2),
+            Tok::Gt => i64::from(val1 > val2),
+            Tok::Lsh => apply(Op::Lsh, val1, val2),
+            Tok::Rsh => apply(Op::Rsh, val1, val2),
+            Tok::Plus => val1.wrapping_add(val2),
+            Tok::Minus => val1.wrapping_sub(val2),
+            _ => val1.wrapping_mul(val2),
+        })
+    }
+
     /// `**`, right to left.
     fn exppower(&mut self) -> R<i64> {
-        let mut val1 = self.exp1()?;
+        let val1 = self.operand()?;
+        if self.st.curtok == Tok::Power {
+            self.power(val1)
+        } else {
+            Ok(val1)
+        }
+    }
+
+    #[inline(never)]
+    fn power(&mut self, mut val1: i64) -> R<i64> {
         while self.st.curtok == Tok::Power {
             self.readtok()?;
             self.enter()?;
@@ -1086,19 +1197,40 @@ impl<'s, 'e> Parser<'s, 'e> {
                 return Ok(1);
             }
             if val2 < 0 {
-                return Err(self.error("exponent less than 0"));
+                return Err(self.fail("exponent less than 0"));
             }
             val1 = ipow(val1, val2);
         }
         Ok(val1)
     }
 
-    /// Unary `! ~ - +`.
+    /// An operand of a unary operator.
     fn exp1(&mut self) -> R<i64> {
-        let op = self.st.curtok;
-        if !matches!(op, Tok::Not | Tok::BNot | Tok::Minus | Tok::Plus) {
-            return self.exp0();
+        self.operand()
+    }
+
+    /// Bash's `exp1` and `exp0`: unary `! ~ - +`, `++x`, `--x`, `( )`, numbers, names and
+    /// `x++`, `x--`.
+    #[allow(clippy::inline_always)] // one frame less per parenthesis, even in a debug build
+    #[inline(always)]
+    fn operand(&mut self) -> R<i64> {
+        match self.st.curtok {
+            Tok::Not | Tok::BNot | Tok::Minus | Tok::Plus => self.unary(),
+            Tok::PreInc | Tok::PreDec => self.pre_increment(),
+            Tok::LPar => self.paren(),
+            Tok::Num => {
+                let val = self.st.tokval;
+                self.readtok()?;
+                Ok(val)
+            }
+            Tok::Str => self.name_operand(),
+            _ => Err(self.fail("syntax error: operand expected")),
         }
+    }
+
+    #[inline(never)]
+    fn unary(&mut self) -> R<i64> {
+        let op = self.st.curtok;
         self.readtok()?;
         self.enter()?;
         let val = self.exp1()?;
@@ -1112,72 +1244,70 @@ impl<'s, 'e> Parser<'s, 'e> {
         })
     }
 
-    /// Operands: `++x`, `--x`, `( )`, numbers, names and `x++`, `x--`.
-    fn exp0(&mut self) -> R<i64> {
-        match self.st.curtok {
-            Tok::PreInc | Tok::PreDec => {
-                let stok = self.st.curtok;
-                self.st.lasttok = stok;
-                self.readtok()?;
-                if self.st.curtok != Tok::Str {
-                    return Err(
-                        self.error("identifier expected after pre-increment or pre-decrement")
-                    );
-                }
-                let v2 = self
-                    .st
-                    .tokval
-                    .wrapping_add(if stok == Tok::PreInc { 1 } else { -1 });
-                if self.st.noeval == 0 {
-                    self.bind_lvalue(self.st.curlval, self.st.tokstr, v2)?;
-                }
-                // So that `--x=7` is an error.
-                self.st.curtok = Tok::Num;
-                self.readtok()?;
-                Ok(v2)
-            }
-            Tok::LPar => {
-                self.readtok()?;
-                self.enter()?;
-                let val = self.expcomma()?;
-                self.leave();
-                if self.st.curtok != Tok::RPar {
-                    return Err(self.error("missing `)'"));
-                }
-                self.readtok()?;
-                Ok(val)
-            }
-            Tok::Num => {
-                let val = self.st.tokval;
-                self.readtok()?;
-                Ok(val)
-            }
-            Tok::Str => {
-                let val = self.st.tokval;
-                // Look at the next token, evaluating nothing, for `x++` / `x--`.
-                let saved = self.st;
-                self.st.tokstr = None;
-                self.st.noeval = 1;
-                self.readtok()?;
-                let stok = self.st.curtok;
-                if matches!(stok, Tok::PostInc | Tok::PostDec) {
-                    self.st.tokstr = saved.tokstr;
-                    self.st.noeval = saved.noeval;
-                    self.st.curlval = saved.curlval;
-                    self.st.lasttok = Tok::Str;
-                    let v2 = val.wrapping_add(if stok == Tok::PostInc { 1 } else { -1 });
-                    if self.st.noeval == 0 {
-                        self.bind_lvalue(self.st.curlval, self.st.tokstr, v2)?;
-                    }
-                    // So that `x++=7` is an error.
-                    self.st.curtok = Tok::Num;
-                } else {
-                    self.st = saved;
-                }
-                self.readtok()?;
-                Ok(val)
-            }
-            _ => Err(self.error("syntax error: operand expected")),
+    #[allow(clippy::inline_always)] // one frame less per parenthesis, even in a debug build
+    #[inline(always)]
+    fn paren(&mut self) -> R<i64> {
+        self.readtok()?;
+        self.enter()?;
+        let val = self.expcomma()?;
+        self.leave();
+        if self.st.curtok != Tok::RPar {
+            return Err(self.fail("missing `)'"));
         }
+        self.readtok()?;
+        Ok(val)
+    }
+
+    #[inline(never)]
+    fn pre_increment(&mut self) -> R<i64> {
+        let stok = self.st.curtok;
+        self.st.lasttok = stok;
+        self.readtok()?;
+        if self.st.curtok != Tok::Str {
+            return Err(self.fail("identifier expected after pre-increment or pre-decrement"));
+        }
+        let v2 = self
+            .st
+            .tokval
+            .wrapping_add(if stok == Tok::PreInc { 1 } else { -1 });
+        if self.st.noeval == 0 {
+            self.bind_lvalue(self.st.curlval, self.st.tokstr, v2)?;
+        }
+        // So that `--x=7` is an error.
+        self.st.curtok = Tok::Num;
+        self.readtok()?;
+        Ok(v2)
+    }
+
+    /// A name, already evaluated by `readtok`, and a `++`/`--` after it.
+    #[inline(never)]
+    fn name_operand(&mut self) -> R<i64> {
+        let val = self.st.tokval;
+        // Look at the next token, evaluating nothing.
+        let saved = self.st;
+        self.st.tokstr = None;
+        self.st.noeval = 1;
+        self.readtok()?;
+        let stok = self.st.curtok;
+        if matches!(stok, Tok::PostInc | Tok::PostDec) {
+            self.st.tokstr = saved.tokstr;
+            self.st.noeval = saved.noeval;
+            self.st.curlval = saved.curlval;
+            self.st.lasttok = Tok::Str;
+            let v2 = val.wrapping_add(if stok == Tok::PostInc { 1 } else { -1 });
+            if self.st.noeval == 0 {
+                self.bind_lvalue(self.st.curlval, self.st.tokstr, v2)?;
+            }
+            // So that `x++=7` is an error.
+            self.st.curtok = Tok::Num;
+        } else {
+            self.st = saved;
+        }
+        self.readtok()?;
+        Ok(val)
     }
 }
+
+#[cfg(test)]
+#[path = "arith_tests.rs"]
+mod tests;
