@@ -529,33 +529,32 @@ fn umask(state: &mut ShellState, args: &[String], said: &mut Said) {
     let symbolic = args.iter().any(|a| a == "-S");
     let print = args.iter().any(|a| a == "-p");
     let mode = args.iter().find(|a| !a.starts_with('-'));
-    match mode {
-        Some(m) => match u32::from_str_radix(m, 8) {
+    if let Some(m) = mode {
+        match u32::from_str_radix(m, 8) {
             Ok(v) if v <= 0o777 => state.umask = v,
             _ => said.err(&format!("umask: {m}: octal number out of range"), 1),
-        },
-        None => {
-            let m = state.umask;
-            let line = if symbolic {
-                let part = |shift: u32| {
-                    let bits = !(m >> shift) & 7;
-                    let mut p = String::new();
-                    for (b, c) in [(4, 'r'), (2, 'w'), (1, 'x')] {
-                        if bits & b != 0 {
-                            p.push(c);
-                        }
-                    }
-                    p
-                };
-                format!("u={},g={},o={}", part(6), part(3), part(0))
-            } else if print {
-                format!("umask {m:04o}")
-            } else {
-                format!("{m:04o}")
-            };
-            said.out.extend_from_slice(line.as_bytes());
-            said.out.push(b'\n');
         }
+    } else {
+        let m = state.umask;
+        let line = if symbolic {
+            let part = |shift: u32| {
+                let bits = !(m >> shift) & 7;
+                let mut p = String::new();
+                for (b, c) in [(4, 'r'), (2, 'w'), (1, 'x')] {
+                    if bits & b != 0 {
+                        p.push(c);
+                    }
+                }
+                p
+            };
+            format!("u={},g={},o={}", part(6), part(3), part(0))
+        } else if print {
+            format!("umask {m:04o}")
+        } else {
+            format!("{m:04o}")
+        };
+        said.out.extend_from_slice(line.as_bytes());
+        said.out.push(b'\n');
     }
 }
 
@@ -922,23 +921,20 @@ impl Interp<'_> {
             Builtin::Pushd => {
                 let target = match args.first() {
                     Some(d) => state.resolve(&OsString::from(d)),
-                    None => match state.dir_stack.pop() {
-                        Some(d) => d,
-                        None => {
+                    None => {
+                        if let Some(d) = state.dir_stack.pop() {
+                            d
+                        } else {
                             said.err("pushd: no other directory", 1);
                             return;
                         }
-                    },
+                    }
                 };
                 let target = trumansh_commands::normalize_lexical(&target);
                 match FsView::stat(&self.rt.sandbox, &target, true) {
                     Ok(m) if m.is_dir() => {
                         let old = std::mem::replace(&mut state.cwd, target);
-                        if args.first().is_some() {
-                            state.dir_stack.push(old.clone());
-                        } else {
-                            state.dir_stack.push(old.clone());
-                        }
+                        state.dir_stack.push(old.clone());
                         set_pwd(state, &old);
                         print(state, said, false);
                     }
@@ -1587,7 +1583,7 @@ impl Interp<'_> {
             if a == "-c" {
                 i += 1;
                 if let Some(t) = args.get(i) {
-                    command = Some(t.clone())
+                    command = Some(t.clone());
                 } else {
                     said.err("bash: -c: option requires an argument", 2);
                     return self.finish_plain(state, &said, io, streams);

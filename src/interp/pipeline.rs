@@ -69,7 +69,7 @@ impl Interp<'_> {
         // Each stage runs on a copy of the shell's state; with `shopt -s lastpipe` the last one
         // runs on the shell's own, as bash's last stage then does.
         let lastpipe = state.opts.lastpipe;
-        let mut states: Vec<Stage> = (0..n)
+        let mut per_stage: Vec<Stage> = (0..n)
             .map(|i| {
                 if lastpipe && i + 1 == n {
                     Stage::Shell
@@ -90,14 +90,14 @@ impl Interp<'_> {
                 stages.zip(go_in).enumerate()
             {
                 let main_tx = main_tx.clone();
-                let mut own = match states
+                let mut own = match per_stage
                     .get_mut(i)
                     .map(|s| std::mem::replace(s, Stage::Shell))
                 {
                     Some(Stage::Copy(b)) => Some(*b),
                     _ => None,
                 };
-                let mut borrowed = if own.is_none() {
+                let borrowed = if own.is_none() {
                     shell_state.take()
                 } else {
                     None
@@ -123,9 +123,7 @@ impl Interp<'_> {
                     .stack_size(STAGE_STACK)
                     .spawn_scoped(scope, move || {
                         let streams = ChannelSink(main_tx);
-                        let Some(sub) = own.as_mut().or(borrowed.as_deref_mut()) else {
-                            return None;
-                        };
+                        let sub = own.as_mut().or(borrowed)?;
                         // The previous stage has prepared (or given up).
                         if let Some(turn) = turn_in {
                             let _ = turn.recv();

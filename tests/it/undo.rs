@@ -361,7 +361,7 @@ fn undo_costs_what_the_line_changed() {
 #[test]
 fn a_loop_overwriting_a_file_saves_its_old_bytes_once() {
     let (_tmp, root) = tree();
-    write(&root, "big.txt", &[b'q'; 64 * 1024], 0o644);
+    write(&root, "big.txt", &vec![b'q'; 64 * 1024], 0o644);
     let before = snapshot(&root);
     let mut s = session(&root, false);
     let r = s.run("for ((i=0; i<2000; i++)); do echo $i > big.txt; echo more >> big.txt; done");
