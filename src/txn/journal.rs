@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions};
 use trumansh_commands::{FsError, Op};
@@ -149,6 +149,9 @@ pub struct Journal {
     changing: Mutex<()>,
     /// The session's lock, held while it lives, and the state directory to remove it from.
     lock: Option<(std::fs::File, Dir)>,
+    /// The most changes one line may make (`limits.changes`), and how many it made.
+    max_changes: AtomicU64,
+    line_changes: AtomicU64,
 }
 
 impl Journal {
@@ -191,13 +194,26 @@ impl Journal {
             }),
             changing: Mutex::new(()),
             lock,
+            max_changes: AtomicU64::new(u64::MAX),
+            line_changes: AtomicU64::new(0),
         };
         let recovered = journal.recover(sandbox);
         (journal, recovered)
     }
 
+    /// The most changes one line may make (the policy's `limits.changes`).
+    pub fn set_max_changes(&self, max: u64) {
+        self.max_changes.store(max, Ordering::Relaxed);
+    }
+
+    /// Whether the current line tried to make more changes than its limit.
+    pub fn over_changes(&self) -> bool {
+        self.line_changes.load(Ordering::Relaxed) > self.max_changes.load(Ordering::Relaxed)
+    }
+
     /// A new input line starts (its transaction is created with its first change).
     pub fn begin_line(&self, line: &[u8]) {
+        self.line_changes.store(0, Ordering::Relaxed);
         if let Ok(mut inner) = self.inner.lock() {
             inner.line = match text(line) {
                 serde_json::Value::String(s) => s,
@@ -263,6 +279,12 @@ impl Journal {
         targets: &Targets,
         op_name: &str,
     ) -> Result<Pending, FsError> {
+        // `limits.changes`: past it, the change fails as on a full quota (and the
+        // interpreter stops the line).
+        let made = self.line_changes.fetch_add(1, Ordering::Relaxed) + 1;
+        if made > self.max_changes.load(Ordering::Relaxed) {
+            return Err(FsError::QuotaExceeded);
+        }
         if !self.enabled {
             let mut plan = Plan::default();
             if matches!(op, Op::Trash { .. }) {
