@@ -15,7 +15,9 @@ use std::cell::{Cell, RefCell};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use trumansh_commands::{
@@ -38,7 +40,9 @@ pub(crate) enum Out {
     /// The session's stdout or stderr.
     Stream(Stream),
     /// Into the next pipeline stage.
-    NextStage,
+    Pipe(SyncSender<Vec<u8>>),
+    /// Into a command substitution's buffer.
+    Capture(Arc<Capture>),
     /// Appended to a file (a redirection already opened and truncated it).
     File(FileTarget),
     Null,
@@ -53,6 +57,45 @@ pub(crate) struct FileTarget {
     /// the path leads later in the line.
     pub loc: crate::sandbox::Loc,
     pub written: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// The output of a command substitution, collected up to a cap.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    pub bytes: Mutex<Vec<u8>>,
+    pub cap: usize,
+    /// More than `cap` bytes were written (the rest was dropped).
+    pub overflow: AtomicBool,
+}
+
+impl Capture {
+    pub(crate) fn new(cap: usize) -> Self {
+        Capture {
+            bytes: Mutex::new(Vec::new()),
+            cap,
+            overflow: AtomicBool::new(false),
+        }
+    }
+    /// Appends; false when the cap is reached (the writer should stop).
+    fn push(&self, data: &[u8]) -> bool {
+        let Ok(mut buf) = self.bytes.lock() else {
+            return false;
+        };
+        let room = self.cap.saturating_sub(buf.len());
+        if data.len() > room {
+            buf.extend_from_slice(data.get(..room).unwrap_or_default());
+            self.overflow.store(true, Ordering::Relaxed);
+            return false;
+        }
+        buf.extend_from_slice(data);
+        true
+    }
+    pub(crate) fn take(&self) -> Vec<u8> {
+        self.bytes
+            .lock()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default()
+    }
 }
 
 /// Where [`Out::Stream`] bytes go.
@@ -143,6 +186,9 @@ impl Read for LineInput {
 /// What a command may read and who it is, shared by every stage of a pipeline.
 pub(crate) struct Env<'a> {
     pub sandbox: &'a Sandbox,
+    /// What the handler reads through: the sandbox, or a view adding `/dev/fd/N` of the
+    /// command's process substitutions.
+    pub fs: &'a dyn FsView,
     pub cwd: &'a std::path::Path,
     pub identity: &'a Identity,
     /// Whether the session's stdout is a terminal.
@@ -161,8 +207,6 @@ pub(crate) struct Emitter<'a> {
     pub prefix: Vec<u8>,
     pub out: Out,
     pub err: Out,
-    /// The pipe to the next stage, for [`Out::NextStage`].
-    pub next: Option<SyncSender<Vec<u8>>>,
     pub streams: &'a dyn StreamSink,
     /// The status of the first effect that failed.
     pub failed: Cell<Option<i32>>,
@@ -193,7 +237,6 @@ impl<'a> Emitter<'a> {
             prefix,
             out,
             err,
-            next: None,
             streams,
             failed: Cell::new(None),
             directives: RefCell::new(Vec::new()),
@@ -224,14 +267,16 @@ impl<'a> Emitter<'a> {
                     self.closed.set(true);
                 }
             }
-            Out::NextStage => match &self.next {
-                Some(tx) => {
-                    if tx.send(bytes.to_vec()).is_err() {
-                        self.closed.set(true);
-                    }
+            Out::Pipe(tx) => {
+                if tx.send(bytes.to_vec()).is_err() {
+                    self.closed.set(true);
                 }
-                None => self.closed.set(true),
-            },
+            }
+            Out::Capture(c) => {
+                if !c.push(bytes) {
+                    self.closed.set(true);
+                }
+            }
             Out::Null => {}
             Out::File(target) => {
                 // The redirection was opened (checked and journaled) before the command ran.
@@ -342,7 +387,7 @@ pub(crate) fn run_command(
     emitter.command.set(Some(command));
     let ctx = Ctx {
         name: command,
-        fs: env.sandbox,
+        fs: env.fs,
         cwd: env.cwd,
         mount_point: env.sandbox.mount_point(),
         vars,
@@ -360,6 +405,27 @@ pub(crate) fn run_command(
         emitter.step(step);
     }
     emitter.status(status)
+}
+
+/// Runs `f` with the context a handler would get (for the interpreter's own tests, `[[ ]]`,
+/// which share the handlers' operators).
+pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> T {
+    let stdin = Stdin::empty();
+    let ctx = Ctx {
+        name: CommandName::Test,
+        fs: env.fs,
+        cwd: env.cwd,
+        mount_point: env.sandbox.mount_point(),
+        vars,
+        stdin: &stdin,
+        now: SystemTime::now(),
+        identity: env.identity,
+        stdout_is_tty: false,
+        spill: None,
+        walk_depth: env.walk_depth,
+        denied: env.denied,
+    };
+    f(&ctx)
 }
 
 /// Logs a command's `command` event (its argv and cwd) in the audit log: before its

@@ -22,6 +22,7 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -69,6 +70,9 @@ pub struct Guard {
     /// Nanoseconds after `base` at which the running line must stop; 0 when none.
     deadline: AtomicU64,
     expired: AtomicBool,
+    /// Set from outside (the REPL's Ctrl-C, an MCP client's cancellation): the running line
+    /// stops as at its deadline.
+    cancelled: Arc<AtomicBool>,
     /// The owner's own operations (undo, rollback, recovery) run: no deadline, no quota.
     owner: AtomicBool,
     pub(crate) quota_bytes: u64,
@@ -91,6 +95,7 @@ impl Guard {
             base: Instant::now(),
             deadline: AtomicU64::new(0),
             expired: AtomicBool::new(false),
+            cancelled: Arc::new(AtomicBool::new(false)),
             owner: AtomicBool::new(false),
             quota_bytes,
             file_quota,
@@ -173,6 +178,7 @@ impl Guard {
         };
         self.deadline.store(at, Ordering::Relaxed);
         self.expired.store(false, Ordering::Relaxed);
+        self.cancelled.store(false, Ordering::Relaxed);
         self.quota_hit.store(false, Ordering::Relaxed);
         for i in 0..2 {
             self.used[i].store(0, Ordering::Relaxed);
@@ -190,12 +196,27 @@ impl Guard {
         self.owner.store(on, Ordering::Relaxed);
     }
 
-    /// Whether the line's deadline has passed (remembered once seen).
+    /// The flag that cancels the running line (shared with whoever may cancel it).
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancelled)
+    }
+
+    /// Whether the running line was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// Whether the line's deadline has passed, or the line was cancelled (remembered once
+    /// seen).
     pub fn expired(&self) -> bool {
         if self.owner.load(Ordering::Relaxed) {
             return false;
         }
         if self.expired.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.cancelled.load(Ordering::Relaxed) {
+            self.expired.store(true, Ordering::Relaxed);
             return true;
         }
         let at = self.deadline.load(Ordering::Relaxed);

@@ -34,6 +34,13 @@
 //! undo_history = 20            # state-changing lines that can be undone (default 100)
 //! undo_bytes = "256MiB"        # bytes the undo history keeps saved, oldest lines pruned (default 1 GiB)
 //! request_bytes = "8MiB"       # one --json request or MCP call, command and stdin (default 64 MiB)
+//! commands = 100000            # commands (and function calls) run by one input (default 1000000)
+//! loop_iterations = 100000     # iterations of all loops of one input (default 1000000)
+//! call_depth = 100             # nested function calls (default 1000)
+//! subst_depth = 16             # nested $(...) (default 32)
+//! source_depth = 16            # nested source, eval and child shells (default 64)
+//! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
+//! array_elements = 100000      # elements of one array (default 1000000)
 //! ```
 //!
 //! Sizes (the `*_bytes` keys) are a TOML integer (bytes) or a string: a number, optionally
@@ -164,6 +171,27 @@ pub struct Limits {
     /// default 64 MiB.
     #[serde(deserialize_with = "de::request_bytes")]
     pub request_bytes: usize,
+    /// Commands (simple commands and function calls) one input runs; default 1 000 000.
+    #[serde(deserialize_with = "de::commands")]
+    pub commands: u64,
+    /// Iterations of all the loops of one input; default 1 000 000.
+    #[serde(deserialize_with = "de::loop_iterations")]
+    pub loop_iterations: u64,
+    /// Nested function calls; default 1 000.
+    #[serde(deserialize_with = "de::call_depth")]
+    pub call_depth: usize,
+    /// Nested command substitutions; default 32.
+    #[serde(deserialize_with = "de::subst_depth")]
+    pub subst_depth: usize,
+    /// Nested `source`, `eval` and child shells (`bash x.sh`); default 64.
+    #[serde(deserialize_with = "de::source_depth")]
+    pub source_depth: usize,
+    /// Bytes of one variable's value or one command substitution's output; default 16 MiB.
+    #[serde(deserialize_with = "de::var_bytes")]
+    pub var_bytes: usize,
+    /// Elements of one array; default 1 000 000.
+    #[serde(deserialize_with = "de::array_elements")]
+    pub array_elements: usize,
 }
 
 const KIB: u64 = 1 << 10;
@@ -187,6 +215,13 @@ impl Default for Limits {
             undo_history: 100,
             undo_bytes: GIB,
             request_bytes: 64 << 20,
+            commands: 1_000_000,
+            loop_iterations: 1_000_000,
+            call_depth: 1_000,
+            subst_depth: 32,
+            source_depth: 64,
+            var_bytes: 16 << 20,
+            array_elements: 1_000_000,
         }
     }
 }
@@ -235,6 +270,13 @@ impl Policy {
             ("walk_depth", l.walk_depth == 0),
             ("line_bytes", l.line_bytes == 0),
             ("request_bytes", l.request_bytes == 0),
+            ("commands", l.commands == 0),
+            ("loop_iterations", l.loop_iterations == 0),
+            ("call_depth", l.call_depth == 0),
+            ("subst_depth", l.subst_depth == 0),
+            ("source_depth", l.source_depth == 0),
+            ("var_bytes", l.var_bytes == 0),
+            ("array_elements", l.array_elements == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -370,6 +412,13 @@ mod de {
         undo_history: usize = Count;
         undo_bytes: u64 = Bytes;
         request_bytes: usize = Bytes;
+        commands: u64 = Count;
+        loop_iterations: u64 = Count;
+        call_depth: usize = Count;
+        subst_depth: usize = Count;
+        source_depth: usize = Count;
+        var_bytes: usize = Bytes;
+        array_elements: usize = Count;
     }
 }
 
@@ -834,6 +883,13 @@ mod tests {
                 undo_history: 20,
                 undo_bytes: 256 << 20,
                 request_bytes: 8 << 20,
+                commands: 100_000,
+                loop_iterations: 100_000,
+                call_depth: 100,
+                subst_depth: 16,
+                source_depth: 16,
+                var_bytes: 1 << 20,
+                array_elements: 100_000,
             },
         };
         assert_eq!(p, expected);

@@ -87,7 +87,13 @@ impl Session {
             config.policy.limits.undo_bytes,
             config.policy.journal,
         );
-        let state = ShellState::new(sandbox.mount_point(), &config.identity);
+        let mut state = ShellState::new(sandbox.mount_point(), &config.identity);
+        state.max_var_bytes = config.policy.limits.var_bytes;
+        if let ErrorMode::Script { name } = &config.error_mode {
+            // `$0`: the script's name (`bash` for stdin and `-c`).
+            state.arg0.clone_from(name);
+        }
+        state.max_array_elements = config.policy.limits.array_elements;
         let line = LineState {
             deadline_ms: config.policy.limits.deadline_ms,
             ..LineState::default()
@@ -128,6 +134,13 @@ impl Session {
     }
 
     /// Whether `exit` has run, and with what status.
+    /// A flag that stops the running line when set (from any thread): the REPL sets it on
+    /// Ctrl-C, the MCP server on a client's cancellation. The line ends as at its deadline,
+    /// with `the command was cancelled` and status 130; the session goes on.
+    pub fn cancel_flag(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.rt.guard().cancel_flag()
+    }
+
     pub fn exit_status(&self) -> Option<i32> {
         self.state.exit
     }
@@ -352,6 +365,32 @@ impl Session {
             }
         }
         status
+    }
+
+    /// The end of the session's input (end of a script, of stdin, of `-c`, the REPL's
+    /// Ctrl-D): runs the `EXIT` trap, if one is set, as its own line.
+    pub fn finish(&mut self, sink: &mut dyn Sink) {
+        if self.state.exit.is_some() || !self.state.traps.contains_key("EXIT") {
+            return;
+        }
+        self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
+        let rt = &self.rt;
+        rt.journal.begin_line(b"trap EXIT");
+        rt.guard()
+            .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
+        self.line.start();
+        {
+            let streams = DirectSink(RefCell::new(&mut *sink));
+            let interp = Interp {
+                rt,
+                line: &self.line,
+                stage: false,
+            };
+            interp.end_of_input(&mut self.state, &streams);
+        }
+        rt.guard().clear_deadline();
+        let status = self.state.last_status;
+        let _ = rt.journal.end_line(&rt.sandbox, status, false);
     }
 
     /// Writes a diagnostic with the shell's prefix for the current mode.

@@ -49,7 +49,7 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
@@ -59,6 +59,8 @@ pub use support::error::Stop;
 pub use support::fnmatch::fnmatch;
 pub use support::paths::normalize_lexical;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
+pub use support::regex_gnu::{Syntax as RegexSyntax, translate as translate_regex};
+pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
@@ -70,9 +72,11 @@ pub type Handler = fn(&[OsString], &Ctx) -> Result<Outcome, Stop>;
 // status of the command's own failures when it is not 1 (GNU's "trouble" status).
 commands! {
 //  variant    name        handler                         kind
+    Bracket    "["         builtins::bracket               Both;
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
+    Chmod      "chmod"     fs::chmod                       Program;
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;
     Date       "date"      info::date                      Program;
@@ -86,13 +90,18 @@ commands! {
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
     Ls         "ls"        fs::ls                          Program(2);
+    Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
+    Read       "read"      builtins::read                  Builtin;
+    Readarray  "readarray" builtins::readarray             Builtin;
     Rm         "rm"        fs::rm                          Program;
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
+    Test       "test"      builtins::test_                 Both;
     Touch      "touch"     fs::touch                       Program;
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;

@@ -65,6 +65,7 @@ pub(crate) fn glob(
     cwd: &Path,
     fs: &dyn FsView,
     max: usize,
+    dotglob: bool,
 ) -> Result<Vec<Vec<u8>>, TooMany> {
     let comps: Vec<&[PatByte]> = pat.split(|p| p.b == b'/').collect();
     // (as shown, real virtual path)
@@ -111,7 +112,8 @@ pub(crate) fn glob(
             };
             for e in entries {
                 let name = os_to_bytes(&e.name);
-                if !matches(comp, &name) {
+                let hidden_ok = dotglob && name.first() == Some(&b'.');
+                if !(matches(comp, &name) || hidden_ok && fnmatch(comp, &name)) {
                     continue;
                 }
                 let path = real.join(&e.name);

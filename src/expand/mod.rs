@@ -12,22 +12,104 @@ use std::path::Path;
 
 use trumansh_commands::{FsView, Vars};
 
-use crate::shell::ast::{ParamExp, ParamOp, Word, WordPart};
+use crate::shell::ast::{ParamExp, ParamOp, Script, Word, WordPart};
 use crate::shell::{is_name_char, is_name_start};
 use brace::{BraceError, Unit};
 use glob::PatByte;
 
 pub mod arith;
 mod brace;
-mod glob;
+pub(crate) mod glob;
 #[cfg(test)]
 mod tests;
 
-/// What expansion may look at.
-pub struct ExpandCtx<'a> {
-    pub vars: &'a Vars,
+/// The shell expansion runs in: its parameters, and the interpreter for what expansion
+/// runs (`$(...)`, `$((...))`) and assigns (`${X:=v}`).
+pub trait Host {
+    /// A parameter's value (`None`: unset): a variable, `$1`.., `$#`, `$?`, `$$`, `$0`, ...
+    fn param(&self, name: &str) -> Option<String>;
+    /// The positional parameters, for `$@` and `$*`.
+    fn positional(&self) -> Vec<String>;
+    /// Assigns a variable (`${X:=v}`); `Err`: bash's message (`X: readonly variable`).
+    fn assign(&mut self, name: &str, value: String) -> Result<(), String>;
+    /// Runs a command substitution and gives its output (trailing newlines still there).
+    fn command_subst(&mut self, script: &Script) -> Result<Vec<u8>, ExpandError>;
+    /// Evaluates arithmetic text (already expanded).
+    fn arith(&mut self, text: &str) -> Result<i64, ExpandError>;
+    /// `set -u`: expanding an unset parameter is an error.
+    fn nounset(&self) -> bool {
+        false
+    }
+    /// `<(list)`: runs the list and gives the path its output can be read at (`/dev/fd/63`).
+    fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        let _ = script;
+        let what = if out { ">(...)" } else { "<(...)" };
+        Err(ExpandError::plain(format!(
+            "{what}: process substitution is not available here"
+        )))
+    }
+    /// All the elements of an array (a scalar is an array of one; unset: none).
+    fn elements(&mut self, name: &str) -> Vec<String> {
+        self.param(name).into_iter().collect()
+    }
+    /// The subscripts of an array in order (`${!a[@]}`).
+    fn keys(&mut self, name: &str) -> Vec<String> {
+        self.param(name)
+            .map(|_| "0".to_string())
+            .into_iter()
+            .collect()
+    }
+    /// One element (`${a[sub]}`; the subscript expanded, not yet evaluated).
+    fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
+        Ok(if sub.trim() == "0" {
+            self.param(name)
+        } else {
+            None
+        })
+    }
+}
+
+/// A host of plain variables: no positional parameters; command substitution and
+/// arithmetic are not available (used where no interpreter runs, and in tests).
+pub struct VarsHost<'a> {
+    pub vars: &'a mut Vars,
     /// `$?`
     pub last_status: i32,
+}
+
+impl Host for VarsHost<'_> {
+    fn param(&self, name: &str) -> Option<String> {
+        match name {
+            "?" => Some(self.last_status.to_string()),
+            "$" => Some(self.vars.get("$").unwrap_or("4242").to_string()),
+            "#" => Some("0".into()),
+            "0" => Some("bash".into()),
+            "-" => Some("hB".into()),
+            "@" | "*" | "!" => None,
+            n if n.bytes().all(|b| b.is_ascii_digit()) => None,
+            n => self.vars.get(n).map(str::to_string),
+        }
+    }
+    fn positional(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn assign(&mut self, name: &str, value: String) -> Result<(), String> {
+        self.vars.set(name, value, false);
+        Ok(())
+    }
+    fn command_subst(&mut self, _: &Script) -> Result<Vec<u8>, ExpandError> {
+        Err(ExpandError::plain(
+            "command substitution: not available here".into(),
+        ))
+    }
+    fn arith(&mut self, _: &str) -> Result<i64, ExpandError> {
+        Err(ExpandError::plain("arithmetic: not available here".into()))
+    }
+}
+
+/// What expansion may look at.
+pub struct ExpandCtx<'a> {
+    pub host: &'a mut dyn Host,
     /// The logical cwd, for relative globs.
     pub cwd: &'a Path,
     /// Directory listings for globs.
@@ -36,6 +118,12 @@ pub struct ExpandCtx<'a> {
     pub max_brace: usize,
     /// Cap on the paths one glob may match.
     pub max_glob: usize,
+    /// `set -f`: no pathname expansion.
+    pub noglob: bool,
+    /// `shopt -s nullglob`, `failglob`, `dotglob`.
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
 }
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
@@ -51,14 +139,14 @@ pub struct ExpandError {
 }
 
 impl ExpandError {
-    fn fatal(message: String) -> Self {
+    pub fn fatal(message: String) -> Self {
         ExpandError {
             message,
             status: 1,
             fatal: true,
         }
     }
-    fn plain(message: String) -> Self {
+    pub fn plain(message: String) -> Self {
         ExpandError {
             message,
             status: 1,
@@ -68,16 +156,11 @@ impl ExpandError {
 }
 
 /// Expands command words into fields: brace, tilde, parameter expansion, word splitting,
-/// pathname expansion, quote removal. `${X:=y}` assignments are pushed into `assigned` (and
-/// seen by later expansions of the same call).
-pub fn expand_words(
-    words: &[Word],
-    ctx: &ExpandCtx,
-    assigned: &mut Vec<(String, String)>,
-) -> Result<Vec<OsString>, ExpandError> {
+/// pathname expansion, quote removal. `${X:=y}` assigns through the host at once.
+pub fn expand_words(words: &[Word], ctx: &mut ExpandCtx) -> Result<Vec<OsString>, ExpandError> {
     let mut out = Vec::new();
     for word in words {
-        for fields in expand_one(word, ctx, assigned)? {
+        for fields in expand_one(word, ctx)? {
             out.push(glob::bytes_to_os(fields));
         }
     }
@@ -87,12 +170,8 @@ pub fn expand_words(
 /// Expands one word without splitting or globbing (assignment values, here-document bodies,
 /// here-strings). Tilde expansion applies at the start and after each unquoted `:`, as in
 /// assignment values; here-document bodies have no unquoted text, so it never applies there.
-pub fn expand_word_nosplit(
-    word: &Word,
-    ctx: &ExpandCtx,
-    assigned: &mut Vec<(String, String)>,
-) -> Result<Vec<u8>, ExpandError> {
-    let mut ex = Expander { ctx, assigned };
+pub fn expand_word_nosplit(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<u8>, ExpandError> {
+    let mut ex = Expander { ctx };
     let mut out: Vec<Ch> = Vec::new();
     let mut at_start = true;
     for part in &word.parts {
@@ -128,7 +207,76 @@ pub fn expand_word_nosplit(
             }
         }
     }
-    Ok(out.iter().filter(|c| !c.is_mark()).map(|c| c.b).collect())
+    Ok(plain_bytes(&out))
+}
+
+/// The bytes of expanded text, the items of `$@` joined by blanks.
+fn plain_bytes(chars: &[Ch]) -> Vec<u8> {
+    chars
+        .iter()
+        .filter(|c| !c.is_mark() || c.f & BRK != 0)
+        .map(|c| c.b)
+        .collect()
+}
+
+/// Expands a word into a pattern (`case`, `[[ == ]]`): no splitting, no globbing; quoted
+/// bytes match only themselves.
+pub fn expand_pattern(word: &Word, ctx: &mut ExpandCtx) -> Result<Pattern, ExpandError> {
+    let mut ex = Expander { ctx };
+    let mut out: Vec<Ch> = Vec::new();
+    for (k, part) in word.parts.iter().enumerate() {
+        match part {
+            WordPart::Literal(bytes) => {
+                let mut v: &[u8] = bytes;
+                if k == 0 && v.first() == Some(&b'~') {
+                    let end = v.iter().position(|&c| c == b'/').unwrap_or(v.len());
+                    if (end < v.len() || word.parts.len() == 1)
+                        && let Some(home) = ex.tilde(v.get(1..end).unwrap_or_default())
+                    {
+                        push_bytes(&mut out, &home, Q);
+                        v = v.get(end..).unwrap_or_default();
+                    }
+                }
+                push_bytes(&mut out, v, 0);
+            }
+            other => ex.part(other, true, &mut out)?,
+        }
+    }
+    Ok(Pattern(
+        out.iter()
+            .filter(|c| !c.is_mark() || c.f & BRK != 0)
+            .map(|c| glob::PatByte {
+                b: c.b,
+                quoted: c.quoted() || c.f & BRK != 0,
+            })
+            .collect(),
+    ))
+}
+
+/// A shell pattern: bytes and whether each was quoted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern(Vec<glob::PatByte>);
+
+impl Pattern {
+    /// Whether the whole of `text` matches.
+    pub fn matches(&self, text: &[u8]) -> bool {
+        glob::fnmatch(&self.0, text)
+    }
+    /// The pattern's text as written after expansion (quoted bytes as they are).
+    pub fn text(&self) -> Vec<u8> {
+        self.0.iter().map(|p| p.b).collect()
+    }
+    /// As an extended regular expression (`[[ =~ ]]`): quoted bytes match themselves.
+    pub fn regex_source(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.0.len());
+        for p in &self.0 {
+            if p.quoted && b"\\.[]()*+?{}|^$".contains(&p.b) {
+                out.push(b'\\');
+            }
+            out.push(p.b);
+        }
+        out
+    }
 }
 
 /// Whether a literal part is the word's last (so a tilde prefix running to its end is whole).
@@ -138,12 +286,8 @@ fn ends_word(word: &Word, part: &WordPart) -> bool {
 
 /// Expands a redirection target: like a command word, but it must give exactly one field
 /// (bash: `$X: ambiguous redirect` otherwise).
-pub fn expand_word(
-    word: &Word,
-    ctx: &ExpandCtx,
-    assigned: &mut Vec<(String, String)>,
-) -> Result<Vec<OsString>, ExpandError> {
-    let fields = expand_words(std::slice::from_ref(word), ctx, assigned)?;
+pub fn expand_word(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<OsString>, ExpandError> {
+    let fields = expand_words(std::slice::from_ref(word), ctx)?;
     if fields.len() != 1 {
         return Err(ExpandError::plain(format!(
             "{}: ambiguous redirect",
@@ -172,6 +316,11 @@ fn display_part(part: &WordPart, out: &mut Vec<u8>) {
             }
             out.push(b'"');
         }
+        WordPart::CommandSubst(_) => out.extend_from_slice(b"$(...)"),
+        WordPart::Arith(_) => out.extend_from_slice(b"$((...))"),
+        WordPart::ProcessSubst { out: to, .. } => {
+            out.extend_from_slice(if *to { b">(...)" } else { b"<(...)" });
+        }
         WordPart::Param(p) => {
             let simple = !p.length
                 && p.op.is_none()
@@ -192,6 +341,7 @@ fn display_part(part: &WordPart, out: &mut Vec<u8>) {
                     ParamOp::Assign { colon } => (colon, b'='),
                     ParamOp::Alternative { colon } => (colon, b'+'),
                     ParamOp::Error { colon } => (colon, b'?'),
+                    _ => (&false, b'?'),
                 };
                 if *colon {
                     out.push(b':');
@@ -208,6 +358,7 @@ fn display_part(part: &WordPart, out: &mut Vec<u8>) {
 const Q: u8 = 1; // quoted: not split, not a glob character
 const SPLIT: u8 = 2; // the result of an unquoted expansion: split on IFS
 const MARK: u8 = 4; // zero-width: quotes were here, so the field exists even if empty
+const BRK: u8 = 8; // with MARK: the field ends here (between the items of `$@`)
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Ch {
@@ -222,6 +373,13 @@ impl Ch {
     fn mark() -> Self {
         Ch { b: 0, f: MARK }
     }
+    /// The end of one item of `$@` (a blank where the items are joined).
+    fn brk() -> Self {
+        Ch {
+            b: b' ',
+            f: MARK | BRK,
+        }
+    }
     fn is_mark(self) -> bool {
         self.f & MARK != 0
     }
@@ -235,16 +393,11 @@ fn push_bytes(out: &mut Vec<Ch>, bytes: &[u8], f: u8) {
 }
 
 struct Expander<'c, 'a> {
-    ctx: &'c ExpandCtx<'a>,
-    assigned: &'c mut Vec<(String, String)>,
+    ctx: &'c mut ExpandCtx<'a>,
 }
 
 /// Expands one word into its fields (bytes).
-fn expand_one(
-    word: &Word,
-    ctx: &ExpandCtx,
-    assigned: &mut Vec<(String, String)>,
-) -> Result<Vec<Vec<u8>>, ExpandError> {
+fn expand_one(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<Vec<u8>>, ExpandError> {
     // Brace expansion on the word as written.
     let mut units: Vec<Unit<&WordPart>> = Vec::new();
     for part in &word.parts {
@@ -268,7 +421,9 @@ fn expand_one(
     } else {
         vec![units]
     };
-    let mut ex = Expander { ctx, assigned };
+    let max_brace = ctx.max_brace;
+    let _ = max_brace;
+    let mut ex = Expander { ctx };
     let mut out = Vec::new();
     for units in words {
         let chars = ex.units(&units)?;
@@ -291,6 +446,14 @@ fn split(chars: &[Ch], ifs: &[u8]) -> Vec<Vec<Ch>> {
     let mut exists = false;
     let mut i = 0usize;
     while let Some(c) = chars.get(i) {
+        if c.f & BRK != 0 {
+            if !cur.is_empty() || exists {
+                fields.push(std::mem::take(&mut cur));
+            }
+            exists = false;
+            i += 1;
+            continue;
+        }
         if !is_ifs(c) {
             if c.is_mark() {
                 exists = true;
@@ -327,26 +490,26 @@ fn split(chars: &[Ch], ifs: &[u8]) -> Vec<Vec<Ch>> {
 }
 
 impl Expander<'_, '_> {
-    /// A variable's value: this command's `${X:=y}` assignments first, then the session's.
+    /// A variable's value.
     fn lookup(&self, name: &str) -> Option<String> {
-        if let Some((_, v)) = self.assigned.iter().rev().find(|(n, _)| n == name) {
-            return Some(v.clone());
-        }
-        self.ctx.vars.get(name).map(str::to_string)
+        self.ctx.host.param(name)
     }
 
-    /// The value of a parameter (`None`: unset).
+    /// The value of a parameter (`None`: unset); `$*` joined with the first byte of IFS.
     fn param_value(&self, name: &str) -> Option<String> {
         match name {
-            "?" => Some(self.ctx.last_status.to_string()),
-            "$" => Some(self.lookup("$").unwrap_or_else(|| "4242".into())),
-            "#" => Some("0".into()),
-            "0" => Some("bash".into()),
-            "-" => Some("hB".into()),
-            // No positional parameters and no background jobs.
-            "@" | "*" | "!" => None,
-            n if n.bytes().all(|b| b.is_ascii_digit()) => None,
-            n => self.lookup(n),
+            "@" | "*" => {
+                let items = self.ctx.host.positional();
+                if items.is_empty() {
+                    return None;
+                }
+                let sep = match self.lookup("IFS") {
+                    Some(ifs) => ifs.chars().next().map(String::from).unwrap_or_default(),
+                    None => " ".into(),
+                };
+                Some(items.join(&sep))
+            }
+            n => self.ctx.host.param(n),
         }
     }
 
@@ -439,9 +602,14 @@ impl Expander<'_, '_> {
             WordPart::DoubleQuoted(parts) => {
                 // `"$@"` with no positional parameters gives no field at all.
                 let only_at = !parts.is_empty()
-                    && parts
-                        .iter()
-                        .all(|p| matches!(p, WordPart::Param(pe) if pe.name == "@" && !pe.length && pe.op.is_none()));
+                    && parts.iter().all(|p| {
+                        matches!(p, WordPart::Param(pe)
+                        if !pe.length && pe.op.is_none() && !pe.indirect
+                            && match &pe.index {
+                                None => pe.name == "@",
+                                Some(sub) => all_subscript(sub) == Some(false),
+                            })
+                    });
                 if !only_at {
                     out.push(Ch::mark());
                 }
@@ -450,6 +618,26 @@ impl Expander<'_, '_> {
                 }
             }
             WordPart::Param(p) => self.param(p, quoted, out)?,
+            WordPart::CommandSubst(script) => {
+                let mut bytes = self.ctx.host.command_subst(script)?;
+                while bytes.last() == Some(&b'\n') {
+                    bytes.pop();
+                }
+                push_bytes(out, &bytes, if quoted { Q } else { SPLIT });
+            }
+            WordPart::Arith(word) => {
+                let text = expand_word_nosplit(word, self.ctx)?;
+                let value = self.ctx.host.arith(&String::from_utf8_lossy(&text))?;
+                push_bytes(
+                    out,
+                    value.to_string().as_bytes(),
+                    if quoted { Q } else { SPLIT },
+                );
+            }
+            WordPart::ProcessSubst { script, out: to } => {
+                let path = self.ctx.host.process_subst(script, *to)?;
+                push_bytes(out, path.as_bytes(), Q);
+            }
         }
         Ok(())
     }
@@ -493,12 +681,57 @@ impl Expander<'_, '_> {
             return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution")));
         }
         let f = if quoted { Q } else { SPLIT };
-        let value = self.param_value(name);
-        if p.length {
-            let len = match name {
-                "@" | "*" => 0,
-                _ => value.as_ref().map_or(0, String::len),
+        // `${a[...]}`: an element, or all of them.
+        let mut list: Option<(Vec<String>, bool)> = None;
+        let mut value = None;
+        if let Some(sub) = &p.index {
+            match all_subscript(sub) {
+                // `${!a[@]}`: the subscripts.
+                Some(star) if p.indirect => list = Some((self.ctx.host.keys(name), star)),
+                Some(star) => list = Some((self.ctx.host.elements(name), star)),
+                None => {
+                    let text = expand_word_nosplit(sub, self.ctx)?;
+                    value = self
+                        .ctx
+                        .host
+                        .element(name, &String::from_utf8_lossy(&text))?;
+                }
+            }
+        } else if name == "@" || name == "*" {
+            list = Some((self.ctx.host.positional(), name == "*"));
+        } else {
+            value = self.param_value(name);
+        }
+        if let Some((items, star)) = list {
+            if p.length {
+                push_bytes(out, items.len().to_string().as_bytes(), f);
+                return Ok(());
+            }
+            if p.op.is_none() {
+                self.push_list(&items, star, quoted, out);
+                return Ok(());
+            }
+            // An operator applies to the items joined (`${a[@]:-none}`).
+            value = (!items.is_empty()).then(|| items.join(" "));
+        }
+        if value.is_none()
+            && p.op.is_none()
+            && name != "@"
+            && name != "*"
+            && self.ctx.host.nounset()
+        {
+            let shown = match &p.index {
+                Some(sub) => format!("{name}[{}]", String::from_utf8_lossy(&display_word(sub))),
+                None => name.to_string(),
             };
+            return Err(ExpandError {
+                message: format!("{shown}: unbound variable"),
+                status: 127,
+                fatal: true,
+            });
+        }
+        if p.length {
+            let len = value.as_ref().map_or(0, String::len);
             push_bytes(out, len.to_string().as_bytes(), f);
             return Ok(());
         }
@@ -535,7 +768,7 @@ impl Expander<'_, '_> {
                     let v = self.op_word_string(word)?;
                     let v = String::from_utf8_lossy(&v).into_owned();
                     push_bytes(out, v.as_bytes(), f);
-                    self.assigned.push((name.to_string(), v));
+                    self.ctx.host.assign(name, v).map_err(ExpandError::fatal)?;
                 } else if let Some(v) = &value {
                     push_bytes(out, v.as_bytes(), f);
                 }
@@ -557,8 +790,33 @@ impl Expander<'_, '_> {
                     push_bytes(out, v.as_bytes(), f);
                 }
             }
+            // The other operators are refused by the lexer until they are implemented.
+            _ => return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution"))),
         }
         Ok(())
+    }
+
+    /// The items of `$@` or `${a[@]}` (`star`: `$*`, `${a[*]}`): separate fields, or, for a
+    /// quoted `*`, one joined by the first byte of IFS.
+    fn push_list(&mut self, items: &[String], star: bool, quoted: bool, out: &mut Vec<Ch>) {
+        let f = if quoted { Q } else { SPLIT };
+        if star && quoted {
+            let sep = match self.lookup("IFS") {
+                Some(ifs) => ifs.chars().next().map(String::from).unwrap_or_default(),
+                None => " ".into(),
+            };
+            push_bytes(out, items.join(&sep).as_bytes(), f);
+            return;
+        }
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(Ch::brk());
+            }
+            if quoted {
+                out.push(Ch::mark());
+            }
+            push_bytes(out, item.as_bytes(), f);
+        }
     }
 
     /// Pathname expansion of one field, then quote removal.
@@ -571,10 +829,21 @@ impl Expander<'_, '_> {
             })
             .collect();
         let plain: Vec<u8> = field.iter().map(|c| c.b).collect();
-        if !glob::has_glob(&pat) {
+        if self.ctx.noglob || !glob::has_glob(&pat) {
             return Ok(vec![plain]);
         }
-        match glob::glob(&pat, self.ctx.cwd, self.ctx.fs, self.ctx.max_glob) {
+        match glob::glob(
+            &pat,
+            self.ctx.cwd,
+            self.ctx.fs,
+            self.ctx.max_glob,
+            self.ctx.dotglob,
+        ) {
+            Ok(found) if found.is_empty() && self.ctx.nullglob => Ok(Vec::new()),
+            Ok(found) if found.is_empty() && self.ctx.failglob => Err(ExpandError::plain(format!(
+                "no match: {}",
+                String::from_utf8_lossy(&plain)
+            ))),
             Ok(found) if found.is_empty() => Ok(vec![plain]),
             Ok(found) => Ok(found),
             Err(glob::TooMany) => Err(ExpandError::plain(format!(
@@ -583,6 +852,15 @@ impl Expander<'_, '_> {
                 self.ctx.max_glob
             ))),
         }
+    }
+}
+
+/// `[@]` or `[*]`: all the elements (`Some(true)` for `*`).
+fn all_subscript(sub: &Word) -> Option<bool> {
+    match sub.parts.as_slice() {
+        [WordPart::Literal(v)] if v.as_slice() == b"@" => Some(false),
+        [WordPart::Literal(v)] if v.as_slice() == b"*" => Some(true),
+        _ => None,
     }
 }
 

@@ -17,8 +17,17 @@ use trumansh_commands::Vars;
 
 use crate::sandbox::{Sandbox, SandboxConfig};
 
-use super::{ExpandCtx, ExpandError, expand_word, expand_word_nosplit, expand_words};
+use super::{ExpandCtx, ExpandError, VarsHost, expand_word, expand_word_nosplit, expand_words};
+use crate::shell::ast::{AssignValue, Command, Script, SimpleCommand};
 use crate::shell::parse;
+
+/// The first simple command of a parsed script.
+fn simple(script: &Script) -> &SimpleCommand {
+    match &script.items[0].first.commands[0] {
+        Command::Simple(c) => c,
+        other => panic!("not a simple command: {other:?}"),
+    }
+}
 
 /// A read-only view of a real directory tree (virtual paths are the real absolute paths).
 /// A real temporary tree, seen through the sandbox (its state directory kept outside, so
@@ -92,18 +101,24 @@ impl Fixture {
 
     fn ours(&self, words: &str, extra: &[(&str, &str)]) -> Result<Vec<Vec<u8>>, ExpandError> {
         let script = parse(format!(": {words}").as_bytes(), 1).unwrap();
-        let cmd = &script.items[0].first.commands[0];
-        let vars = self.vars(extra);
-        let ctx = ExpandCtx {
-            vars: &vars,
+        let cmd = simple(&script);
+        let mut vars = self.vars(extra);
+        let mut host = VarsHost {
+            vars: &mut vars,
             last_status: 0,
+        };
+        let mut ctx = ExpandCtx {
+            host: &mut host,
             cwd: self.dir.path(),
             fs: &self.sandbox,
             max_brace: 10_000,
+            noglob: false,
+            nullglob: false,
+            failglob: false,
+            dotglob: false,
             max_glob: 10_000,
         };
-        let mut assigned = Vec::new();
-        let fields = expand_words(&cmd.words[1..], &ctx, &mut assigned)?;
+        let fields = expand_words(&cmd.words[1..], &mut ctx)?;
         Ok(fields.into_iter().map(OsString::into_vec).collect())
     }
 
@@ -262,30 +277,28 @@ fn special_parameters() {
 fn assignment_operator_records_and_reuses() {
     let fx = fixture();
     let script = parse(b": ${N:=a b} $N \"${M=x}\" ${E:=e}", 1).unwrap();
-    let vars = fx.vars(&[]);
-    let ctx = ExpandCtx {
-        vars: &vars,
+    let mut vars = fx.vars(&[]);
+    let mut host = VarsHost {
+        vars: &mut vars,
         last_status: 3,
+    };
+    let mut ctx = ExpandCtx {
+        host: &mut host,
         cwd: fx.dir.path(),
         fs: &fx.sandbox,
         max_brace: 100,
+        noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 100,
     };
-    let mut assigned = Vec::new();
-    let words = expand_words(
-        &script.items[0].first.commands[0].words,
-        &ctx,
-        &mut assigned,
-    )
-    .unwrap();
+    let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
+    let _ = &ctx;
     // bash -c ': ${N:=a b} $N "${M=x}" ${E:=e}; printf "[%s]" "$N" "$M" "$E"' gives [a b][x][e]
     assert_eq!(
-        assigned,
-        [
-            ("N".to_string(), "a b".to_string()),
-            ("M".into(), "x".into()),
-            ("E".into(), "e".into())
-        ]
+        [host.vars.get("N"), host.vars.get("M"), host.vars.get("E")],
+        [Some("a b"), Some("x"), Some("e")]
     );
     assert_eq!(
         words,
@@ -296,43 +309,48 @@ fn assignment_operator_records_and_reuses() {
 #[test]
 fn nosplit_and_redirect_targets() {
     let fx = fixture();
-    let vars = fx.vars(&[]);
-    let ctx = ExpandCtx {
-        vars: &vars,
+    let mut vars = fx.vars(&[]);
+    let mut host = VarsHost {
+        vars: &mut vars,
         last_status: 0,
+    };
+    let mut ctx = ExpandCtx {
+        host: &mut host,
         cwd: fx.dir.path(),
         fs: &fx.sandbox,
         max_brace: 100,
+        noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 100,
     };
-    let mut assigned = Vec::new();
     // X=~/a:~/b:$S '*' -> bash: /home/u/a:/home/u/b:a  b\tc (no split, no glob)
     let script = parse(b"X=~/a:~/b:$S*", 1).unwrap();
-    let value = &script.items[0].first.commands[0].assignments[0].value;
+    let AssignValue::Scalar(value) = &simple(&script).assignments[0].value else {
+        panic!()
+    };
     assert_eq!(
-        expand_word_nosplit(value, &ctx, &mut assigned).unwrap(),
+        expand_word_nosplit(value, &mut ctx).unwrap(),
         b"/home/u/a:/home/u/b:a  b\tc*"
     );
     // Here-document bodies: bash prints `a\"b $x \ \q /home/u "/home/u" 'x'`.
     let script = parse(b"cat <<E\na\\\"b \\$x \\\\ \\q $HOME \"$HOME\" 'x'\nE\n", 1).unwrap();
-    let crate::shell::ast::RedirKind::HereDoc { body, .. } =
-        &script.items[0].first.commands[0].redirects[0].kind
+    let crate::shell::ast::RedirKind::HereDoc { body, .. } = &simple(&script).redirects[0].kind
     else {
         panic!()
     };
     assert_eq!(
-        expand_word_nosplit(body, &ctx, &mut assigned).unwrap(),
+        expand_word_nosplit(body, &mut ctx).unwrap(),
         b"a\\\"b $x \\ \\q /home/u \"/home/u\" 'x'\n"
     );
     // Redirect targets: one field, else bash's `ambiguous redirect`.
-    let target = |s: &str| {
+    let mut target = |s: &str| {
         let script = parse(format!("echo >{s}").as_bytes(), 1).unwrap();
-        let crate::shell::ast::RedirKind::Out(w) =
-            &script.items[0].first.commands[0].redirects[0].kind
-        else {
+        let crate::shell::ast::RedirKind::Out(w) = &simple(&script).redirects[0].kind else {
             panic!()
         };
-        expand_word(w, &ctx, &mut Vec::new())
+        expand_word(w, &mut ctx)
     };
     assert_eq!(target("c.*").unwrap(), [OsString::from("c.md")]);
     assert_eq!(target("\"$S\"").unwrap(), [OsString::from("a  b\tc")]);
@@ -348,20 +366,27 @@ fn nosplit_and_redirect_targets() {
 #[test]
 fn caps() {
     let fx = fixture();
-    let vars = fx.vars(&[]);
-    let ctx = ExpandCtx {
-        vars: &vars,
+    let mut vars = fx.vars(&[]);
+    let mut host = VarsHost {
+        vars: &mut vars,
         last_status: 0,
+    };
+    let mut ctx = ExpandCtx {
+        host: &mut host,
         cwd: fx.dir.path(),
         fs: &fx.sandbox,
         max_brace: 10,
+        noglob: false,
+        nullglob: false,
+        failglob: false,
+        dotglob: false,
         max_glob: 3,
     };
     let script = parse(b": {1..20} *", 1).unwrap();
-    let words = &script.items[0].first.commands[0].words;
-    let err = expand_words(&words[1..2], &ctx, &mut Vec::new()).unwrap_err();
+    let words = &simple(&script).words;
+    let err = expand_words(&words[1..2], &mut ctx).unwrap_err();
     assert_eq!(err.message, "brace expansion: more than 10 words");
-    let err = expand_words(&words[2..3], &ctx, &mut Vec::new()).unwrap_err();
+    let err = expand_words(&words[2..3], &mut ctx).unwrap_err();
     assert_eq!(
         err.message,
         "*: pathname expansion matches more than 3 paths"

@@ -89,5 +89,6 @@ pub fn run_lines(
             return 2;
         }
     }
+    session.finish(&mut sink);
     session.last_status()
 }

@@ -77,9 +77,10 @@ impl std::error::Error for ServeError {}
 
 /// What a tool call asks of the session's thread. Each carries the channel for its answer.
 enum Job {
-    /// Run one complete input (`bash`, `undo`).
+    /// Run one complete input (`bash`, `undo`); `seq` names it for a cancellation.
     Run {
         input: Vec<u8>,
+        seq: u64,
         reply: oneshot::Sender<Result<Outcome, String>>,
     },
     /// List the trash (`trash_list`).
@@ -88,10 +89,33 @@ enum Job {
     },
 }
 
+/// The input the session's thread is running, for a client's cancellation to stop it.
+#[derive(Default)]
+struct Running {
+    /// The `seq` of the running `Run` job (0: none).
+    seq: std::sync::atomic::AtomicU64,
+    /// The running session's cancel flag.
+    flag: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
+}
+
+impl Running {
+    /// Stops the job `seq` if it is the one running.
+    fn cancel(&self, seq: u64) {
+        use std::sync::atomic::Ordering;
+        if let Ok(flag) = self.flag.lock()
+            && self.seq.load(Ordering::SeqCst) == seq
+            && let Some(f) = flag.as_ref()
+        {
+            f.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
 /// The session's thread: the current session, and what it takes to start the next one.
 struct Shell {
     config: Config,
     session: Option<Session>,
+    running: std::sync::Arc<Running>,
     on_start: fn(&Session),
     /// `--record`: each `bash` and `undo` call as a step (`lines=each`).
     recorder: Option<Recorder>,
@@ -131,9 +155,23 @@ impl Shell {
     fn serve(mut self, jobs: &mpsc::Receiver<Job>) {
         while let Ok(job) = jobs.recv() {
             match job {
-                Job::Run { input, reply } => {
+                Job::Run { input, seq, reply } => {
                     if !reply.is_closed() {
+                        if let Ok(s) = self.session() {
+                            let flag = s.cancel_flag();
+                            if let Ok(mut f) = self.running.flag.lock() {
+                                *f = Some(flag);
+                                self.running
+                                    .seq
+                                    .store(seq, std::sync::atomic::Ordering::SeqCst);
+                            }
+                        }
                         let out = self.run(&input);
+                        if let Ok(_f) = self.running.flag.lock() {
+                            self.running
+                                .seq
+                                .store(0, std::sync::atomic::Ordering::SeqCst);
+                        }
                         let _ = reply.send(out);
                     }
                 }
@@ -153,6 +191,9 @@ impl Shell {
 /// The server: the tools, and the way to the session's thread.
 struct Server {
     jobs: mpsc::Sender<Job>,
+    /// What the session's thread runs, and the numbering of `Run` jobs.
+    running: std::sync::Arc<Running>,
+    next_seq: std::sync::atomic::AtomicU64,
     tools: Vec<Tool>,
     instructions: String,
     request_bytes: usize,
@@ -166,6 +207,7 @@ impl Server {
     async fn ask<T>(
         &self,
         job: Job,
+        seq: Option<u64>,
         answer: oneshot::Receiver<Result<T, String>>,
         context: &RequestContext<RoleServer>,
         result: impl FnOnce(T) -> CallToolResult,
@@ -181,7 +223,13 @@ impl Server {
                 "the shell's thread stopped before answering",
                 None,
             )),
-            None => Err(ErrorData::internal_error("the call was cancelled", None)),
+            None => {
+                // The client cancelled: a running input stops as at its deadline.
+                if let Some(seq) = seq {
+                    self.running.cancel(seq);
+                }
+                Err(ErrorData::internal_error("the call was cancelled", None))
+            }
         }
     }
 
@@ -192,8 +240,12 @@ impl Server {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        let job = Job::Run { input, reply };
-        self.ask(job, answer, context, |out| shell_result(&out))
+        let seq = self
+            .next_seq
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
+        let job = Job::Run { input, seq, reply };
+        self.ask(job, Some(seq), answer, context, |out| shell_result(&out))
             .await
     }
 
@@ -204,7 +256,7 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
         let job = Job::TrashList { reply };
-        self.ask(job, answer, context, |entries| trash_result(&entries))
+        self.ask(job, None, answer, context, |entries| trash_result(&entries))
             .await
     }
 }
@@ -552,6 +604,8 @@ pub fn serve_stdio(
     let tools = tools(&config, &describe);
     let (jobs, job_rx) = mpsc::channel::<Job>();
     let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+    let running = std::sync::Arc::new(Running::default());
+    let shell_running = std::sync::Arc::clone(&running);
     let thread = std::thread::Builder::new()
         .name("trumansh-session".into())
         .stack_size(SESSION_STACK)
@@ -559,6 +613,7 @@ pub fn serve_stdio(
             let mut shell = Shell {
                 config,
                 session: None,
+                running: shell_running,
                 on_start,
                 recorder: None,
             };
@@ -590,6 +645,8 @@ pub fn serve_stdio(
     }
     let server = Server {
         jobs,
+        running,
+        next_seq: std::sync::atomic::AtomicU64::new(0),
         tools,
         instructions: describe,
         request_bytes,

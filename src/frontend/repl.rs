@@ -201,6 +201,10 @@ pub fn run_repl(session: Session, mut recorder: Option<Recorder>) -> i32 {
         session: Rc::clone(&session),
     }));
     load_history(&session.borrow(), editor.history_mut());
+    // Ctrl-C while a line runs stops it (as at its deadline) and the REPL goes on; at the
+    // prompt the line editor reads it as a key.
+    let _ =
+        signal_hook::flag::register(signal_hook::consts::SIGINT, session.borrow().cancel_flag());
     let mut sink = StdSink;
     let mut line_no = 1usize;
     loop {

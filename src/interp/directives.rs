@@ -35,15 +35,56 @@ impl Interp<'_> {
                 Some(v) => state.vars.set(name, v.clone(), *export),
                 None => state.vars.export(name),
             },
-            Directive::UnsetVar { name } => state.vars.unset(name),
-            // Arrays come with the interpreter's variables; until then the first element.
-            Directive::SetArray { name, values } => state.vars.set(
-                name,
-                values.first().cloned().unwrap_or_default(),
-                false,
-            ),
+            Directive::UnsetVar { name } if name.ends_with(']') && name.contains('[') => {
+                // `unset 'a[i]'`: one element.
+                let (array, rest) = name.split_once('[').unwrap_or_default();
+                let text = rest.strip_suffix(']').unwrap_or_default();
+                if let Ok(sub) = super::host::subscript(state, array, text) {
+                    unset_element(state, array, &sub);
+                }
+            }
+            Directive::UnsetVar { name } => {
+                if state.vars.var(name).is_some_and(|v| v.readonly) {
+                    let mut said = Said::default();
+                    said.err.push(
+                        format!("unset: {name}: cannot unset: readonly variable\n").into_bytes(),
+                    );
+                    said.status = 1;
+                    return Some(said);
+                }
+                if state.vars.var(name).is_some() {
+                    state.vars.unset(name);
+                } else if state.functions.contains_key(name) {
+                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
+                }
+            }
+            Directive::UnsetFunction { name } => {
+                if state.functions.contains_key(name) {
+                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
+                }
+            }
+            Directive::SetArray { name, values } => {
+                let items = values.iter().map(|v| (None, v.clone())).collect();
+                if let Err(msg) = super::host::assign_array(state, name, items, false, false) {
+                    let mut said = Said::default();
+                    said.err.push(msg.into_bytes());
+                    said.status = 1;
+                    return Some(said);
+                }
+            }
             Directive::Exit { status } => state.exit = Some(*status),
             // `undo` changes files, not the shell: a pipeline stage drops it.
+            // `undo` reverts whole lines: from inside the line's own loops, functions,
+            // subshells or scripts it would revert under the commands still running.
+            Directive::Undo { .. } if state.nesting > 0 || state.nested() => {
+                let mut said = Said::default();
+                said.err.push(
+                    b"undo: only runs as a command of its own (not inside a loop, function, subshell or script)\n"
+                        .to_vec(),
+                );
+                said.status = 1;
+                return Some(said);
+            }
             Directive::Undo { count } if !in_stage => return Some(self.run_undo(state, *count)),
             Directive::Undo { .. } => {}
         }
@@ -99,6 +140,32 @@ impl Interp<'_> {
         }
         said
     }
+}
+
+/// Removes one element of an array.
+fn unset_element(state: &mut ShellState, name: &str, sub: &super::host::Sub) {
+    use super::host::Sub;
+    use trumansh_commands::Array;
+    let Some(var) = state.vars.var(name).cloned() else {
+        return;
+    };
+    let mut var = var;
+    match (&mut var.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if *i < 0 {
+                m.keys().next_back().map_or(*i, |l| l + 1 + i)
+            } else {
+                *i
+            };
+            m.remove(&i);
+        }
+        (Some(Array::Assoc(m)), Sub::Key(k)) => {
+            m.remove(k);
+        }
+        (None, Sub::Index(0)) => var.value = None,
+        _ => {}
+    }
+    state.vars.put(name, Some(var));
 }
 
 /// A journaled line on one line (its newlines shown as `\n`).

@@ -1,15 +1,19 @@
-//! The interpreter: walks the AST of one input — script → and-or lists → pipelines → simple
-//! commands with their redirections — on a [`ShellState`], against the shared [`Runtime`].
+//! The interpreter: walks the AST of one input — lists → and-or chains → pipelines →
+//! commands (simple, compound, function definitions) — on a [`ShellState`], against the
+//! shared [`Runtime`].
 //!
-//! A lone command runs on the session's own state, and its directives (`cd`, variables,
-//! `exit`, `undo`) apply to it. A pipeline stage runs in a thread of its own on a clone of the
-//! state, and is expanded there ([`pipeline`]): the same code path
-//! ([`Interp::run_simple`]'s two halves) runs both.
+//! Control flow (`break`, `continue`, `return`) travels up as a [`Flow`]; `exit` and the
+//! end of the input (a limit, the deadline, a fatal expansion error) are flags every loop
+//! checks. A subshell, a `$(...)` and each pipeline stage run on a copy of the state
+//! ([`ShellState::subshell`]), so nothing they change reaches the shell that made them.
 //!
 //! Layer: above `exec` (which runs one handler) and the syntax (`shell`), below `session`
 //! (which owns the state, the runtime and the line's transaction).
 
+mod builtins;
+mod compound;
 mod directives;
+mod host;
 mod pipeline;
 mod redirect;
 mod runtime;
@@ -23,12 +27,30 @@ pub(crate) use runtime::{LineState, Runtime};
 pub use state::PATH;
 pub(crate) use state::ShellState;
 
-use crate::exec::{Env, Out, StreamSink};
-use crate::expand::{ExpandCtx, ExpandError};
+use crate::exec::{Env, StreamSink};
+use crate::expand::ExpandError;
 use crate::io::{Stream, human_ms};
-use crate::shell::ast::{AndOr, AndOrOp, Pipeline, Script};
+use crate::shell::ast::{AndOr, AndOrOp, Command, Pipeline, Script};
 use redirect::Fds;
-use simple::Wiring;
+pub(crate) use redirect::Io;
+
+/// How a command ended, besides its status (which is in [`ShellState::last_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Normal,
+    /// `break N`: N more loops to leave.
+    Break(usize),
+    /// `continue N`.
+    Continue(usize),
+    /// `return`: leave the function (or sourced file).
+    Return,
+}
+
+/// How a command is run: in a condition (where `set -e` does not apply).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cx {
+    pub cond: bool,
+}
 
 /// The walker: the runtime and the line it runs, shared by reference with every stage.
 #[derive(Clone, Copy)]
@@ -41,30 +63,122 @@ pub(crate) struct Interp<'a> {
 }
 
 impl Interp<'_> {
-    /// Runs a script's and-or lists in order until one exits or the input is aborted.
+    /// Runs a script's lists in order until one exits or the input is aborted.
     pub(crate) fn run_script(&self, state: &mut ShellState, script: &Script, out: &dyn StreamSink) {
-        for item in &script.items {
-            if state.exit.is_some() || self.line.aborted() {
-                break;
-            }
-            self.run_and_or(state, item, out);
+        let mut io = Io::terminal(self.line.stdin.as_ref());
+        if let Some(kept) = state.exec_io.take() {
+            io = self.reopen(state, kept, io, out);
+            state.exec_io = Some(io.clone());
+        }
+        let flow = self.run_list(state, script, &io, Cx::default(), out);
+        let _ = flow;
+        if state.exit.is_some() {
+            self.exit_trap(state, &io, out);
         }
     }
 
-    fn run_and_or(&self, state: &mut ShellState, list: &AndOr, out: &dyn StreamSink) {
-        let status = self.run_pipeline(state, &list.first, list.line, out);
-        state.set_status(status);
-        for (op, pipeline) in &list.rest {
-            if state.exit.is_some() || self.line.aborted() {
-                return;
+    /// The end of the session's input: the EXIT trap runs, as when bash reaches the end of
+    /// its script.
+    pub(crate) fn end_of_input(&self, state: &mut ShellState, out: &dyn StreamSink) {
+        let io = Io::terminal(None);
+        self.exit_trap(state, &io, out);
+    }
+
+    /// Whether the shell must stop running commands: `exit`, or the input was aborted.
+    fn stopped(&self, state: &ShellState) -> bool {
+        state.exit.is_some() || self.line.aborted()
+    }
+
+    /// Runs a list; stops at the first non-normal flow.
+    pub(crate) fn run_list(
+        &self,
+        state: &mut ShellState,
+        list: &Script,
+        io: &Io,
+        cx: Cx,
+        out: &dyn StreamSink,
+    ) -> Flow {
+        // `exec >f` changes the fds of the rest of the list (of the session, at top level).
+        let mut own: Option<Io> = None;
+        for item in &list.items {
+            if self.stopped(state) {
+                break;
+            }
+            let flow = self.run_and_or(state, item, own.as_ref().unwrap_or(io), cx, out);
+            if let Some(new) = state.pending_exec.take() {
+                if state.nesting == 0 && !state.nested() && !self.stage {
+                    state.exec_io = Some(new.clone());
+                }
+                own = Some(new);
+            }
+            if flow != Flow::Normal {
+                return flow;
+            }
+        }
+        Flow::Normal
+    }
+
+    fn run_and_or(
+        &self,
+        state: &mut ShellState,
+        list: &AndOr,
+        io: &Io,
+        cx: Cx,
+        out: &dyn StreamSink,
+    ) -> Flow {
+        let chained = list.rest.len();
+        let sub_cx = Cx {
+            cond: cx.cond || chained > 0,
+        };
+        let flow = self.run_pipeline(state, &list.first, list.line, io, sub_cx, out);
+        if flow != Flow::Normal {
+            return flow;
+        }
+        let mut negated = list.first.negated;
+        for (k, (op, pipeline)) in list.rest.iter().enumerate() {
+            if self.stopped(state) {
+                return Flow::Normal;
             }
             let run = match op {
                 AndOrOp::And => state.last_status == 0,
                 AndOrOp::Or => state.last_status != 0,
             };
             if run {
-                let status = self.run_pipeline(state, pipeline, list.line, out);
-                state.set_status(status);
+                let c = Cx {
+                    cond: cx.cond || k + 1 < chained,
+                };
+                let flow = self.run_pipeline(state, pipeline, list.line, io, c, out);
+                if flow != Flow::Normal {
+                    return flow;
+                }
+                negated = pipeline.negated;
+                if k + 1 == chained && !cx.cond && !negated {
+                    self.errexit(state, io, out);
+                }
+            }
+        }
+        if chained == 0 && !cx.cond && !negated {
+            self.errexit(state, io, out);
+        }
+        if list.background {
+            // `&`: the job ran to completion already (nothing runs concurrently); `$!` names it.
+            state.last_bg = Some(state.last_bg.map_or(4243, |p| p + 1));
+            state.set_status(0);
+        }
+        Flow::Normal
+    }
+
+    /// A failed command outside a condition: the ERR trap, then `set -e` ends the shell (a
+    /// nested one), or the rest of the input.
+    fn errexit(&self, state: &mut ShellState, io: &Io, out: &dyn StreamSink) {
+        if state.last_status != 0 && state.traps.contains_key("ERR") {
+            self.run_trap(state, "ERR", io, out);
+        }
+        if state.opts.errexit && state.last_status != 0 && state.exit.is_none() {
+            if state.nested() {
+                state.exit = Some(state.last_status);
+            } else {
+                self.line.abort();
             }
         }
     }
@@ -74,58 +188,187 @@ impl Interp<'_> {
         state: &mut ShellState,
         pipeline: &Pipeline,
         line: usize,
+        io: &Io,
+        cx: Cx,
         out: &dyn StreamSink,
-    ) -> i32 {
+    ) -> Flow {
         let rt = self.rt;
         let n = pipeline.commands.len();
         let max = rt.config.policy.limits.pipeline_len;
         if n > max {
             rt.limit_hit("pipeline_len", max as u64);
             let msg = format!("pipeline too long: {n} commands (the limit is {max})\n");
-            self.shell_error(out, line, msg.as_bytes());
+            self.shell_error(state, out, line, msg.as_bytes());
             self.line.abort();
-            return 2;
+            state.set_status(2);
+            return Flow::Normal;
         }
+        let cx = Cx {
+            cond: cx.cond || pipeline.negated,
+        };
+        let mut flow = Flow::Normal;
         let status = if n == 1 {
             match pipeline.commands.first() {
                 Some(cmd) => {
-                    let fds = Fds::new(Out::Stream(Stream::Stdout));
-                    let wiring = Wiring {
-                        pipe_in: None,
-                        pipe_out: None,
-                        stage: false,
-                    };
-                    self.run_simple(state, cmd, fds, wiring, line, out)
+                    flow = self.run_command(state, cmd, io, cx, out);
+                    let s = state.last_status;
+                    state.pipestatus = vec![s];
+                    s
                 }
                 None => 0,
             }
         } else {
-            self.run_stages(state, pipeline, line, out)
+            let statuses = self.run_stages(state, pipeline, line, io, out);
+            let status = if state.opts.pipefail {
+                statuses
+                    .iter()
+                    .rev()
+                    .find(|&&s| s != 0)
+                    .copied()
+                    .unwrap_or(0)
+            } else {
+                statuses.last().copied().unwrap_or(0)
+            };
+            state.pipestatus = statuses;
+            status
         };
         if rt.guard().expired() {
-            // The line's deadline: like `timeout`, status 124; the rest of the line is skipped.
-            if !self.line.timed_out.swap(true, Ordering::Relaxed) {
-                let ms = self.line.deadline_ms;
-                rt.limit_hit("deadline_ms", ms);
-                let msg = format!(
-                    "time limit of {} for one command line exceeded; the command was stopped\n",
-                    human_ms(ms)
-                );
-                self.shell_error(out, line, msg.as_bytes());
-            }
-            self.line.abort();
-            return 124;
+            self.deadline(state, line, out);
+            return Flow::Normal;
         }
-        if pipeline.negated {
+        state.set_status(if pipeline.negated {
             i32::from(status == 0)
         } else {
             status
+        });
+        flow
+    }
+
+    /// The line's deadline: like `timeout`, status 124; the rest of the line is skipped. A
+    /// cancellation (Ctrl-C, an MCP client's) stops it the same way, status 130.
+    fn deadline(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) {
+        let cancelled = self.rt.guard().cancelled();
+        if !self.line.timed_out.swap(true, Ordering::Relaxed) {
+            let msg = if cancelled {
+                self.rt.audit().event("cancelled", crate::audit::fields([]));
+                "the command was cancelled\n".to_string()
+            } else {
+                let ms = self.line.deadline_ms;
+                self.rt.limit_hit("deadline_ms", ms);
+                format!(
+                    "time limit of {} for one command line exceeded; the command was stopped\n",
+                    human_ms(ms)
+                )
+            };
+            self.shell_error(state, out, line, msg.as_bytes());
+        }
+        self.line.abort();
+        state.set_status(if cancelled { 130 } else { 124 });
+    }
+
+    /// Runs one command of a pipeline (or alone) on `state`.
+    pub(crate) fn run_command(
+        &self,
+        state: &mut ShellState,
+        cmd: &Command,
+        io: &Io,
+        cx: Cx,
+        out: &dyn StreamSink,
+    ) -> Flow {
+        if !self.tick(state, cmd_line(cmd), out) {
+            return Flow::Normal;
+        }
+        match cmd {
+            Command::Simple(simple) => {
+                let fds = Fds::new(io.clone());
+                let prepared = self.prepare(state, simple, fds, out);
+                self.run_prepared(state, prepared, cx, out)
+            }
+            Command::Compound(c, redirects) => {
+                let line = compound_line(c).unwrap_or(state.lineno);
+                let mut fds = Fds::new(io.clone());
+                if let Err(status) = self.open_redirections(state, redirects, &mut fds, line, out) {
+                    state.set_status(status);
+                    return Flow::Normal;
+                }
+                state.nesting += 1;
+                let flow = self.run_compound(state, c, &fds.io, cx, out);
+                state.nesting -= 1;
+                flow
+            }
+            Command::Function(def) => {
+                std::sync::Arc::make_mut(&mut state.functions)
+                    .insert(def.name.clone(), std::sync::Arc::clone(def));
+                state.set_status(0);
+                Flow::Normal
+            }
+        }
+    }
+
+    /// Counts a command against the line's limit and checks the deadline and the cancel
+    /// flag; false: stop (the line is aborted).
+    fn tick(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) -> bool {
+        if self.line.aborted() {
+            return false;
+        }
+        if self.rt.guard().expired() {
+            self.deadline(state, line, out);
+            return false;
+        }
+        let n = self.line.commands.fetch_add(1, Ordering::Relaxed) + 1;
+        let max = self.rt.config.policy.limits.commands;
+        if n > max {
+            self.limit(state, out, line, "commands", max, "commands run");
+            return false;
+        }
+        true
+    }
+
+    /// A per-line counter passed its limit: one line, status 2, the rest of the input
+    /// skipped.
+    pub(crate) fn limit(
+        &self,
+        state: &mut ShellState,
+        out: &dyn StreamSink,
+        line: usize,
+        key: &str,
+        max: u64,
+        what: &str,
+    ) {
+        if !self.line.limited.swap(true, Ordering::Relaxed) {
+            self.rt.limit_hit(key, max);
+            let msg = format!(
+                "limit reached: more than {max} {what} in one command line (limits.{key}); the rest was skipped\n"
+            );
+            self.shell_error(state, out, line, msg.as_bytes());
+        }
+        self.line.abort();
+        state.set_status(2);
+    }
+
+    /// The prefix of a diagnostic on `line`: the script's name in a script, else the
+    /// session's.
+    fn prefix(&self, state: &ShellState, line: usize) -> Vec<u8> {
+        match &state.script_name {
+            Some(name) => format!("{name}: line {line}: ").into_bytes(),
+            // bash names the source of a function defined on its standard input `main`.
+            None if !state.frames.is_empty()
+                && matches!(self.rt.config.error_mode, ErrorMode::Script { .. }) =>
+            {
+                format!("main: line {line}: ").into_bytes()
+            }
+            None => self.rt.prefix(line),
         }
     }
 
     /// Writes a diagnostic with the shell's prefix for the current mode.
-    fn shell_error(&self, out: &dyn StreamSink, line: usize, msg: &[u8]) {
-        out.write(Stream::Stderr, &self.rt.prefixed(line, msg));
+    fn shell_error(&self, state: &ShellState, out: &dyn StreamSink, line: usize, msg: &[u8]) {
+        let mut text = self.prefix(state, line);
+        text.extend_from_slice(msg);
+        if !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        out.write(Stream::Stderr, &text);
     }
 
     /// What a handler may read, for the executor.
@@ -133,6 +376,7 @@ impl Interp<'_> {
         let rt = self.rt;
         Env {
             sandbox: &rt.sandbox,
+            fs: &rt.sandbox,
             cwd: &state.cwd,
             identity: &rt.config.identity,
             stdout_is_tty: rt.config.stdout_is_tty,
@@ -141,26 +385,53 @@ impl Interp<'_> {
         }
     }
 
-    fn expand_ctx<'s>(&'s self, state: &'s ShellState) -> ExpandCtx<'s> {
-        let limits = &self.rt.config.policy.limits;
-        ExpandCtx {
-            vars: &state.vars,
-            last_status: state.last_status,
-            cwd: &state.cwd,
-            fs: &self.rt.sandbox,
-            max_brace: limits.brace_fields,
-            max_glob: limits.glob_matches,
+    /// A failed expansion: its message; where a non-interactive bash would exit (`${X:?}`,
+    /// a bad substitution, `set -u`), the shell (a nested one) or the rest of this input
+    /// stops, the session goes on.
+    fn expansion_failed(
+        &self,
+        state: &mut ShellState,
+        e: &ExpandError,
+        line: usize,
+        out: &dyn StreamSink,
+    ) -> i32 {
+        if !e.message.is_empty() {
+            self.shell_error(state, out, line, e.message.as_bytes());
         }
-    }
-
-    fn expansion_failed(&self, e: &ExpandError, line: usize, out: &dyn StreamSink) -> i32 {
-        self.shell_error(out, line, e.message.as_bytes());
-        // Where a non-interactive bash would exit (`${X:?}`, a bad substitution), trumansh
-        // stops the rest of this input but keeps the session; in a pipeline stage only the
-        // stage's subshell exits, as in bash.
-        if e.fatal && !self.stage {
-            self.line.abort();
+        if e.fatal {
+            if state.nested() || self.stage {
+                state.exit = Some(e.status);
+            } else {
+                self.line.abort();
+            }
         }
         e.status
+    }
+}
+
+/// The line a command starts on.
+fn cmd_line(cmd: &Command) -> usize {
+    match cmd {
+        Command::Simple(s) => s.line,
+        Command::Compound(c, _) => compound_line(c).unwrap_or(0),
+        Command::Function(f) => f.line,
+    }
+}
+
+/// The line of a compound command, where it is recorded.
+fn compound_line(c: &crate::shell::ast::Compound) -> Option<usize> {
+    use crate::shell::ast::Compound;
+    match c {
+        Compound::For { line, .. }
+        | Compound::ArithFor { line, .. }
+        | Compound::Case { line, .. }
+        | Compound::Arith { line, .. }
+        | Compound::Cond { line, .. } => Some(*line),
+        Compound::Brace(s) | Compound::Subshell(s) => s.items.first().map(|i| i.line),
+        Compound::If { branches, .. } => branches
+            .first()
+            .and_then(|(c, _)| c.items.first())
+            .map(|i| i.line),
+        Compound::While { cond, .. } => cond.items.first().map(|i| i.line),
     }
 }

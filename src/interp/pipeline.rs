@@ -16,22 +16,33 @@
 
 use std::sync::mpsc;
 
-use super::Interp;
-use super::redirect::Fds;
-use super::simple::Wiring;
+use super::redirect::{Fds, Input};
 use super::state::ShellState;
-use crate::exec::{ChannelSink, Out, PIPE_CHUNKS, StreamSink};
+use super::{Cx, Interp, Io};
+use crate::exec::{ChannelSink, Out, PIPE_CHUNKS, PipeReader, StreamSink};
 use crate::io::Stream;
-use crate::shell::ast::Pipeline;
+use crate::shell::ast::{Command, Pipeline};
+
+/// The state a stage runs on.
+enum Stage {
+    Copy(Box<ShellState>),
+    /// The shell's own (`lastpipe`), or already handed to its thread.
+    Shell,
+}
+
+/// The stack of a pipeline stage's thread: deep enough for the nesting the limits allow.
+pub(super) const STAGE_STACK: usize = 64 << 20;
 
 impl Interp<'_> {
+    /// Runs the stages of a pipeline; gives each stage's status (`PIPESTATUS`).
     pub(super) fn run_stages(
         &self,
-        state: &ShellState,
+        state: &mut ShellState,
         pipeline: &Pipeline,
-        line: usize,
+        _line: usize,
+        io: &Io,
         out: &dyn StreamSink,
-    ) -> i32 {
+    ) -> Vec<i32> {
         let n = pipeline.commands.len();
         let (main_tx, main_rx) = mpsc::channel::<(Stream, Vec<u8>)>();
         // Pipes between stages, and the turns in which the stages prepare.
@@ -55,6 +66,19 @@ impl Interp<'_> {
         let go_in = go_in.into_iter().map(Some).chain(std::iter::once(None));
         let mut go_out = Some(go_out);
         let mut statuses = Vec::new();
+        // Each stage runs on a copy of the shell's state; with `shopt -s lastpipe` the last one
+        // runs on the shell's own, as bash's last stage then does.
+        let lastpipe = state.opts.lastpipe;
+        let mut per_stage: Vec<Stage> = (0..n)
+            .map(|i| {
+                if lastpipe && i + 1 == n {
+                    Stage::Shell
+                } else {
+                    Stage::Copy(Box::new(state.subshell()))
+                }
+            })
+            .collect();
+        let mut shell_state = Some(state);
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
             let stages = pipeline
@@ -66,38 +90,73 @@ impl Interp<'_> {
                 stages.zip(go_in).enumerate()
             {
                 let main_tx = main_tx.clone();
-                let mut sub = state.clone();
+                let mut own = match per_stage
+                    .get_mut(i)
+                    .map(|s| std::mem::replace(s, Stage::Shell))
+                {
+                    Some(Stage::Copy(b)) => Some(*b),
+                    _ => None,
+                };
+                let borrowed = if own.is_none() {
+                    shell_state.take()
+                } else {
+                    None
+                };
                 let release = if i + 1 == n { go_out.take() } else { None };
                 let this = Interp {
                     stage: true,
                     ..*self
                 };
-                handles.push(scope.spawn(move || {
-                    let streams = ChannelSink(main_tx);
-                    // The previous stage has prepared (or given up).
-                    if let Some(turn) = turn_in {
-                        let _ = turn.recv();
-                    }
-                    let fds = Fds::new(if i + 1 < n {
-                        Out::NextStage
-                    } else {
-                        Out::Stream(Stream::Stdout)
+                let stage_io = Io {
+                    stdin: match pipe_in {
+                        Some(rx) => Input::reader(Box::new(PipeReader::new(rx))),
+                        None => io.stdin.clone(),
+                    },
+                    out: match pipe_out {
+                        Some(tx) => Out::Pipe(tx),
+                        None => io.out.clone(),
+                    },
+                    err: io.err.clone(),
+                    extra: io.extra.clone(),
+                };
+                let spawned = std::thread::Builder::new()
+                    .stack_size(STAGE_STACK)
+                    .spawn_scoped(scope, move || {
+                        let streams = ChannelSink(main_tx);
+                        let sub = own.as_mut().or(borrowed)?;
+                        // The previous stage has prepared (or given up).
+                        if let Some(turn) = turn_in {
+                            let _ = turn.recv();
+                        }
+                        let ready = match cmd {
+                            Command::Simple(simple) if !this.line.aborted() => {
+                                let fds = Fds::new(stage_io);
+                                Some(Ok(this.prepare(sub, simple, fds, &streams)))
+                            }
+                            Command::Simple(_) => None,
+                            other => Some(Err((other, stage_io))),
+                        };
+                        drop(turn_out);
+                        // All stages are prepared once the last one is: it starts the others.
+                        drop(release);
+                        if let Some(go) = go {
+                            let _ = go.recv();
+                        }
+                        match ready {
+                            Some(Ok(p)) => {
+                                this.run_prepared(sub, p, Cx::default(), &streams);
+                            }
+                            Some(Err((cmd, stage_io))) => {
+                                this.run_command(sub, cmd, &stage_io, Cx::default(), &streams);
+                            }
+                            None => return None,
+                        }
+                        Some(sub.exit.unwrap_or(sub.last_status))
                     });
-                    let ready = (!this.line.aborted())
-                        .then(|| this.prepare(&mut sub, cmd, fds, line, &streams));
-                    drop(turn_out);
-                    // All stages are prepared once the last one is: it starts the others.
-                    drop(release);
-                    if let Some(go) = go {
-                        let _ = go.recv();
-                    }
-                    let wiring = Wiring {
-                        pipe_in,
-                        pipe_out,
-                        stage: true,
-                    };
-                    ready.map(|p| this.run_prepared(&mut sub, p, wiring, line, &streams))
-                }));
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(_) => statuses.push(Some(2)),
+                }
             }
             drop(main_tx);
             for (stream, bytes) in main_rx {
@@ -107,7 +166,7 @@ impl Interp<'_> {
                 statuses.push(h.join().unwrap_or(Some(2)));
             }
         });
-        // The last stage that was prepared gives the status (later ones never ran).
-        statuses.into_iter().flatten().last().unwrap_or(0)
+        // Stages that never ran (the line was aborted) count as failed.
+        statuses.into_iter().map(|s| s.unwrap_or(1)).collect()
     }
 }

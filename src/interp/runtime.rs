@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use trumansh_commands::{CommandName, Identity};
 
@@ -115,6 +115,12 @@ pub(crate) struct LineState {
     pub abort: AtomicBool,
     /// The line's deadline was reported.
     pub timed_out: AtomicBool,
+    /// A per-line counter's limit was reported.
+    pub limited: AtomicBool,
+    /// Commands run by the line (its stages too).
+    pub commands: AtomicU64,
+    /// Loop iterations of the line.
+    pub iterations: AtomicU64,
     /// The line's stdin (a request's), shared by the commands that read it.
     pub stdin: Option<LineInput>,
     /// The line's output passed a cap.
@@ -140,5 +146,8 @@ impl LineState {
     pub fn start(&self) {
         self.abort.store(false, Ordering::Relaxed);
         self.timed_out.store(false, Ordering::Relaxed);
+        self.limited.store(false, Ordering::Relaxed);
+        self.commands.store(0, Ordering::Relaxed);
+        self.iterations.store(0, Ordering::Relaxed);
     }
 }

@@ -1,14 +1,59 @@
-//! The shell's own state: cwd, variables, `$?`, a pending `exit`. Cloning it is how a
-//! pipeline stage (and later a subshell or a `$(...)`) gets a state of its own, whose changes
-//! never reach the session.
+//! The shell's own state: cwd, variables, functions, positional parameters, options, `$?`,
+//! a pending `exit`. Cloning it is how a pipeline stage, a subshell and a `$(...)` get a state
+//! of their own, whose changes never reach the shell that made them (as bash's fork); the
+//! large parts (functions, positional parameters) are shared until written.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use trumansh_commands::{Identity, Vars, resolve_against};
+use trumansh_commands::{Identity, Var, Vars, resolve_against};
+
+use crate::shell::ast::FunctionDef;
 
 /// The fixed `PATH` the agent sees.
 pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// The shell's process id as the agent sees it (`$$`): fixed, never the host's.
+pub const SHELL_PID: u32 = 4242;
+/// `$PPID`.
+pub const PARENT_PID: u32 = 4241;
+
+/// `set -o` and `shopt` options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Options {
+    pub errexit: bool,
+    pub nounset: bool,
+    pub pipefail: bool,
+    pub xtrace: bool,
+    pub noglob: bool,
+    pub noclobber: bool,
+    pub allexport: bool,
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
+    pub globstar: bool,
+    pub extglob: bool,
+    pub nocasematch: bool,
+    pub lastpipe: bool,
+    pub expand_aliases: bool,
+    pub inherit_errexit: bool,
+}
+
+/// A function call in progress: what its `local`s shadowed, and the caller's positional
+/// parameters, put back when it returns.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub name: String,
+    pub saved: Vec<(String, Option<Var>)>,
+    pub positional: Arc<Vec<String>>,
+    pub loop_depth: usize,
+}
+
+/// An array a declaration builtin's `NAME=(...)` argument gives: the name, the items (with
+/// their subscripts when written), whether it appends.
+pub(crate) type DeclArray = (String, Vec<(Option<String>, String)>, bool);
 
 /// What a command can change about the shell it runs in.
 #[derive(Debug, Clone)]
@@ -18,8 +63,68 @@ pub(crate) struct ShellState {
     pub vars: Vars,
     /// `$?`.
     pub last_status: i32,
-    /// Set by `exit`: the session stops running the input.
+    /// Set by `exit`: the shell stops running.
     pub exit: Option<i32>,
+    pub functions: Arc<BTreeMap<String, Arc<FunctionDef>>>,
+    /// `$1`, `$2`, ...
+    pub positional: Arc<Vec<String>>,
+    /// `$0`.
+    pub arg0: String,
+    /// The script being run (`bash x.sh`, `source x.sh`): diagnostics name it instead of the
+    /// session's `bash`.
+    pub script_name: Option<Arc<str>>,
+    /// Function calls in progress, innermost last.
+    pub frames: Vec<Frame>,
+    /// Loops in progress in the current function (or at top level).
+    pub loop_depth: usize,
+    pub opts: Options,
+    /// `PIPESTATUS`.
+    pub pipestatus: Vec<i32>,
+    /// `$BASH_SUBSHELL`: subshells (and `$(...)`) this state is nested in; an `exit` or a
+    /// `set -e` failure there ends only that subshell.
+    pub subshell: usize,
+    /// A child shell (`bash x.sh`, `sh -c`): `exit` and errexit end it, not the session.
+    pub child: bool,
+    /// `source`/`eval`/child shells nested here.
+    pub source_depth: usize,
+    /// `$(...)` nested here.
+    pub subst_depth: usize,
+    /// `$!`.
+    pub last_bg: Option<u32>,
+    /// The line of the command being run (`$LINENO`).
+    pub lineno: usize,
+    /// `$RANDOM`'s state.
+    pub random: std::cell::Cell<u64>,
+    /// When the shell started (`$SECONDS`).
+    pub started: std::time::Instant,
+    /// In a sourced file (`return` ends it).
+    pub sourcing: usize,
+    /// `trap`: the command for each condition (`EXIT`, `ERR`, signals), by name.
+    pub traps: Arc<BTreeMap<String, String>>,
+    /// A trap's command is running (traps do not nest).
+    pub in_trap: bool,
+    /// `exec`'s redirections, for the list it ran in to take up.
+    pub pending_exec: Option<super::Io>,
+    /// The fds `exec` gave the top level, for the next lines (files reopened for appending,
+    /// each line journaling its own writes).
+    pub exec_io: Option<super::Io>,
+    /// The outputs of this command's `<(...)`, by the fd number of their `/dev/fd/N` path.
+    pub proc_fds: Vec<(u32, Arc<Vec<u8>>)>,
+    /// `alias`es (kept and listed; not expanded, as in a non-interactive bash).
+    pub aliases: Arc<BTreeMap<String, String>>,
+    /// `umask`.
+    pub umask: u32,
+    /// `pushd`'s stack, below the cwd (its top last).
+    pub dir_stack: Vec<PathBuf>,
+    /// Compound commands and function calls being run (`undo` refuses to run inside one).
+    pub nesting: usize,
+    /// `getopts`: the argument and the byte inside it where the last call stopped.
+    pub getopts_pos: Option<(usize, usize)>,
+    /// The arrays of a declaration builtin's `NAME=(...)` arguments, for it to assign.
+    pub decl_arrays: Vec<DeclArray>,
+    /// The policy's `var_bytes` and `array_elements`.
+    pub max_var_bytes: usize,
+    pub max_array_elements: usize,
 }
 
 impl ShellState {
@@ -36,30 +141,183 @@ impl ShellState {
         vars.set("PATH", PATH.into(), true);
         vars.set("SHELL", "/bin/bash".into(), true);
         vars.set("IFS", " \t\n".into(), false);
-        vars.set("?", "0".into(), false);
+        default_vars(&mut vars, identity);
         ShellState {
             cwd: home.to_path_buf(),
             vars,
             last_status: 0,
             exit: None,
+            functions: Arc::default(),
+            positional: Arc::default(),
+            arg0: "bash".into(),
+            script_name: None,
+            frames: Vec::new(),
+            loop_depth: 0,
+            opts: Options::default(),
+            pipestatus: vec![0],
+            subshell: 0,
+            child: false,
+            source_depth: 0,
+            subst_depth: 0,
+            last_bg: None,
+            lineno: 0,
+            random: std::cell::Cell::new(0x2545_f491_4f6c_dd1d),
+            started: std::time::Instant::now(),
+            sourcing: 0,
+            traps: Arc::default(),
+            in_trap: false,
+            getopts_pos: None,
+            aliases: Arc::default(),
+            umask: 0o022,
+            dir_stack: Vec::new(),
+            pending_exec: None,
+            exec_io: None,
+            proc_fds: Vec::new(),
+            nesting: 0,
+            decl_arrays: Vec::new(),
+            max_var_bytes: usize::MAX,
+            max_array_elements: usize::MAX,
         }
+    }
+
+    /// The state a child shell starts with (`bash x.sh`, `sh -c`, `./x.sh`): the exported
+    /// variables only, no functions, default options, its own `$0` and arguments.
+    pub fn child(&self, name: String, params: Vec<String>, identity: &Identity) -> Self {
+        let mut vars = Vars::default();
+        for (name, var) in self.vars.iter() {
+            if var.exported {
+                vars.put(name, Some(var.clone()));
+            }
+        }
+        vars.set("IFS", " \t\n".into(), false);
+        default_vars(&mut vars, identity);
+        ShellState {
+            cwd: self.cwd.clone(),
+            vars,
+            last_status: 0,
+            exit: None,
+            functions: Arc::default(),
+            positional: Arc::new(params),
+            arg0: name,
+            script_name: None,
+            frames: Vec::new(),
+            loop_depth: 0,
+            opts: Options::default(),
+            pipestatus: vec![0],
+            subshell: self.subshell,
+            child: true,
+            source_depth: self.source_depth + 1,
+            subst_depth: self.subst_depth,
+            last_bg: None,
+            lineno: 0,
+            random: std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15),
+            started: std::time::Instant::now(),
+            sourcing: 0,
+            traps: Arc::default(),
+            in_trap: false,
+            getopts_pos: None,
+            aliases: Arc::default(),
+            umask: 0o022,
+            dir_stack: Vec::new(),
+            pending_exec: None,
+            exec_io: None,
+            proc_fds: Vec::new(),
+            nesting: 0,
+            decl_arrays: Vec::new(),
+            max_var_bytes: self.max_var_bytes,
+            max_array_elements: self.max_array_elements,
+        }
+    }
+
+    /// A subshell's copy (`( )`, `$(...)`, a pipeline stage).
+    pub fn subshell(&self) -> Self {
+        let mut sub = self.clone();
+        sub.subshell += 1;
+        // A subshell starts with the traps reset, except the ignored ones (bash).
+        if !sub.traps.is_empty() {
+            let kept: BTreeMap<String, String> = sub
+                .traps
+                .iter()
+                .filter(|(_, cmd)| cmd.is_empty())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            sub.traps = Arc::new(kept);
+        }
+        sub
     }
 
     /// Sets `$?`.
     pub fn set_status(&mut self, status: i32) {
         self.last_status = status;
-        self.vars.set("?", status.to_string(), false);
-    }
-
-    /// Variables an expansion assigned (`${X:=v}`).
-    pub fn apply_assigned(&mut self, assigned: Vec<(String, String)>) {
-        for (name, value) in assigned {
-            self.vars.set(&name, value, false);
-        }
     }
 
     /// An operand against the cwd.
     pub fn resolve(&self, operand: &OsString) -> PathBuf {
         resolve_against(&self.cwd, operand)
     }
+
+    /// Whether an `exit` (or errexit) ends this shell rather than the session's input.
+    pub fn nested(&self) -> bool {
+        self.subshell > 0 || self.child
+    }
+
+    /// `$-`: the single-letter options that are on.
+    pub fn flags(&self) -> String {
+        let mut f = String::from("h");
+        if self.opts.errexit {
+            f.push('e');
+        }
+        if self.opts.noglob {
+            f.push('f');
+        }
+        if self.opts.nounset {
+            f.push('u');
+        }
+        if self.opts.xtrace {
+            f.push('x');
+        }
+        f.push('B');
+        if self.opts.noclobber {
+            f.push('C');
+        }
+        f
+    }
+
+    /// `$RANDOM`: 0..32767, deterministic for the session.
+    pub fn next_random(&self) -> u32 {
+        let mut x = self.random.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.random.set(x);
+        ((x >> 33) & 0x7fff) as u32
+    }
+
+    /// Declares `name` local to the innermost function (saving what it shadows once);
+    /// true when it was not local there yet.
+    pub fn make_local(&mut self, name: &str) -> bool {
+        let Some(frame) = self.frames.last_mut() else {
+            return false;
+        };
+        if frame.saved.iter().any(|(n, _)| n == name) {
+            return false;
+        }
+        let old = self.vars.var(name).cloned();
+        frame.saved.push((name.to_string(), old));
+        true
+    }
+}
+
+/// The variables bash sets in every shell.
+fn default_vars(vars: &mut Vars, identity: &Identity) {
+    vars.set("BASH", "/bin/bash".into(), false);
+    vars.set("BASH_VERSION", "5.2.15(1)-release".into(), false);
+    vars.set("UID", identity.uid.to_string(), false);
+    vars.set("EUID", identity.uid.to_string(), false);
+    vars.set("PPID", PARENT_PID.to_string(), false);
+    vars.set("PS4", "+ ".into(), false);
+    vars.set("OPTIND", "1".into(), false);
+    vars.set("HOSTTYPE", "x86_64".into(), false);
+    vars.set("OSTYPE", "linux-gnu".into(), false);
+    vars.set("MACHTYPE", "x86_64-pc-linux-gnu".into(), false);
 }

@@ -1,9 +1,12 @@
-//! The syntax tree of one input: what the parser builds and the executor walks.
+//! The syntax tree of one input: what the parser builds and the interpreter walks.
 //!
-//! Only the subset of bash that trumansh runs is represented: lists, and-or chains, pipelines,
-//! simple commands with assignments and redirections. Constructs it does not run (loops,
-//! functions, `$(...)`, subshells, `&`) are refused by the parser with
-//! [`super::ParseError::Unsupported`].
+//! bash's grammar: lists of and-or chains of pipelines of commands; a command is simple,
+//! compound (`{ }`, `( )`, `if`, `for`, `while`/`until`, `case`, `(( ))`, `[[ ]]`) with its
+//! own redirections, or a function definition. Words keep their quoting as [`WordPart`]s;
+//! command substitutions are parsed when the word is (as bash 5.2 does), so a syntax error
+//! inside `$(...)` is reported before anything runs and a loop never parses twice.
+
+use std::sync::Arc;
 
 /// A whole input: and-or lists separated by `;` or newlines, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -18,6 +21,8 @@ pub struct AndOr {
     pub rest: Vec<(AndOrOp, Pipeline)>,
     /// The 1-based input line the list starts on (for `bash: line N: ...`).
     pub line: usize,
+    /// Ended by `&`: run in the background.
+    pub background: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +35,106 @@ pub enum AndOrOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pipeline {
     pub negated: bool,
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<Command>,
+}
+
+/// One element of a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Simple(SimpleCommand),
+    /// A compound command and the redirections written after it (`done < f`, `} > out`).
+    Compound(Box<Compound>, Vec<Redirect>),
+    /// `name() compound`, `function name { ...; }`.
+    Function(Arc<FunctionDef>),
+}
+
+/// A function definition: its body runs, with its redirections, each time it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionDef {
+    pub name: String,
+    pub body: Compound,
+    pub redirects: Vec<Redirect>,
+    /// The line the definition starts on.
+    pub line: usize,
+}
+
+/// The compound commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compound {
+    /// `{ list; }`
+    Brace(Script),
+    /// `( list )`: runs on a copy of the shell's state.
+    Subshell(Script),
+    /// `if c1; then b1; elif c2; then b2; else b3; fi`
+    If {
+        branches: Vec<(Script, Script)>,
+        otherwise: Option<Script>,
+    },
+    /// `for NAME [in WORDS]; do body; done` (no `in`: the positional parameters).
+    For {
+        var: String,
+        words: Option<Vec<Word>>,
+        body: Script,
+        line: usize,
+    },
+    /// `for ((init; cond; step)); do body; done`: each part as text to expand.
+    ArithFor {
+        init: Word,
+        cond: Word,
+        step: Word,
+        body: Script,
+        line: usize,
+    },
+    /// `while cond; do body; done` (`until`: the condition negated).
+    While {
+        until: bool,
+        cond: Script,
+        body: Script,
+    },
+    /// `case WORD in pattern|pattern) list ;; ... esac`
+    Case {
+        word: Word,
+        arms: Vec<CaseArm>,
+        line: usize,
+    },
+    /// `(( expression ))`: the text to expand, then evaluate.
+    Arith { expr: Word, line: usize },
+    /// `[[ expression ]]`
+    Cond { expr: CondExpr, line: usize },
+}
+
+/// One `pattern) list ;;` of a `case`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseArm {
+    pub patterns: Vec<Word>,
+    pub body: Script,
+    pub end: CaseEnd,
+}
+
+/// How a `case` arm ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseEnd {
+    /// `;;`: the `case` is done.
+    Break,
+    /// `;&`: run the next arm's list too.
+    FallThrough,
+    /// `;;&`: test the next arms' patterns.
+    Continue,
+}
+
+/// The expression of `[[ ]]`: operands are words that are expanded but never split or
+/// globbed; the right side of `==`/`!=` is a pattern, of `=~` a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CondExpr {
+    /// A lone word: true when it is not empty.
+    Word(Word),
+    /// `-f word`, `-z word`, ...
+    Unary(String, Word),
+    /// `a == b`, `a -lt b`, `a =~ re`, `a < b`, ...
+    Binary(Word, String, Word),
+    Not(Box<CondExpr>),
+    And(Box<CondExpr>, Box<CondExpr>),
+    Or(Box<CondExpr>, Box<CondExpr>),
 }
 
 /// `X=1 Y=2 cmd arg >out 2>&1`: assignments, words and redirections in source order within
@@ -40,13 +144,31 @@ pub struct SimpleCommand {
     pub assignments: Vec<Assignment>,
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
+    /// The arguments of a declaration builtin (`local`, `declare`, `export`, ...) that are
+    /// assignments, by their index in `words`: expanded as assignments, not split.
+    pub decl_args: Vec<(usize, Assignment)>,
+    /// The 1-based line the command starts on (`$LINENO`, `bash: line N:`).
+    pub line: usize,
 }
 
-/// `NAME=value` before the command name (or alone).
+/// `NAME=value`, `NAME+=value`, `NAME[sub]=value`, `NAME=(a b c)` before the command name
+/// (or alone, or as an argument of `declare`/`local`/`export`/`readonly`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignment {
     pub name: String,
-    pub value: Word,
+    /// `NAME[sub]=`: the subscript as written (expanded when assigned).
+    pub index: Option<Word>,
+    /// `+=`: append to the value (or the array).
+    pub append: bool,
+    pub value: AssignValue,
+}
+
+/// The value of an assignment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssignValue {
+    Scalar(Word),
+    /// `(a b [3]=c)`: the words of a compound assignment, each maybe `[sub]=value`.
+    Array(Vec<Word>),
 }
 
 /// One shell word as written: the concatenation of its parts.
@@ -67,6 +189,12 @@ pub enum WordPart {
     DoubleQuoted(Vec<WordPart>),
     /// `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, ...
     Param(ParamExp),
+    /// `$(list)` or `` `list` ``: parsed with the word.
+    CommandSubst(Arc<Script>),
+    /// `$((expression))`: the text, expanded as in double quotes, then evaluated.
+    Arith(Word),
+    /// `<(list)` (`out`: `>(list)`): a path to the list's output (or input).
+    ProcessSubst { script: Arc<Script>, out: bool },
 }
 
 /// A parameter expansion.
@@ -74,14 +202,19 @@ pub enum WordPart {
 pub struct ParamExp {
     /// The variable name, or a special parameter: `?`, `$`, `#`, `0`..`9`, `@`, `*`, `!`, `-`.
     pub name: String,
+    /// `${NAME[sub]}`: the subscript as written (`@` and `*` for all elements).
+    pub index: Option<Word>,
     /// `${#NAME}`: the length of the value.
     pub length: bool,
+    /// `${!NAME}`: indirection (the value names the parameter to expand); with `index`
+    /// `@`/`*`, the array's keys; `${!prefix*}`/`${!prefix@}` is [`ParamOp::Names`].
+    pub indirect: bool,
     /// An operator and its word: `${NAME:-word}` and friends.
     pub op: Option<(ParamOp, Word)>,
 }
 
 /// The operators of `${NAME<op>word}`. `colon` means the `:` form (null counts as unset).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamOp {
     /// `:-` / `-`
     Default { colon: bool },
@@ -91,6 +224,34 @@ pub enum ParamOp {
     Alternative { colon: bool },
     /// `:?` / `?`
     Error { colon: bool },
+    /// `#` / `##`: remove the shortest / longest matching prefix.
+    RemovePrefix { longest: bool },
+    /// `%` / `%%`: remove the shortest / longest matching suffix.
+    RemoveSuffix { longest: bool },
+    /// `/pat/rep`, `//pat/rep` (all), `/#pat/rep` (anchored at the start), `/%pat/rep` (end);
+    /// the word is the pattern; the replacement is in [`ParamExp`]'s `op` second word,
+    /// stored as `Replace.rep`.
+    Replace {
+        all: bool,
+        anchor: Anchor,
+        rep: Option<Word>,
+    },
+    /// `:offset` / `:offset:length`: the words are arithmetic text.
+    Substring { length: Option<Word> },
+    /// `^`, `^^`, `,`, `,,` (the word is the pattern).
+    Case { upper: bool, all: bool },
+    /// `@Q`, `@E`, `@P`, `@A`, `@a`, `@U`, `@u`, `@L`, `@K`, `@k`.
+    Transform(u8),
+    /// `${!prefix*}` / `${!prefix@}`: the names of the variables starting with the name.
+    Names { at: bool },
+}
+
+/// Where `${X/pat/rep}` anchors its pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    None,
+    Start,
+    End,
 }
 
 /// A redirection: `[fd]op target`.
@@ -103,8 +264,10 @@ pub struct Redirect {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedirKind {
-    /// `>` (and `>|`): truncate.
+    /// `>`: truncate (refused on an existing file under `set -C`).
     Out(Word),
+    /// `>|`: truncate, even under `set -C`.
+    Clobber(Word),
     /// `>>`
     Append(Word),
     /// `<`
@@ -117,6 +280,8 @@ pub enum RedirKind {
     DupOut(u32),
     /// `N<&M`: duplicate an input fd.
     DupIn(u32),
+    /// `N<>word`: open for reading and writing.
+    ReadWrite(Word),
     /// `N>&-`, `N<&-`: close.
     Close,
     /// `<<EOF`, `<<-EOF`, `<<'EOF'`: the body, already collected (with leading tabs stripped

@@ -1,10 +1,10 @@
 //! The tokenizer: turns input bytes into words (with their quoting kept as [`WordPart`]s),
 //! operators and redirection operators, and collects here-document bodies.
 //!
-//! It follows bash's lexer where trumansh runs the construct, and refuses early (as
-//! [`ParseError::Unsupported`]) the word-level constructs trumansh does not run: `$(...)`,
-//! backquotes, `$((...))`, `$[...]`, `<(...)`, `>(...)` and the parameter-expansion forms other
-//! than `${X}`, `${#X}` and the `-` `=` `+` `?` operators.
+//! It follows bash's lexer. A command substitution (`$(...)`, backquotes, `<(...)`) is parsed
+//! by a nested parser over the same input as soon as it is met, as bash 5.2 does; arithmetic
+//! text (`$((...))`, `((...))`) is kept as a word to expand, then evaluate. Word-level
+//! constructs trumansh does not run yet are refused early ([`ParseError::Unsupported`]).
 //!
 //! Everything is indexed with `get`, never `[]`: any byte sequence must give a token or an
 //! error, never a panic. Nesting (`${X:-${Y:-...}}`) is capped at [`MAX_DEPTH`] so that a
@@ -133,6 +133,17 @@ pub struct Warning {
     pub message: String,
 }
 
+/// What ends arithmetic text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArithEnd {
+    /// `))`: `$((...))` and `((...))`.
+    DoubleParen,
+    /// `]`: `$[...]`.
+    Bracket,
+    /// `;` or `))`: one part of `for ((...; ...; ...))`.
+    ForPart,
+}
+
 /// Where a run of text is being read: the rules for `\`, quotes and the end differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quoting {
@@ -144,8 +155,8 @@ enum Quoting {
 
 pub(crate) struct Lexer<'a> {
     src: &'a [u8],
-    pos: usize,
-    line: usize,
+    pub(super) pos: usize,
+    pub(super) line: usize,
     /// At end of input, finish what bash finishes (here-documents, a final `\`) instead of
     /// asking for more.
     at_eof: bool,
@@ -153,9 +164,12 @@ pub(crate) struct Lexer<'a> {
     /// Bodies of completed here-documents, in the order their operators appeared.
     pub bodies: Vec<Word>,
     pub warnings: Vec<Warning>,
-    depth: usize,
+    pub(super) depth: usize,
     /// Inside `"..."` or an unquoted here-document: in `${X:-word}`, `'` is then plain text.
     in_dq: bool,
+    /// The subscript read after the name of the `${...}` being read (`${a[1]}`), given to
+    /// its [`ParamExp`] once it is complete.
+    subscript: Option<Word>,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -217,6 +231,7 @@ impl<'a> Lexer<'a> {
             warnings: Vec::new(),
             depth: 0,
             in_dq: false,
+            subscript: None,
         }
     }
 
@@ -358,8 +373,15 @@ impl<'a> Lexer<'a> {
             (b'(', _, _) => (Operator::LParen, 1),
             (b')', _, _) => (Operator::RParen, 1),
             (b'<' | b'>', Some(b'('), _) => {
-                let what = if b == b'<' { "`<(...)'" } else { "`>(...)'" };
-                return Err(unsupported(&format!("{what}: process substitution"), line));
+                self.pos += 2;
+                let script = self.read_subst(line)?;
+                let mut parts = vec![WordPart::ProcessSubst {
+                    script: std::sync::Arc::new(script),
+                    out: b == b'>',
+                }];
+                let rest = self.read_word()?;
+                parts.extend(rest.parts);
+                return Ok(tok(Tok::Word(Word { parts }), self.pos));
             }
             (b'<', Some(b'<'), Some(b'<')) => (Operator::TLess, 3),
             (b'<', Some(b'<'), Some(b'-')) => (Operator::DLessDash, 3),
@@ -486,7 +508,10 @@ impl<'a> Lexer<'a> {
                 let inner = self.read_dq(Quoting::Dq, line)?;
                 parts.push(WordPart::DoubleQuoted(inner));
             }
-            b'`' => return Err(unsupported("command substitution (`...`)", line)),
+            b'`' => {
+                let script = self.read_backquote(line, false)?;
+                parts.push(WordPart::CommandSubst(std::sync::Arc::new(script)));
+            }
             _ => {
                 // `$`
                 match self.peek_at(1) {
@@ -547,7 +572,14 @@ impl<'a> Lexer<'a> {
                         _ => text.push(b'\\'),
                     }
                 }
-                b'`' => return Err(unsupported("command substitution (`...`)", self.line)),
+                b'`' => {
+                    let line = self.line;
+                    let script = self.read_backquote(line, true)?;
+                    if !text.is_empty() {
+                        parts.push(WordPart::Quoted(std::mem::take(&mut text)));
+                    }
+                    parts.push(WordPart::CommandSubst(std::sync::Arc::new(script)));
+                }
                 b'$' => {
                     if let Some(p) = self.read_dollar()? {
                         if !text.is_empty() {
@@ -580,16 +612,36 @@ impl<'a> Lexer<'a> {
         match next {
             Some(b'{') => {
                 self.pos += 2;
-                self.read_brace_param(line).map(Some)
+                let outer = self.subscript.take();
+                let mut part = self.read_brace_param(line)?;
+                if let WordPart::Param(p) = &mut part {
+                    p.index = self.subscript.take();
+                }
+                self.subscript = outer;
+                Ok(Some(part))
             }
             Some(b'(') => {
                 if self.peek_at(2) == Some(b'(') {
-                    Err(unsupported("`$((...))': arithmetic expansion", line))
-                } else {
-                    Err(unsupported("`$(...)': command substitution", line))
+                    let save = (self.pos, self.line);
+                    self.pos += 3;
+                    if let Some(text) = self.read_arith(ArithEnd::DoubleParen)? {
+                        return Ok(Some(WordPart::Arith(text)));
+                    }
+                    // `$( (list) )` written without the blank: a command substitution.
+                    (self.pos, self.line) = save;
+                }
+                self.pos += 2;
+                let script = self.read_subst(line)?;
+                Ok(Some(WordPart::CommandSubst(std::sync::Arc::new(script))))
+            }
+            Some(b'[') => {
+                // `$[...]`: bash's old arithmetic expansion.
+                self.pos += 2;
+                match self.read_arith(ArithEnd::Bracket)? {
+                    Some(text) => Ok(Some(WordPart::Arith(text))),
+                    None => Err(self.eof_matching("]", line)),
                 }
             }
-            Some(b'[') => Err(unsupported("`$[...]': arithmetic expansion", line)),
             Some(c) if is_name_start(c) => {
                 self.pos += 1;
                 let start = self.pos;
@@ -645,12 +697,29 @@ impl<'a> Lexer<'a> {
                     self.leave();
                     return Ok(WordPart::Param(ParamExp {
                         name,
+                        index: None,
                         length: true,
+                        indirect: false,
                         op: None,
                     }));
                 }
-                if self.peek() == Some(b'[') {
-                    return Err(unsupported("`${#NAME[...]}': array expansion", line));
+                if self.peek() == Some(b'[')
+                    && is_name_start(name.as_bytes().first().copied().unwrap_or(0))
+                {
+                    self.pos += 1;
+                    let sub = self.read_subscript(line)?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        self.leave();
+                        self.subscript = Some(sub);
+                        return Ok(WordPart::Param(ParamExp {
+                            name,
+                            index: None,
+                            length: true,
+                            indirect: false,
+                            op: None,
+                        }));
+                    }
                 }
             }
             self.pos = save;
@@ -661,6 +730,11 @@ impl<'a> Lexer<'a> {
         let Some(name) = self.read_param_name() else {
             return self.bad_substitution(inner_start, line);
         };
+        if self.peek() == Some(b'[') && name.as_bytes().first().copied().is_some_and(is_name_start)
+        {
+            self.pos += 1;
+            self.subscript = Some(self.read_subscript(line)?);
+        }
         let op = match (self.peek(), self.peek_at(1)) {
             (Some(b'}'), _) => {
                 self.pos += 1;
@@ -694,14 +768,15 @@ impl<'a> Lexer<'a> {
             (Some(b'@'), _) => {
                 return Err(unsupported("`${NAME@op}': parameter transformation", line));
             }
-            (Some(b'['), _) => return Err(unsupported("`${NAME[...]}': array expansion", line)),
             _ => return self.bad_substitution(inner_start, line),
         };
         let word = self.read_op_word(line)?;
         self.leave();
         Ok(WordPart::Param(ParamExp {
             name,
+            index: None,
             length: false,
+            indirect: false,
             op: Some((op, word)),
         }))
     }
@@ -970,6 +1045,249 @@ impl<'a> Lexer<'a> {
         Ok(())
     }
 
+    /// Reads the list of `$(...)` or `<(...)` after the opening parenthesis, with a parser
+    /// of its own over the same input, up to the closing `)`.
+    fn read_subst(&mut self, line: usize) -> Result<super::ast::Script, ParseError> {
+        self.enter()?;
+        let mut sub = Lexer::new(self.src, self.line, self.at_eof);
+        sub.pos = self.pos;
+        sub.depth = self.depth;
+        let (script, sub) = super::parser::parse_subst(sub, line)?;
+        self.pos = sub.pos;
+        self.line = sub.line;
+        self.warnings.extend(sub.warnings);
+        self.leave();
+        Ok(script)
+    }
+
+    /// Reads `` `...` `` after the opening backquote: the text up to the closing one, with
+    /// `\$`, `` \` `` and `\\` (and `\"` inside double quotes) unescaped, parsed as a list.
+    fn read_backquote(
+        &mut self,
+        line: usize,
+        in_dq: bool,
+    ) -> Result<super::ast::Script, ParseError> {
+        self.enter()?;
+        self.pos += 1;
+        let mut text = Vec::new();
+        loop {
+            match self.bump() {
+                None => return Err(self.eof_matching("`", line)),
+                Some(b'`') => break,
+                Some(b'\\') => match self.peek() {
+                    Some(c @ (b'$' | b'`' | b'\\')) => {
+                        self.pos += 1;
+                        text.push(c);
+                    }
+                    Some(b'"') if in_dq => {
+                        self.pos += 1;
+                        text.push(b'"');
+                    }
+                    _ => text.push(b'\\'),
+                },
+                Some(c) => text.push(c),
+            }
+        }
+        let mut sub = Lexer::new(&text, line, true);
+        sub.depth = self.depth;
+        let parsed = super::parser::parse_with(sub)?;
+        self.warnings.extend(parsed.warnings);
+        self.leave();
+        Ok(parsed.script)
+    }
+
+    /// Reads arithmetic text (after `$((`, `((` or `$[`) up to its end, as a word whose
+    /// parts are expanded as in double quotes: parameters, command substitutions, `"`
+    /// removed, `\` escaping `$`, backquote, `"` and `\`. Parentheses must balance. `None`:
+    /// a `)` at depth 0 not followed by another (then it was not arithmetic). For
+    /// [`ArithEnd::ForPart`], a `;` at depth 0 also ends the part (the `;` is consumed).
+    pub(super) fn read_arith(&mut self, end: ArithEnd) -> Result<Option<Word>, ParseError> {
+        self.enter()?;
+        let line = self.line;
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut text: Vec<u8> = Vec::new();
+        let mut depth = 0usize;
+        let flush = |parts: &mut Vec<WordPart>, text: &mut Vec<u8>| {
+            if !text.is_empty() {
+                parts.push(WordPart::Literal(std::mem::take(text)));
+            }
+        };
+        loop {
+            let Some(b) = self.peek() else {
+                let what = if end == ArithEnd::Bracket { "]" } else { ")" };
+                return Err(self.eof_matching(what, line));
+            };
+            match b {
+                b'(' => {
+                    depth += 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b')' if depth > 0 => {
+                    depth -= 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b')' if end != ArithEnd::Bracket => {
+                    if self.peek_at(1) != Some(b')') {
+                        self.leave();
+                        return Ok(None);
+                    }
+                    self.pos += 2;
+                    break;
+                }
+                b']' if end == ArithEnd::Bracket && depth == 0 => {
+                    self.pos += 1;
+                    break;
+                }
+                b';' if end == ArithEnd::ForPart && depth == 0 => {
+                    self.pos += 1;
+                    flush(&mut parts, &mut text);
+                    self.leave();
+                    return Ok(Some(Word { parts }));
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'\n') => {
+                            self.bump();
+                        }
+                        Some(c @ (b'$' | b'`' | b'"' | b'\\')) => {
+                            self.pos += 1;
+                            text.push(c);
+                        }
+                        _ => text.push(b'\\'),
+                    }
+                }
+                b'"' => {
+                    self.pos += 1;
+                    flush(&mut parts, &mut text);
+                    let inner = self.read_dq(Quoting::Dq, self.line)?;
+                    parts.push(WordPart::DoubleQuoted(inner));
+                }
+                b'`' => {
+                    flush(&mut parts, &mut text);
+                    let l = self.line;
+                    let script = self.read_backquote(l, false)?;
+                    parts.push(WordPart::CommandSubst(std::sync::Arc::new(script)));
+                }
+                b'$' => match self.read_dollar()? {
+                    Some(p) => {
+                        flush(&mut parts, &mut text);
+                        parts.push(p);
+                    }
+                    None => text.push(b'$'),
+                },
+                _ => {
+                    self.bump();
+                    text.push(b);
+                }
+            }
+        }
+        flush(&mut parts, &mut text);
+        self.leave();
+        Ok(Some(Word { parts }))
+    }
+
+    /// Reads the right side of `=~` in `[[ ]]`: a word in which `(`, `)` and `|` are plain
+    /// text (balanced parentheses may hold blanks), up to a blank or `]]` at depth 0.
+    pub(super) fn read_regex_word(&mut self) -> Result<Option<Word>, ParseError> {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut lit_start = self.pos;
+        let mut depth = 0usize;
+        let start = self.pos;
+        macro_rules! flush {
+            () => {
+                if lit_start < self.pos {
+                    push_lit(&mut parts, self.slice(lit_start, self.pos));
+                }
+            };
+        }
+        while let Some(b) = self.peek() {
+            match b {
+                b'(' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b')' if depth > 0 => {
+                    depth -= 1;
+                    self.pos += 1;
+                }
+                b' ' | b'\t' if depth > 0 => self.pos += 1,
+                b'|' => self.pos += 1,
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    flush!();
+                    self.read_special(b, &mut parts)?;
+                    lit_start = self.pos;
+                }
+                _ if is_meta(b) => break,
+                _ => self.pos += 1,
+            }
+        }
+        flush!();
+        Ok((self.pos > start).then_some(Word { parts }))
+    }
+
+    /// Reads an array subscript after its `[`, up to the matching `]`: text with parameter
+    /// expansions, command substitutions and quotes, as in double quotes.
+    fn read_subscript(&mut self, line: usize) -> Result<Word, ParseError> {
+        self.enter()?;
+        let mut parts: Vec<WordPart> = Vec::new();
+        let mut text: Vec<u8> = Vec::new();
+        let mut depth = 0usize;
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.eof_matching("}", line));
+            };
+            match b {
+                b'[' => {
+                    depth += 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b']' if depth > 0 => {
+                    depth -= 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b']' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    if !text.is_empty() {
+                        parts.push(WordPart::Literal(std::mem::take(&mut text)));
+                    }
+                    self.read_special(b, &mut parts)?;
+                }
+                _ => {
+                    self.bump();
+                    text.push(b);
+                }
+            }
+        }
+        if !text.is_empty() {
+            parts.push(WordPart::Literal(text));
+        }
+        self.leave();
+        Ok(Word { parts })
+    }
+
+    /// Whether the input at the current position starts with `bytes`.
+    pub(super) fn looking_at(&self, bytes: &[u8]) -> bool {
+        self.rest_from(self.pos).starts_with(bytes)
+    }
+
+    /// Skips blanks (not newlines) at the current position.
+    pub(super) fn skip_blanks(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
     /// At end of input with here-documents pending (no newline after their operator).
     fn finish_pending_at_eof(&mut self) -> Result<(), ParseError> {
         if self.pending.is_empty() {
@@ -983,7 +1301,9 @@ impl<'a> Lexer<'a> {
 fn param(name: String) -> WordPart {
     WordPart::Param(ParamExp {
         name,
+        index: None,
         length: false,
+        indirect: false,
         op: None,
     })
 }

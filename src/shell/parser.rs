@@ -1,24 +1,28 @@
-//! The parser: tokens to a [`Script`] of and-or lists of pipelines of simple commands.
+//! The parser: tokens to a [`Script`]: lists of and-or chains of pipelines of commands —
+//! simple, compound or function definitions.
 //!
-//! Grammar (bash's, restricted to what trumansh runs):
+//! Grammar (bash's):
 //!
 //! ```text
-//! script    := newline* (and_or ((';' | newline) newline* and_or)*)? [';'] newline* EOF
+//! list      := newline* (and_or ((';' | '&' | newline) newline* and_or)*)? [';' | '&'] newline*
 //! and_or    := pipeline (('&&' | '||') newline* pipeline)*
 //! pipeline  := '!'* command (('|' | '|&') newline* command)*
-//! command   := (assignment | redirect)* [word (word | redirect)*]
+//! command   := simple | compound redirect* | function
+//! compound  := '{' list '}' | '(' list ')' | if | for | while | until | case | '((' ... '))'
+//!            | '[[' cond ']]'
+//! function  := NAME '(' ')' newline* compound redirect* | 'function' NAME ['(' ')'] ...
+//! simple    := (assignment | redirect)* [word (word | redirect)*]
 //! ```
 //!
-//! Constructs bash would parse but trumansh does not run are refused as soon as their token is
-//! seen ([`ParseError::Unsupported`]): reserved words in command position, `name()`, `(`,
-//! `((`, `&`, `coproc`, arrays, and (in the lexer) `$(...)`, backquotes, `$((...))`,
-//! process substitution.
+//! Reserved words are recognised where bash does: unquoted, as the first word of a command
+//! (and `in`/`do` where the grammar expects them). Nesting (compound commands, `$(...)`) is
+//! capped at [`MAX_DEPTH`] levels so that no input can overflow the stack.
 //!
 //! # Incomplete input and end of file
 //!
 //! [`parse`] answers [`ParseError::Incomplete`] when the input could go on: an open quote or
-//! `${`, a trailing `|`, `&&`, `||` or backslash, a here-document whose delimiter line has not
-//! come.
+//! `${`, a trailing `|`, `&&`, `||` or backslash, an open compound command, a here-document
+//! whose delimiter line has not come.
 //! An interactive front end reads another line and parses the whole text again. At end of
 //! input (end of a `-c` string, of a script, or of stdin), call [`parse_at_eof`] instead: it
 //! finishes what bash finishes — a here-document is closed by end of file with bash's
@@ -28,11 +32,13 @@
 //! end of file` on the line after the last).
 #![deny(clippy::indexing_slicing)]
 
+use std::sync::Arc;
+
 use super::ast::{
-    AndOr, AndOrOp, Assignment, ParamExp, Pipeline, RedirKind, Redirect, Script, SimpleCommand,
-    Word, WordPart,
+    AndOr, AndOrOp, AssignValue, Assignment, CaseArm, CaseEnd, Command, Compound, CondExpr,
+    FunctionDef, Pipeline, RedirKind, Redirect, Script, SimpleCommand, Word, WordPart,
 };
-use super::lexer::{Lexer, Operator, Tok, Token, is_name_char, is_name_start};
+use super::lexer::{ArithEnd, Lexer, MAX_DEPTH, Operator, Tok, Token, is_name_char, is_name_start};
 
 pub use super::lexer::Warning;
 
@@ -74,17 +80,24 @@ pub fn parse_at_eof(input: &[u8], first_line: usize) -> Result<Parsed, ParseErro
     Parser::new(input, first_line, true).script()
 }
 
-const COMPOUND: &str = "compound commands are not supported by this shell (it runs simple commands, pipelines, and ; && || lists)";
-
-/// Bash's reserved words, which open or continue compound commands in command position.
-const RESERVED: &[&str] = &[
-    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
-    "done", "in", "function", "time", "{", "}", "[[", "]]", "coproc",
-];
-
 struct Parser<'a> {
     lx: Lexer<'a>,
     peeked: Option<Token>,
+    /// How deep compound commands nest here (with the lexer's depth for `$(...)`).
+    depth: usize,
+}
+
+/// What ends a list.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End<'e> {
+    /// End of input (the top level).
+    Eof,
+    /// One of these reserved words in command position.
+    Words(&'e [&'e str]),
+    /// `)`: a subshell or a command substitution.
+    Paren,
+    /// `;;`, `;&`, `;;&` or `esac`: a `case` arm.
+    CaseArm,
 }
 
 fn syntax_near(tok: &Token, lx: &Lexer<'_>) -> ParseError {
@@ -137,50 +150,125 @@ fn plain_literal(word: &Word) -> Option<&[u8]> {
     }
 }
 
-/// If the word is `NAME=value` or `NAME+=value` (the name unquoted): the name, whether it
-/// appends, and the value's parts.
-fn split_assignment(word: &Word) -> Option<(String, bool, Word)> {
+/// If the word is `NAME=value`, `NAME+=value` or `NAME[sub]=value` (the name unquoted):
+/// the assignment, its value a scalar word (the caller turns `NAME=(` into an array).
+fn split_assignment(word: &Word) -> Option<Assignment> {
     let Some(WordPart::Literal(first)) = word.parts.first() else {
         return None;
-    };
-    let eq = first.iter().position(|&b| b == b'=')?;
-    let (name, append) = match first.get(..eq) {
-        Some([head @ .., b'+']) => (head, true),
-        Some(n) => (n, false),
-        None => return None,
-    };
-    let valid =
-        name.first().is_some_and(|&b| is_name_start(b)) && name.iter().all(|&b| is_name_char(b));
-    if !valid {
-        return None;
-    }
-    let name = String::from_utf8_lossy(name).into_owned();
-    let mut parts = Vec::with_capacity(word.parts.len());
-    let rest = first.get(eq + 1..).unwrap_or_default();
-    if !rest.is_empty() {
-        parts.push(WordPart::Literal(rest.to_vec()));
-    }
-    parts.extend(word.parts.iter().skip(1).cloned());
-    Some((name, append, Word { parts }))
-}
-
-/// Whether the word looks like `NAME[...]=...` (an array element assignment).
-fn is_array_assignment(word: &Word) -> bool {
-    let Some(WordPart::Literal(first)) = word.parts.first() else {
-        return false;
     };
     let name_len = first.iter().take_while(|&&b| is_name_char(b)).count();
-    name_len > 0
-        && first.first().is_some_and(|&b| is_name_start(b))
-        && first.get(name_len) == Some(&b'[')
-        && first.windows(2).any(|w| w == b"]=")
+    if name_len == 0 || !first.first().is_some_and(|&b| is_name_start(b)) {
+        return None;
+    }
+    let name = String::from_utf8_lossy(first.get(..name_len)?).into_owned();
+    match first.get(name_len) {
+        Some(b'=') => Some(assignment(name, None, false, word, 0, name_len + 1)),
+        Some(b'+') if first.get(name_len + 1) == Some(&b'=') => {
+            Some(assignment(name, None, true, word, 0, name_len + 2))
+        }
+        Some(b'[') => {
+            // The subscript runs to the `]` before `=` or `+=`, across the word's parts.
+            let mut index = Vec::new();
+            let mut depth = 0usize;
+            let mut pos = name_len + 1;
+            for (k, part) in word.parts.iter().enumerate() {
+                match part {
+                    WordPart::Literal(bytes) => {
+                        let from = if k == 0 { pos } else { 0 };
+                        let mut seg_start = from;
+                        let mut i = from;
+                        while let Some(&b) = bytes.get(i) {
+                            match b {
+                                b'[' => depth += 1,
+                                b']' if depth > 0 => depth -= 1,
+                                b']' => {
+                                    let rest = bytes.get(i + 1..).unwrap_or_default();
+                                    let (append, skip) = if rest.starts_with(b"+=") {
+                                        (true, 3)
+                                    } else if rest.starts_with(b"=") {
+                                        (false, 2)
+                                    } else {
+                                        return None;
+                                    };
+                                    if let Some(seg) = bytes.get(seg_start..i)
+                                        && !seg.is_empty()
+                                    {
+                                        index.push(WordPart::Literal(seg.to_vec()));
+                                    }
+                                    pos = i + skip;
+                                    let mut a = assignment(name, None, append, word, k, pos);
+                                    a.index = Some(Word { parts: index });
+                                    return Some(a);
+                                }
+                                _ => {}
+                            }
+                            i += 1;
+                        }
+                        if let Some(seg) = bytes.get(seg_start..)
+                            && !seg.is_empty()
+                        {
+                            index.push(WordPart::Literal(seg.to_vec()));
+                        }
+                        seg_start = 0;
+                        let _ = seg_start;
+                    }
+                    other => index.push(other.clone()),
+                }
+            }
+            None
+        }
+        _ => None,
+    }
 }
+
+/// The assignment whose value starts at byte `at` of the word's part `k`.
+fn assignment(
+    name: String,
+    index: Option<Word>,
+    append: bool,
+    word: &Word,
+    k: usize,
+    at: usize,
+) -> Assignment {
+    let mut parts = Vec::with_capacity(word.parts.len());
+    if let Some(WordPart::Literal(first)) = word.parts.get(k) {
+        let rest = first.get(at..).unwrap_or_default();
+        if !rest.is_empty() {
+            parts.push(WordPart::Literal(rest.to_vec()));
+        }
+    }
+    parts.extend(word.parts.iter().skip(k + 1).cloned());
+    Assignment {
+        name,
+        index,
+        append,
+        value: AssignValue::Scalar(Word { parts }),
+    }
+}
+
+/// Whether a word is a reserved word that ends a list here.
+fn is_word(tok: &Token, words: &[&str]) -> bool {
+    match &tok.tok {
+        Tok::Word(w) => plain_literal(w).is_some_and(|l| words.iter().any(|k| k.as_bytes() == l)),
+        _ => false,
+    }
+}
+
+/// The names of bash's declaration builtins, whose assignment-shaped arguments are
+/// assignments (not split, not globbed; `NAME=(...)` is an array).
+const DECLARATION: &[&str] = &["declare", "typeset", "local", "export", "readonly"];
 
 impl<'a> Parser<'a> {
     fn new(input: &'a [u8], first_line: usize, at_eof: bool) -> Self {
+        Parser::with_lexer(Lexer::new(input, first_line, at_eof))
+    }
+
+    fn with_lexer(lx: Lexer<'a>) -> Self {
+        let depth = lx.depth;
         Parser {
-            lx: Lexer::new(input, first_line, at_eof),
+            lx,
             peeked: None,
+            depth,
         }
     }
 
@@ -215,40 +303,90 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn script(mut self) -> Result<Parsed, ParseError> {
-        let mut items = Vec::new();
-        loop {
-            self.skip_newlines()?;
-            if self.peek()?.tok == Tok::Eof {
-                break;
-            }
-            items.push(self.and_or()?);
-            let tok = self.next()?;
-            match tok.tok {
-                Tok::Operator(Operator::Semi | Operator::Newline) | Tok::Eof => {}
-                Tok::Operator(Operator::Amp) => {
-                    return Err(unsupported(
-                        "`&': background jobs are not supported by this shell (commands run in the foreground)".into(),
-                        tok.line,
-                    ));
-                }
-                _ => return Err(syntax_near(&tok, &self.lx)),
-            }
-            if tok.tok == Tok::Eof {
-                break;
-            }
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::Unsupported {
+                message: format!(
+                    "compound commands nested more than {MAX_DEPTH} deep are not supported by this shell"
+                ),
+                line: self.lx.line(),
+            });
         }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn script(mut self) -> Result<Parsed, ParseError> {
+        let mut script = self.list(End::Eof)?;
         if self.lx.has_pending() {
             // Only reachable without a final newline; the lexer already asked for more or
             // closed them at end of file.
             self.lx.next_token()?;
         }
-        let mut script = Script { items };
         fill_heredocs(&mut script, std::mem::take(&mut self.lx.bodies));
         Ok(Parsed {
             script,
             warnings: std::mem::take(&mut self.lx.warnings),
         })
+    }
+
+    /// Whether the next token ends a list that ends at `end`.
+    fn at_end(&mut self, end: End<'_>) -> Result<bool, ParseError> {
+        let tok = self.peek()?;
+        Ok(match end {
+            End::Eof => tok.tok == Tok::Eof,
+            End::Words(words) => is_word(tok, words),
+            End::Paren => tok.tok == Tok::Operator(Operator::RParen),
+            End::CaseArm => {
+                matches!(
+                    tok.tok,
+                    Tok::Operator(Operator::DSemi | Operator::SemiAnd | Operator::DSemiAnd)
+                ) || is_word(tok, &["esac"])
+            }
+        })
+    }
+
+    /// A list of and-or chains up to `end` (not consumed). Only the top level and a `case`
+    /// arm may be empty.
+    fn list(&mut self, end: End<'_>) -> Result<Script, ParseError> {
+        let mut items: Vec<AndOr> = Vec::new();
+        loop {
+            self.skip_newlines()?;
+            if self.at_end(end)? {
+                break;
+            }
+            if self.peek()?.tok == Tok::Eof {
+                return Err(eof_error(&self.lx));
+            }
+            let mut item = self.and_or()?;
+            let tok = self.peek()?.clone();
+            match tok.tok {
+                Tok::Operator(Operator::Semi | Operator::Newline) => {
+                    self.next()?;
+                }
+                Tok::Operator(Operator::Amp) => {
+                    self.next()?;
+                    item.background = true;
+                }
+                Tok::Eof => {}
+                _ => {
+                    if !self.at_end(end)? {
+                        let tok = self.next()?;
+                        return Err(syntax_near(&tok, &self.lx));
+                    }
+                }
+            }
+            items.push(item);
+        }
+        if items.is_empty() && !matches!(end, End::Eof | End::CaseArm) {
+            let tok = self.next()?;
+            return Err(syntax_near(&tok, &self.lx));
+        }
+        Ok(Script { items })
     }
 
     fn and_or(&mut self) -> Result<AndOr, ParseError> {
@@ -265,7 +403,12 @@ impl<'a> Parser<'a> {
             self.skip_newlines()?;
             rest.push((op, self.pipeline()?));
         }
-        Ok(AndOr { first, rest, line })
+        Ok(AndOr {
+            first,
+            rest,
+            line,
+            background: false,
+        })
     }
 
     fn pipeline(&mut self) -> Result<Pipeline, ParseError> {
@@ -283,7 +426,10 @@ impl<'a> Parser<'a> {
         let mut commands = Vec::new();
         let first = if negated && self.at_list_end()? {
             // `!` alone: bash runs an empty command and negates its status.
-            SimpleCommand::default()
+            Command::Simple(SimpleCommand {
+                line: self.peek()?.line,
+                ..SimpleCommand::default()
+            })
         } else {
             self.command()?
         };
@@ -297,11 +443,14 @@ impl<'a> Parser<'a> {
             self.next()?;
             if pipe_amp {
                 // `a |& b` is `a 2>&1 | b`, the dup applied after a's own redirections.
-                if let Some(last) = commands.last_mut() {
-                    last.redirects.push(Redirect {
-                        fd: Some(2),
-                        kind: RedirKind::DupOut(1),
-                    });
+                let dup = Redirect {
+                    fd: Some(2),
+                    kind: RedirKind::DupOut(1),
+                };
+                match commands.last_mut() {
+                    Some(Command::Simple(c)) => c.redirects.push(dup),
+                    Some(Command::Compound(_, r)) => r.push(dup),
+                    Some(Command::Function(_)) | None => {}
                 }
             }
             self.skip_newlines()?;
@@ -321,45 +470,585 @@ impl<'a> Parser<'a> {
                     | Operator::AndIf
                     | Operator::OrIf
                     | Operator::Amp
+                    | Operator::RParen
             ),
             _ => false,
         })
     }
 
-    fn command(&mut self) -> Result<SimpleCommand, ParseError> {
-        let mut cmd = SimpleCommand::default();
+    /// Expects a reserved word; anything else is a syntax error on it.
+    fn expect_word(&mut self, word: &str) -> Result<(), ParseError> {
+        let tok = self.next()?;
+        if is_word(&tok, &[word]) {
+            Ok(())
+        } else {
+            Err(syntax_near(&tok, &self.lx))
+        }
+    }
+
+    fn command(&mut self) -> Result<Command, ParseError> {
         let first = self.peek()?.clone();
-        match &first.tok {
-            Tok::Word(w) => {
-                if let Some(lit) = plain_literal(w)
-                    && let Some(&kw) = RESERVED.iter().find(|k| k.as_bytes() == lit)
+        let compound = match &first.tok {
+            Tok::Word(w) => match plain_literal(w) {
+                Some(b"if") => Some(self.if_clause()?),
+                Some(b"while") => Some(self.while_clause(false)?),
+                Some(b"until") => Some(self.while_clause(true)?),
+                Some(b"for") => Some(self.for_clause()?),
+                Some(b"case") => Some(self.case_clause()?),
+                Some(b"{") => {
+                    self.next()?;
+                    self.enter()?;
+                    let body = self.list(End::Words(&["}"]))?;
+                    self.expect_word("}")?;
+                    self.leave();
+                    Some(Compound::Brace(body))
+                }
+                Some(b"[[") => Some(self.cond_command()?),
+                Some(b"function") => return self.function_keyword(),
+                Some(b"select") => {
+                    return Err(unsupported(
+                        "`select': select loops are not supported by this shell".into(),
+                        first.line,
+                    ));
+                }
+                Some(b"coproc") => {
+                    return Err(unsupported(
+                        "`coproc': coprocesses are not supported by this shell".into(),
+                        first.line,
+                    ));
+                }
+                Some(b"time") => {
+                    return Err(unsupported(
+                        "`time': the time keyword is not supported by this shell".into(),
+                        first.line,
+                    ));
+                }
+                Some(
+                    b"then" | b"else" | b"elif" | b"fi" | b"do" | b"done" | b"esac" | b"}" | b"in",
+                ) => {
+                    let tok = self.next()?;
+                    return Err(syntax_near(&tok, &self.lx));
+                }
+                _ => None,
+            },
+            Tok::Operator(Operator::LParen) => {
+                self.next()?;
+                Some(self.paren_command(&first)?)
+            }
+            _ => None,
+        };
+        match compound {
+            Some(c) => {
+                let redirects = self.trailing_redirects()?;
+                Ok(Command::Compound(Box::new(c), redirects))
+            }
+            None => self.simple_command(),
+        }
+    }
+
+    /// The redirections after a compound command; a word there is a syntax error.
+    fn trailing_redirects(&mut self) -> Result<Vec<Redirect>, ParseError> {
+        let mut redirects = Vec::new();
+        loop {
+            match self.peek()?.tok {
+                Tok::IoNumber(_) => redirects.push(self.redirect()?),
+                Tok::Operator(op) if op.is_redirect() => redirects.push(self.redirect()?),
+                Tok::Word(_) => {
+                    let tok = self.next()?;
+                    return Err(syntax_near(&tok, &self.lx));
+                }
+                _ => break,
+            }
+        }
+        Ok(redirects)
+    }
+
+    /// After `(`: `((expression))`, or a subshell.
+    fn paren_command(&mut self, open: &Token) -> Result<Compound, ParseError> {
+        if self.lx.slice(open.end, open.end + 1) == b"(" {
+            let save = (self.lx.pos, self.lx.line);
+            self.lx.pos = open.end + 1;
+            if let Some(expr) = self.lx.read_arith(ArithEnd::DoubleParen)? {
+                return Ok(Compound::Arith {
+                    expr,
+                    line: open.line,
+                });
+            }
+            (self.lx.pos, self.lx.line) = save;
+        }
+        self.enter()?;
+        let body = self.list(End::Paren)?;
+        let close = self.next()?;
+        if close.tok != Tok::Operator(Operator::RParen) {
+            return Err(syntax_near(&close, &self.lx));
+        }
+        self.leave();
+        Ok(Compound::Subshell(body))
+    }
+
+    fn if_clause(&mut self) -> Result<Compound, ParseError> {
+        self.next()?;
+        self.enter()?;
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.list(End::Words(&["then"]))?;
+            self.expect_word("then")?;
+            let body = self.list(End::Words(&["elif", "else", "fi"]))?;
+            branches.push((cond, body));
+            let tok = self.next()?;
+            if is_word(&tok, &["elif"]) {
+                continue;
+            }
+            if is_word(&tok, &["else"]) {
+                otherwise = Some(self.list(End::Words(&["fi"]))?);
+                self.expect_word("fi")?;
+            }
+            break;
+        }
+        self.leave();
+        Ok(Compound::If {
+            branches,
+            otherwise,
+        })
+    }
+
+    fn while_clause(&mut self, until: bool) -> Result<Compound, ParseError> {
+        self.next()?;
+        self.enter()?;
+        let cond = self.list(End::Words(&["do"]))?;
+        let body = self.do_group()?;
+        self.leave();
+        Ok(Compound::While { until, cond, body })
+    }
+
+    /// `do list done`.
+    fn do_group(&mut self) -> Result<Script, ParseError> {
+        self.expect_word("do")?;
+        let body = self.list(End::Words(&["done"]))?;
+        self.expect_word("done")?;
+        Ok(body)
+    }
+
+    fn for_clause(&mut self) -> Result<Compound, ParseError> {
+        let for_tok = self.next()?;
+        let line = for_tok.line;
+        self.enter()?;
+        // `for ((`: the arithmetic loop.
+        self.lx.skip_blanks();
+        if self.peeked.is_none() && self.lx.looking_at(b"((") {
+            self.lx.pos += 2;
+            let init = self.for_part(line, true)?;
+            let cond = self.for_part(line, true)?;
+            let step = self.for_part(line, false)?;
+            // `;` or newlines may come before `do` (or a `{ }` body).
+            if self.peek_op()? == Some(Operator::Semi) {
+                self.next()?;
+            }
+            self.skip_newlines()?;
+            let body = self.loop_body()?;
+            self.leave();
+            return Ok(Compound::ArithFor {
+                init,
+                cond,
+                step,
+                body,
+                line,
+            });
+        }
+        let name_tok = self.next()?;
+        let var = match &name_tok.tok {
+            Tok::Word(w) => match plain_literal(w) {
+                Some(n)
+                    if n.first().is_some_and(|&b| is_name_start(b))
+                        && n.iter().all(|&b| is_name_char(b)) =>
                 {
-                    let message = match kw {
-                        "function" => {
-                            "`function': function definitions are not supported by this shell"
-                                .to_string()
-                        }
-                        "coproc" => {
-                            "`coproc': coprocesses are not supported by this shell".to_string()
-                        }
-                        "time" => {
-                            "`time': the time keyword is not supported by this shell".to_string()
-                        }
-                        _ => format!("`{kw}': {COMPOUND}"),
-                    };
-                    return Err(unsupported(message, first.line));
+                    String::from_utf8_lossy(n).into_owned()
+                }
+                _ => {
+                    return Err(ParseError::Syntax {
+                        message: format!(
+                            "`{}': not a valid identifier",
+                            String::from_utf8_lossy(self.lx.slice(name_tok.start, name_tok.end))
+                        ),
+                        line: name_tok.line,
+                    });
+                }
+            },
+            _ => return Err(syntax_near_nl(&name_tok, &self.lx)),
+        };
+        // `for x; do`, `for x do`, `for x in ...; do`, with newlines before `in` or `do`.
+        if self.peek_op()? == Some(Operator::Semi) {
+            self.next()?;
+        }
+        self.skip_newlines()?;
+        let mut words = None;
+        if is_word(self.peek()?, &["in"]) {
+            self.next()?;
+            let mut list = Vec::new();
+            loop {
+                let tok = self.peek()?.clone();
+                match tok.tok {
+                    Tok::Word(w) => {
+                        self.next()?;
+                        list.push(w);
+                    }
+                    Tok::Operator(Operator::Semi | Operator::Newline) => {
+                        self.next()?;
+                        break;
+                    }
+                    _ => {
+                        let tok = self.next()?;
+                        return Err(syntax_near(&tok, &self.lx));
+                    }
                 }
             }
-            Tok::Operator(Operator::LParen) => {
-                let message = if self.lx.slice(first.end, first.end + 1) == b"(" {
-                    "`((': arithmetic commands are not supported by this shell".to_string()
-                } else {
-                    "`(': subshells are not supported by this shell (it runs simple commands, pipelines, and ; && || lists)".to_string()
-                };
-                return Err(unsupported(message, first.line));
-            }
-            _ => {}
+            self.skip_newlines()?;
+            words = Some(list);
         }
+        let body = self.loop_body()?;
+        self.leave();
+        Ok(Compound::For {
+            var,
+            words,
+            body,
+            line,
+        })
+    }
+
+    /// A loop's body: `do list done`, or bash's `{ list; }`.
+    fn loop_body(&mut self) -> Result<Script, ParseError> {
+        if is_word(self.peek()?, &["{"]) {
+            self.next()?;
+            let body = self.list(End::Words(&["}"]))?;
+            self.expect_word("}")?;
+            return Ok(body);
+        }
+        self.do_group()
+    }
+
+    /// One part of `for ((init; cond; step))`; `semi`: it must end with `;`.
+    fn for_part(&mut self, line: usize, semi: bool) -> Result<Word, ParseError> {
+        let Some(word) = self.lx.read_arith(ArithEnd::ForPart)? else {
+            return Err(ParseError::Syntax {
+                message: "syntax error: `;' unexpected".into(),
+                line,
+            });
+        };
+        let ended_semi = self.lx.slice(self.lx.pos.saturating_sub(1), self.lx.pos) == b";";
+        if ended_semi != semi {
+            return Err(ParseError::Syntax {
+                message: "syntax error: arithmetic expression required".into(),
+                line,
+            });
+        }
+        Ok(word)
+    }
+
+    fn case_clause(&mut self) -> Result<Compound, ParseError> {
+        let case_tok = self.next()?;
+        self.enter()?;
+        let word_tok = self.next()?;
+        let Tok::Word(word) = word_tok.tok else {
+            return Err(syntax_near_nl(&word_tok, &self.lx));
+        };
+        self.skip_newlines()?;
+        self.expect_word("in")?;
+        let mut arms = Vec::new();
+        loop {
+            self.skip_newlines()?;
+            if is_word(self.peek()?, &["esac"]) {
+                self.next()?;
+                break;
+            }
+            if self.peek_op()? == Some(Operator::LParen) {
+                self.next()?;
+            }
+            let mut patterns = Vec::new();
+            loop {
+                let tok = self.next()?;
+                let Tok::Word(w) = tok.tok else {
+                    return Err(syntax_near(&tok, &self.lx));
+                };
+                patterns.push(w);
+                let sep = self.next()?;
+                match sep.tok {
+                    Tok::Operator(Operator::Pipe) => {}
+                    Tok::Operator(Operator::RParen) => break,
+                    _ => return Err(syntax_near(&sep, &self.lx)),
+                }
+            }
+            let body = self.list(End::CaseArm)?;
+            let end = match self.peek_op()? {
+                Some(Operator::DSemi) => CaseEnd::Break,
+                Some(Operator::SemiAnd) => CaseEnd::FallThrough,
+                Some(Operator::DSemiAnd) => CaseEnd::Continue,
+                _ => {
+                    // `esac` right after the last arm's list.
+                    arms.push(CaseArm {
+                        patterns,
+                        body,
+                        end: CaseEnd::Break,
+                    });
+                    self.expect_word("esac")?;
+                    break;
+                }
+            };
+            self.next()?;
+            arms.push(CaseArm {
+                patterns,
+                body,
+                end,
+            });
+        }
+        self.leave();
+        Ok(Compound::Case {
+            word,
+            arms,
+            line: case_tok.line,
+        })
+    }
+
+    /// `[[ expression ]]`.
+    fn cond_command(&mut self) -> Result<Compound, ParseError> {
+        let open = self.next()?;
+        self.enter()?;
+        let expr = self.cond_or()?;
+        let close = self.next()?;
+        if !is_word(&close, &["]]"]) {
+            return Err(self.cond_error(&close));
+        }
+        self.leave();
+        Ok(Compound::Cond {
+            expr,
+            line: open.line,
+        })
+    }
+
+    /// bash's message for a token that does not fit in `[[ ]]`.
+    fn cond_error(&self, tok: &Token) -> ParseError {
+        if tok.tok == Tok::Eof {
+            eof_error(&self.lx)
+        } else {
+            let text = match &tok.tok {
+                Tok::Operator(op) => op.text().to_string(),
+                _ => String::from_utf8_lossy(self.lx.slice(tok.start, tok.end)).into_owned(),
+            };
+            ParseError::Syntax {
+                message: format!(
+                    "syntax error in conditional expression: unexpected token `{text}'"
+                ),
+                line: tok.line,
+            }
+        }
+    }
+
+    fn cond_or(&mut self) -> Result<CondExpr, ParseError> {
+        let mut left = self.cond_and()?;
+        while self.peek_op()? == Some(Operator::OrIf) {
+            self.next()?;
+            self.skip_newlines()?;
+            let right = self.cond_and()?;
+            left = CondExpr::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn cond_and(&mut self) -> Result<CondExpr, ParseError> {
+        let mut left = self.cond_not()?;
+        while self.peek_op()? == Some(Operator::AndIf) {
+            self.next()?;
+            self.skip_newlines()?;
+            let right = self.cond_not()?;
+            left = CondExpr::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn cond_not(&mut self) -> Result<CondExpr, ParseError> {
+        self.skip_newlines()?;
+        if is_word(self.peek()?, &["!"]) {
+            self.next()?;
+            self.enter()?;
+            let inner = self.cond_not()?;
+            self.leave();
+            return Ok(CondExpr::Not(Box::new(inner)));
+        }
+        self.cond_primary()
+    }
+
+    fn cond_primary(&mut self) -> Result<CondExpr, ParseError> {
+        let tok = self.next()?;
+        let is_close = is_word(&tok, &["]]"]);
+        match tok.tok.clone() {
+            Tok::Operator(Operator::LParen) => {
+                self.enter()?;
+                let inner = self.cond_or()?;
+                let close = self.next()?;
+                if close.tok != Tok::Operator(Operator::RParen) {
+                    return Err(self.cond_error(&close));
+                }
+                self.leave();
+                Ok(inner)
+            }
+            Tok::Word(w) => {
+                if is_close {
+                    return Err(self.cond_error(&tok));
+                }
+                let text = plain_literal(&w).map(<[u8]>::to_vec);
+                if let Some(op) = text.as_deref().filter(|t| is_unary_cond(t)) {
+                    // A unary operator, unless what follows is a binary operator (`[[ -f
+                    // == x ]]` compares the string `-f`).
+                    let next = self.peek()?.clone();
+                    let next_is_binary = match &next.tok {
+                        Tok::Word(nw) => plain_literal(nw).is_some_and(is_binary_cond),
+                        Tok::Operator(Operator::Less | Operator::Great) => true,
+                        _ => false,
+                    };
+                    if !next_is_binary {
+                        let operand = self.next()?;
+                        let Tok::Word(arg) = operand.tok.clone() else {
+                            return Err(ParseError::Syntax {
+                                message: format!(
+                                    "unexpected argument `{}' to conditional unary operator",
+                                    token_text(&operand, &self.lx)
+                                ),
+                                line: operand.line,
+                            });
+                        };
+                        if is_word(&operand, &["]]"]) {
+                            return Err(ParseError::Syntax {
+                                message: "unexpected argument `]]' to conditional unary operator"
+                                    .into(),
+                                line: operand.line,
+                            });
+                        }
+                        return Ok(CondExpr::Unary(
+                            String::from_utf8_lossy(op).into_owned(),
+                            arg,
+                        ));
+                    }
+                }
+                // A binary operator?
+                let op_tok = self.peek()?.clone();
+                let op = match &op_tok.tok {
+                    Tok::Word(ow) => plain_literal(ow)
+                        .filter(|t| is_binary_cond(t))
+                        .map(|t| String::from_utf8_lossy(t).into_owned()),
+                    Tok::Operator(Operator::Less) => Some("<".into()),
+                    Tok::Operator(Operator::Great) => Some(">".into()),
+                    _ => None,
+                };
+                let Some(op) = op else {
+                    // A lone word; anything but `]]`, `&&`, `||`, `)` after it is an error.
+                    let ok = match &op_tok.tok {
+                        Tok::Word(_) => is_word(&op_tok, &["]]"]),
+                        Tok::Operator(Operator::AndIf | Operator::OrIf | Operator::RParen) => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        let bad = self.next()?;
+                        return Err(ParseError::Syntax {
+                            message: format!(
+                                "syntax error in conditional expression: unexpected token `{}'",
+                                token_text(&bad, &self.lx)
+                            ),
+                            line: bad.line,
+                        });
+                    }
+                    return Ok(CondExpr::Word(w));
+                };
+                self.next()?;
+                let right = if op == "=~" {
+                    if let Some(r) = self.lx.read_regex_word()? {
+                        r
+                    } else {
+                        let bad = self.next()?;
+                        return Err(ParseError::Syntax {
+                            message: format!(
+                                "unexpected argument `{}' to conditional binary operator",
+                                token_text(&bad, &self.lx)
+                            ),
+                            line: bad.line,
+                        });
+                    }
+                } else {
+                    let r = self.next()?;
+                    match r.tok {
+                        Tok::Word(rw) if !is_word(&r, &["]]"]) => rw,
+                        _ => {
+                            return Err(ParseError::Syntax {
+                                message: format!(
+                                    "unexpected argument `{}' to conditional binary operator",
+                                    token_text(&r, &self.lx)
+                                ),
+                                line: r.line,
+                            });
+                        }
+                    }
+                };
+                Ok(CondExpr::Binary(w, op, right))
+            }
+            _ => Err(self.cond_error(&tok)),
+        }
+    }
+
+    /// `function NAME [()] compound`.
+    fn function_keyword(&mut self) -> Result<Command, ParseError> {
+        let kw = self.next()?;
+        let name_tok = self.next()?;
+        let Tok::Word(_) = &name_tok.tok else {
+            return Err(syntax_near_nl(&name_tok, &self.lx));
+        };
+        let name =
+            String::from_utf8_lossy(self.lx.slice(name_tok.start, name_tok.end)).into_owned();
+        if self.peek_op()? == Some(Operator::LParen) {
+            self.next()?;
+            let close = self.next()?;
+            if close.tok != Tok::Operator(Operator::RParen) {
+                return Err(syntax_near_nl(&close, &self.lx));
+            }
+        }
+        self.function_body(name, kw.line)
+    }
+
+    /// The body of a function definition (after `name()`): newlines, then a compound command
+    /// and its redirections.
+    fn function_body(&mut self, name: String, line: usize) -> Result<Command, ParseError> {
+        self.skip_newlines()?;
+        let tok = self.peek()?.clone();
+        let starts_compound = match &tok.tok {
+            Tok::Word(w) => matches!(
+                plain_literal(w),
+                Some(b"{" | b"if" | b"while" | b"until" | b"for" | b"case" | b"[[")
+            ),
+            Tok::Operator(Operator::LParen) => true,
+            _ => false,
+        };
+        if !starts_compound {
+            let tok = self.next()?;
+            return Err(syntax_near_nl(&tok, &self.lx));
+        }
+        self.enter()?;
+        let cmd = self.command()?;
+        self.leave();
+        let Command::Compound(body, redirects) = cmd else {
+            return Err(syntax_near_nl(&tok, &self.lx));
+        };
+        Ok(Command::Function(Arc::new(FunctionDef {
+            name,
+            body: *body,
+            redirects,
+            line,
+        })))
+    }
+
+    fn simple_command(&mut self) -> Result<Command, ParseError> {
+        let line = self.peek()?.line;
+        let mut cmd = SimpleCommand {
+            line,
+            ..SimpleCommand::default()
+        };
         let mut any = false;
         loop {
             let tok = self.peek()?.clone();
@@ -367,54 +1056,44 @@ impl<'a> Parser<'a> {
                 Tok::Word(word) => {
                     self.next()?;
                     any = true;
+                    let declaration = cmd
+                        .words
+                        .first()
+                        .and_then(plain_literal)
+                        .is_some_and(|n| DECLARATION.iter().any(|d| d.as_bytes() == n));
+                    if (cmd.words.is_empty() || declaration)
+                        && let Some(mut a) = split_assignment(&word)
+                    {
+                        // `NAME=(...)`: a compound (array) assignment.
+                        let empty =
+                            matches!(&a.value, AssignValue::Scalar(w) if w.parts.is_empty());
+                        if empty
+                            && self.peek_op()? == Some(Operator::LParen)
+                            && self.peek()?.start == tok.end
+                        {
+                            self.next()?;
+                            a.value = AssignValue::Array(self.array_words()?);
+                        }
+                        if cmd.words.is_empty() {
+                            cmd.assignments.push(a);
+                        } else {
+                            cmd.decl_args.push((cmd.words.len(), a));
+                            cmd.words.push(word);
+                        }
+                        continue;
+                    }
                     if cmd.words.is_empty() {
-                        if let Some((name, append, mut value)) = split_assignment(&word) {
-                            if value.parts.is_empty() && self.peek_op()? == Some(Operator::LParen) {
-                                let p = self.peek()?;
-                                if p.start == tok.end {
-                                    return Err(unsupported(
-                                        format!(
-                                            "`{name}=(...)': arrays are not supported by this shell"
-                                        ),
-                                        tok.line,
-                                    ));
-                                }
-                            }
-                            if append {
-                                // `X+=v` is `X="${X}"v` for the scalars trumansh has.
-                                let mut parts =
-                                    vec![WordPart::DoubleQuoted(vec![WordPart::Param(ParamExp {
-                                        name: name.clone(),
-                                        length: false,
-                                        op: None,
-                                    })])];
-                                parts.append(&mut value.parts);
-                                value = Word { parts };
-                            }
-                            cmd.assignments.push(Assignment { name, value });
-                            continue;
-                        }
-                        if is_array_assignment(&word) {
-                            return Err(unsupported(
-                                "`NAME[...]=': arrays are not supported by this shell".to_string(),
-                                tok.line,
-                            ));
-                        }
                         // `name ( )`: a function definition.
                         let bare = cmd.assignments.is_empty() && cmd.redirects.is_empty();
                         if bare && self.peek_op()? == Some(Operator::LParen) {
                             self.next()?;
                             let after = self.next()?;
-                            if after.tok == Tok::Operator(Operator::RParen) {
-                                return Err(unsupported(
-                                    format!(
-                                        "`{}()': function definitions are not supported by this shell",
-                                        String::from_utf8_lossy(self.lx.slice(tok.start, tok.end))
-                                    ),
-                                    tok.line,
-                                ));
+                            if after.tok != Tok::Operator(Operator::RParen) {
+                                return Err(syntax_near_nl(&after, &self.lx));
                             }
-                            return Err(syntax_near_nl(&after, &self.lx));
+                            let name = String::from_utf8_lossy(self.lx.slice(tok.start, tok.end))
+                                .into_owned();
+                            return self.function_body(name, tok.line);
                         }
                     }
                     cmd.words.push(word);
@@ -436,7 +1115,22 @@ impl<'a> Parser<'a> {
             let tok = self.next()?;
             return Err(syntax_near(&tok, &self.lx));
         }
-        Ok(cmd)
+        Ok(Command::Simple(cmd))
+    }
+
+    /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
+    fn array_words(&mut self) -> Result<Vec<Word>, ParseError> {
+        let mut words = Vec::new();
+        loop {
+            self.skip_newlines()?;
+            let tok = self.next()?;
+            match tok.tok {
+                Tok::Word(w) => words.push(w),
+                Tok::Operator(Operator::RParen) => break,
+                _ => return Err(syntax_near(&tok, &self.lx)),
+            }
+        }
+        Ok(words)
     }
 
     fn redirect(&mut self) -> Result<Redirect, ParseError> {
@@ -456,7 +1150,8 @@ impl<'a> Parser<'a> {
         };
         let kind = match op {
             Operator::Less => RedirKind::In(word),
-            Operator::Great | Operator::Clobber => RedirKind::Out(word),
+            Operator::Great => RedirKind::Out(word),
+            Operator::Clobber => RedirKind::Clobber(word),
             Operator::DGreat => RedirKind::Append(word),
             Operator::AndGreat => RedirKind::OutErr(word),
             Operator::AndDGreat => RedirKind::AppendOutErr(word),
@@ -470,12 +1165,7 @@ impl<'a> Parser<'a> {
                     expand: !raw.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')),
                 }
             }
-            Operator::LessGreat => {
-                return Err(unsupported(
-                    "`<>': read-write redirection is not supported by this shell".into(),
-                    tok.line,
-                ));
-            }
+            Operator::LessGreat => RedirKind::ReadWrite(word),
             Operator::LessAnd | Operator::GreatAnd => {
                 let raw = self.lx.slice(target.start, target.end);
                 let lit = plain_literal(&word);
@@ -518,21 +1208,168 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The text of a token as written.
+fn token_text(tok: &Token, lx: &Lexer<'_>) -> String {
+    match &tok.tok {
+        Tok::Operator(op) => op.text().to_string(),
+        Tok::Eof => "newline".into(),
+        _ => String::from_utf8_lossy(lx.slice(tok.start, tok.end)).into_owned(),
+    }
+}
+
+/// The unary operators of `[[ ]]`.
+fn is_unary_cond(t: &[u8]) -> bool {
+    matches!(
+        t,
+        b"-a"
+            | b"-b"
+            | b"-c"
+            | b"-d"
+            | b"-e"
+            | b"-f"
+            | b"-g"
+            | b"-h"
+            | b"-k"
+            | b"-p"
+            | b"-r"
+            | b"-s"
+            | b"-t"
+            | b"-u"
+            | b"-w"
+            | b"-x"
+            | b"-G"
+            | b"-L"
+            | b"-N"
+            | b"-O"
+            | b"-S"
+            | b"-z"
+            | b"-n"
+            | b"-o"
+            | b"-v"
+            | b"-R"
+    )
+}
+
+/// The binary operators of `[[ ]]` written as words (`<` and `>` are operator tokens).
+fn is_binary_cond(t: &[u8]) -> bool {
+    matches!(
+        t,
+        b"=" | b"=="
+            | b"!="
+            | b"=~"
+            | b"-eq"
+            | b"-ne"
+            | b"-lt"
+            | b"-le"
+            | b"-gt"
+            | b"-ge"
+            | b"-nt"
+            | b"-ot"
+            | b"-ef"
+    )
+}
+
+/// Parses the list of a command substitution (`$(` or `<(` already read) with `lx` placed
+/// after the parenthesis; gives the list and the lexer after the closing `)`.
+pub(super) fn parse_subst(lx: Lexer<'_>, line: usize) -> Result<(Script, Lexer<'_>), ParseError> {
+    let mut p = Parser::with_lexer(lx);
+    let mut script = match p.list(End::Paren) {
+        Ok(s) => s,
+        Err(ParseError::Syntax { message, .. } | ParseError::Incomplete { message })
+            if message == "syntax error: unexpected end of file" =>
+        {
+            return Err(if p.lx.at_eof_mode() {
+                ParseError::Syntax {
+                    message: "unexpected EOF while looking for matching `)'".into(),
+                    line,
+                }
+            } else {
+                ParseError::Incomplete {
+                    message: "unexpected EOF while looking for matching `)'".into(),
+                }
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    // The closing `)` was peeked: the lexer is just after it.
+    let close = p.next()?;
+    if close.tok != Tok::Operator(Operator::RParen) {
+        return Err(syntax_near(&close, &p.lx));
+    }
+    fill_heredocs(&mut script, std::mem::take(&mut p.lx.bodies));
+    Ok((script, p.lx))
+}
+
+/// Parses a whole text with a lexer set up by the caller (a backquoted command).
+pub(super) fn parse_with(lx: Lexer<'_>) -> Result<Parsed, ParseError> {
+    Parser::with_lexer(lx).script()
+}
+
 /// Gives each here-document redirect its body, in source order (the order the lexer read
 /// them).
 fn fill_heredocs(script: &mut Script, bodies: Vec<Word>) {
+    if bodies.is_empty() {
+        return;
+    }
     let mut bodies = bodies.into_iter();
+    each_redirect(script, &mut |r| {
+        if let RedirKind::HereDoc { body, .. } = &mut r.kind {
+            *body = bodies.next().unwrap_or_default();
+        }
+    });
+}
+
+/// Calls `f` on every redirection of a list, in source order (not inside `$(...)`, which
+/// has its own here-documents).
+fn each_redirect(script: &mut Script, f: &mut dyn FnMut(&mut Redirect)) {
     for item in &mut script.items {
         let pipelines =
             std::iter::once(&mut item.first).chain(item.rest.iter_mut().map(|(_, p)| p));
         for p in pipelines {
             for cmd in &mut p.commands {
-                for r in &mut cmd.redirects {
-                    if let RedirKind::HereDoc { body, .. } = &mut r.kind {
-                        *body = bodies.next().unwrap_or_default();
+                match cmd {
+                    Command::Simple(c) => c.redirects.iter_mut().for_each(&mut *f),
+                    Command::Compound(c, redirects) => {
+                        each_compound_redirect(c, f);
+                        redirects.iter_mut().for_each(&mut *f);
+                    }
+                    Command::Function(def) => {
+                        if let Some(def) = Arc::get_mut(def) {
+                            each_compound_redirect(&mut def.body, f);
+                            def.redirects.iter_mut().for_each(&mut *f);
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+fn each_compound_redirect(c: &mut Compound, f: &mut dyn FnMut(&mut Redirect)) {
+    match c {
+        Compound::Brace(s) | Compound::Subshell(s) => each_redirect(s, f),
+        Compound::If {
+            branches,
+            otherwise,
+        } => {
+            for (cond, body) in branches {
+                each_redirect(cond, f);
+                each_redirect(body, f);
+            }
+            if let Some(s) = otherwise {
+                each_redirect(s, f);
+            }
+        }
+        Compound::For { body, .. } | Compound::ArithFor { body, .. } => each_redirect(body, f),
+        Compound::While { cond, body, .. } => {
+            each_redirect(cond, f);
+            each_redirect(body, f);
+        }
+        Compound::Case { arms, .. } => {
+            for arm in arms {
+                each_redirect(&mut arm.body, f);
+            }
+        }
+        Compound::Arith { .. } | Compound::Cond { .. } => {}
     }
 }

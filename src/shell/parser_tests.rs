@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 
 use proptest::prelude::*;
 
-use super::ast::{ParamOp, Pipeline, RedirKind, Script, SimpleCommand, Word, WordPart};
+use super::ast::{
+    AssignValue, Command, ParamOp, Pipeline, RedirKind, Script, SimpleCommand, Word, WordPart,
+};
 use super::parser::{ParseError, parse, parse_at_eof};
 
 // ---------------------------------------------------------------------------------------
@@ -33,14 +35,21 @@ fn part(p: &WordPart) -> String {
         WordPart::Literal(v) => format!("{{L:{}}}", bytes(v)),
         WordPart::Quoted(v) => format!("{{Q:{}}}", bytes(v)),
         WordPart::DoubleQuoted(ps) => format!("{{DQ:{}}}", ps.iter().map(part).collect::<String>()),
+        WordPart::CommandSubst(script) => format!("{{$(:{})}}", script.items.len()),
+        WordPart::Arith(w) => format!("{{$((:{}))}}", word(w)),
+        WordPart::ProcessSubst { out, .. } => format!("{{{}(...)}}", if *out { ">" } else { "<" }),
         WordPart::Param(pe) => {
             let mut s = format!("{{${}{}", if pe.length { "#" } else { "" }, pe.name);
+            if let Some(index) = &pe.index {
+                let _ = write!(s, "[{}]", word(index));
+            }
             if let Some((op, w)) = &pe.op {
                 let (colon, c) = match op {
                     ParamOp::Default { colon } => (colon, '-'),
                     ParamOp::Assign { colon } => (colon, '='),
                     ParamOp::Alternative { colon } => (colon, '+'),
                     ParamOp::Error { colon } => (colon, '?'),
+                    other => panic!("{other:?}"),
                 };
                 let _ = write!(s, "{}{c}{}", if *colon { ":" } else { "" }, word(w));
             }
@@ -53,7 +62,14 @@ fn part(p: &WordPart) -> String {
 fn command(c: &SimpleCommand) -> String {
     let mut out = Vec::new();
     for a in &c.assignments {
-        out.push(format!("{}={}", a.name, word(&a.value)));
+        let value = match &a.value {
+            AssignValue::Scalar(w) => word(w),
+            AssignValue::Array(ws) => {
+                format!("({})", ws.iter().map(word).collect::<Vec<_>>().join(" "))
+            }
+        };
+        let op = if a.append { "+=" } else { "=" };
+        out.push(format!("{}{op}{value}", a.name));
     }
     for w in &c.words {
         out.push(word(w));
@@ -62,6 +78,7 @@ fn command(c: &SimpleCommand) -> String {
         let fd = r.fd.map(|n| n.to_string()).unwrap_or_default();
         let k = match &r.kind {
             RedirKind::Out(w) => format!(">{}", word(w)),
+            RedirKind::Clobber(w) => format!(">|{}", word(w)),
             RedirKind::Append(w) => format!(">>{}", word(w)),
             RedirKind::In(w) => format!("<{}", word(w)),
             RedirKind::OutErr(w) => format!("&>{}", word(w)),
@@ -73,14 +90,23 @@ fn command(c: &SimpleCommand) -> String {
                 format!("<<{}{}", if *expand { "" } else { "(quoted)" }, word(body))
             }
             RedirKind::HereString(w) => format!("<<<{}", word(w)),
+            RedirKind::ReadWrite(w) => format!("<>{}", word(w)),
         };
         out.push(format!("{fd}{k}"));
     }
     format!("[{}]", out.join(" "))
 }
 
+fn any_command(c: &Command) -> String {
+    match c {
+        Command::Simple(c) => command(c),
+        Command::Compound(c, r) => format!("{{compound {c:?} {r:?}}}"),
+        Command::Function(f) => format!("{{function {}}}", f.name),
+    }
+}
+
 fn pipeline(p: &Pipeline) -> String {
-    let cmds: Vec<String> = p.commands.iter().map(command).collect();
+    let cmds: Vec<String> = p.commands.iter().map(any_command).collect();
     format!("{}{}", if p.negated { "! " } else { "" }, cmds.join(" | "))
 }
 

@@ -79,6 +79,9 @@ pub struct Plan {
     pub trash_id: Option<String>,
     /// Bytes saved for the undo (an overwrite's old bytes, an object moved aside).
     pub saved: u64,
+    /// A write to a file this line already wrote: nothing is saved again; the earlier
+    /// record (its seq and inverses), which reverts the file to before the line, is renewed.
+    pub renew: Option<(u64, Vec<Inverse>)>,
 }
 
 /// A change about to be applied, as recorded.
@@ -104,6 +107,18 @@ struct Active {
     saved: u64,
     /// Redirection targets opened by this line, by virtual path.
     written: HashMap<PathBuf, Written>,
+    /// Files this line wrote, by physical path: the first record whose inverse takes the
+    /// file back to before the line (or to before its appends), so that a loop writing the
+    /// same file saves its old bytes once.
+    cover: HashMap<Vec<u8>, Cover>,
+}
+
+/// See [`Active::cover`].
+struct Cover {
+    seq: u64,
+    undo: Vec<Inverse>,
+    /// The inverse restores or removes the whole file (else it cuts appends back).
+    full: bool,
 }
 
 struct Inner {
@@ -285,6 +300,7 @@ impl Journal {
                 failed: false,
                 saved: 0,
                 written: HashMap::new(),
+                cover: HashMap::new(),
             });
         }
         let Some(active) = inner.active.as_mut() else {
@@ -294,7 +310,46 @@ impl Journal {
         let seq = active.next_seq;
         active.next_seq += 1;
         let blob = blob_dir(&active.id).join(seq.to_string());
-        let plan = plan(sandbox, op, targets, &blob)?;
+        let key = match (op, targets.first()) {
+            (Op::WriteFile { .. }, Ok(loc)) => Some(RelPath::of(sandbox, loc).bytes().to_vec()),
+            _ => None,
+        };
+        if !matches!(op, Op::WriteFile { .. }) {
+            // Another change with an inverse of its own: a later write must be revertible
+            // back to what that change left, so it is recorded in full again.
+            active.cover.clear();
+        }
+        let append = matches!(op, Op::WriteFile { append: true, .. });
+        let covered = key
+            .as_ref()
+            .and_then(|k| active.cover.get(k))
+            .filter(|c| c.full || append);
+        let plan = if let Some(c) = covered {
+            Plan {
+                renew: Some((c.seq, c.undo.clone())),
+                ..Plan::default()
+            }
+        } else {
+            let plan = plan(sandbox, op, targets, &blob)?;
+            if let Some(k) = key {
+                let full = match plan.undo.first() {
+                    Some(Inverse::Restore { .. } | Inverse::Remove { .. }) => Some(true),
+                    Some(Inverse::Truncate { .. }) => Some(false),
+                    _ => None,
+                };
+                if let Some(full) = full {
+                    active.cover.insert(
+                        k,
+                        Cover {
+                            seq,
+                            undo: plan.undo.clone(),
+                            full,
+                        },
+                    );
+                }
+            }
+            plan
+        };
         active.file.append(
             sandbox,
             &Record::Do {
@@ -334,16 +389,27 @@ impl Journal {
             }
         };
         let _ = active.file.append(sandbox, &record, removal);
+        if ok && let Some((first, undo)) = &pending.plan.renew {
+            // What the file is now is what the earlier record's revert will find.
+            let after = fingerprints(sandbox, undo);
+            let _ = active
+                .file
+                .append(sandbox, &Record::Done { seq: *first, after }, removal);
+        }
         if ok
             && let Op::WriteFile { path, data, .. } = op
             && data.is_empty()
         {
             // A redirection's open: the command writes to the file next.
+            let (seq, undo) = match &pending.plan.renew {
+                Some((first, undo)) => (*first, undo.clone()),
+                None => (seq, pending.plan.undo.clone()),
+            };
             active.written.insert(
                 path.clone(),
                 Written {
                     seq,
-                    undo: pending.plan.undo.clone(),
+                    undo,
                     dirty: false,
                 },
             );

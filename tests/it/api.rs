@@ -241,3 +241,25 @@ fn the_audit_log_has_each_command_before_its_effects_and_the_bytes_redirections_
         ]
     );
 }
+
+#[test]
+fn a_cancelled_line_stops_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(Config::new(dir.path())).unwrap();
+    let flag = s.cancel_flag();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let out = s.run("i=0; while :; do i=$((i+1)); done; echo never");
+    canceller.join().unwrap();
+    assert_eq!(out.status, 130);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "bash: line 1: the command was cancelled\n"
+    );
+    let again = s.run("echo ok");
+    assert_eq!(again.status, 0);
+    assert_eq!(again.stdout, b"ok\n");
+}

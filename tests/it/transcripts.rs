@@ -16,11 +16,11 @@
 //! filled in the same way.
 //!
 //! `bash_agrees` runs the same script (the steps' inputs, concatenated) in real bash (the
-//! oracle) on another copy of the tree, with `LC_ALL=C` and the same fixed environment, and
-//! compares each command's stdout, stderr and status, then the final tree. A command whose
-//! behaviour differs on purpose is preceded by a `# bash-differs: <reason>` comment step;
-//! `# bash-differs-tree: <reason>` anywhere skips the final tree comparison. Both lists are
-//! the per-file record of deliberate differences.
+//! oracle) on another copy of the tree, with `LC_ALL=C`, umask 022 and the same fixed
+//! environment, and compares each command's stdout, stderr and status, then the final tree
+//! with its modes. A command whose behaviour differs on purpose is preceded by a
+//! `# bash-differs: <reason>` comment step; `# bash-differs-tree: <reason>` anywhere skips the
+//! final tree comparison. Both lists are the per-file record of deliberate differences.
 //!
 //! A file whose output depends on the filesystem it runs on (the order `readdir` returns, as
 //! `find` and `grep -r` print it; directory sizes, as `ls -l` shows them) holds a
@@ -32,6 +32,7 @@
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,10 +67,11 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
-/// A stable listing of a tree: kind, path, size and content hash, link targets; `.trash` at
-/// the top (trumansh's hidden state) is left out.
-fn render_tree(root: &Path) -> String {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+/// A stable listing of a tree: kind, path, size and content hash, link targets, and with
+/// `modes` the permission bits of files and directories; `.trash` at the top (trumansh's
+/// hidden state) is left out.
+fn render_tree(root: &Path, modes: bool) -> String {
+    fn walk(root: &Path, dir: &Path, modes: bool, out: &mut Vec<String>) {
         let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap()).collect();
         entries.sort_by(|a, b| a.file_name().as_bytes().cmp(b.file_name().as_bytes()));
         for e in entries {
@@ -79,16 +81,21 @@ fn render_tree(root: &Path) -> String {
                 continue;
             }
             let m = fs::symlink_metadata(&p).unwrap();
+            let mode = if modes {
+                format!(" {:04o}", m.permissions().mode() & 0o7777)
+            } else {
+                String::new()
+            };
             if m.file_type().is_symlink() {
                 let t = fs::read_link(&p).unwrap();
                 out.push(format!("l {rel} -> {}", t.display()));
             } else if m.is_dir() {
-                out.push(format!("d {rel}/"));
-                walk(root, &p, out);
+                out.push(format!("d {rel}/{mode}"));
+                walk(root, &p, modes, out);
             } else {
                 let data = fs::read(&p).unwrap();
                 out.push(format!(
-                    "f {rel} ({} bytes, {:016x})",
+                    "f {rel} ({} bytes, {:016x}){mode}",
                     data.len(),
                     fnv(&data)
                 ));
@@ -96,7 +103,7 @@ fn render_tree(root: &Path) -> String {
         }
     }
     let mut out = Vec::new();
-    walk(root, root, &mut out);
+    walk(root, root, modes, &mut out);
     out.join("\n") + "\n"
 }
 
@@ -155,7 +162,7 @@ fn transcripts() {
             ));
         }
         if !fs_dependent(&parsed) {
-            insta::assert_snapshot!(render_tree(&replayed.root));
+            insta::assert_snapshot!(render_tree(&replayed.root, false));
         }
     });
     assert!(
@@ -211,8 +218,11 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
         }
     }
     let root_str = root.to_string_lossy().into_owned();
+    // Under umask 022, the session's (trumansh has no `umask`): `chmod +x`, `mkdir` and the
+    // modes compared at the end do not depend on the umask the tests run with.
     let mut command = Command::new("bash");
     command
+        .args(["-c", "umask 022 && exec bash"])
         .current_dir(root)
         .env_clear()
         .env("HOME", root)
@@ -251,6 +261,8 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
 }
 
 /// Undoes the line shift of the marker lines: command `k` ran with `k` extra lines above it.
+/// Only the top-level shell's own lines are shifted (`bash: line N:`); a script's
+/// (`x.sh: line N:`) and a nested `bash -c`'s low numbers are left as they are.
 fn unshift_lines(text: &str, k: usize) -> String {
     let mut out = String::new();
     let mut rest = text;
@@ -263,7 +275,14 @@ fn unshift_lines(text: &str, k: usize) -> String {
             continue;
         }
         let n: usize = digits.parse().unwrap();
-        out.push_str(&(n - k).to_string());
+        let top = ["bash: line ", "eval: line ", "main: line "]
+            .iter()
+            .any(|p| head.ends_with(p));
+        if top && n > k {
+            out.push_str(&(n - k).to_string());
+        } else {
+            out.push_str(&digits);
+        }
         rest = &tail[digits.len()..];
     }
     out.push_str(rest);
@@ -319,7 +338,10 @@ fn bash_agrees() {
             k += 1;
         }
         if !skip_tree {
-            let (a, b) = (render_tree(&bash_root), render_tree(&replayed.root));
+            let (a, b) = (
+                render_tree(&bash_root, true),
+                render_tree(&replayed.root, true),
+            );
             if a != b {
                 failures.push(format!(
                     "{name}: final trees differ\n--- bash\n{a}--- trumansh\n{b}"

@@ -191,6 +191,17 @@ const CASES: &[&str] = &[
     // Several commands and a cd in one line.
     "mkdir -p q && cd q && echo hi > f && cp f g && mv g h && rm f",
     "echo a > a.txt; echo b >> a.txt; rm b.txt; mkdir d; touch d/e; mv d docs/",
+    // The language: loops writing the same files (saved once), functions, subshells,
+    // substitutions, child shells.
+    "for i in 1 2 3; do echo $i > a.txt; echo x >> a.txt; done",
+    "for i in 1 2 3; do echo $i >> a.txt; echo y > a.txt; echo z >> a.txt; done",
+    "for f in a.txt b.txt; do echo z > $f; rm $f; echo w > $f; done",
+    "i=0; while [ $i -lt 5 ]; do echo $i >> fresh.txt; i=$((i+1)); done; mv fresh.txt a.txt",
+    "f() { echo in-f > \"$1\"; }; f a.txt; f new.txt; f a.txt",
+    "echo $(echo sub > s.txt; cat s.txt) > a.txt",
+    "( cd docs && echo x > guide.txt ); { echo y > b.txt; } > c.txt",
+    "bash -c 'echo child > c.txt; mv a.txt m.txt'",
+    "for i in 1 2; do touch a.txt; chmod 600 a.txt; echo $i > a.txt; done",
 ];
 
 #[test]
@@ -344,6 +355,29 @@ fn undo_costs_what_the_line_changed() {
     let journal: u64 = walk_size(&root.join(".trash/txn"));
     assert!(journal < 4096, "journal of one rm -rf: {journal} bytes");
     s.run("undo");
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn a_loop_overwriting_a_file_saves_its_old_bytes_once() {
+    let (_tmp, root) = tree();
+    write(&root, "big.txt", &vec![b'q'; 64 * 1024], 0o644);
+    let before = snapshot(&root);
+    let mut s = session(&root, false);
+    let r = s.run("for ((i=0; i<2000; i++)); do echo $i > big.txt; echo more >> big.txt; done");
+    assert_eq!(r.status, 0, "{}", show(&r));
+    // One copy of the 64 KiB, not 2000 (the records themselves are small).
+    let saved = walk_size(&root.join(".trash/txn"));
+    assert!(saved < 4 << 20, "saved {saved} bytes");
+    let blobs: usize = fs::read_dir(root.join(".trash/txn"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|d| fs::read_dir(d.path()).unwrap().count())
+        .sum();
+    assert_eq!(blobs, 1, "saved copies");
+    let r = s.run("undo");
+    assert_eq!(r.status, 0, "{}", show(&r));
     assert_eq!(snapshot(&root), before);
 }
 

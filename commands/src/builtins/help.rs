@@ -94,16 +94,20 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if is_glob {
             o.out(format!("Shell commands matching keyword `{pat}'\n\n"));
         }
-        let hits: Vec<_> = topics
+        // bash looks for exact (or glob) matches first, and for prefixes only when there is
+        // none: `help read` is not `help readarray`.
+        let mut hits: Vec<_> = topics
             .iter()
             .filter(|(name, _, _)| {
-                if is_glob {
-                    glob(pat.as_bytes(), name.as_bytes())
-                } else {
-                    name.starts_with(pat.as_ref())
-                }
+                *name == pat.as_ref() || (is_glob && glob(pat.as_bytes(), name.as_bytes()))
             })
             .collect();
+        if hits.is_empty() && !is_glob {
+            hits = topics
+                .iter()
+                .filter(|(name, _, _)| name.starts_with(pat.as_ref()))
+                .collect();
+        }
         if hits.is_empty() {
             o.shell_err(format!(
                 "{}: no help topics match `{pat}'.  Try `help help' or `man -k {pat}' or `info {pat}'.\n",
@@ -178,6 +182,19 @@ mod tests {
         assert_eq!(
             help(&["-s", "e"]).0,
             "echo: echo [-neE] [arg ...]\nexit: exit [n]\nexport: export [-fn] [name[=value] ...] or export -p\n"
+        );
+        // An exact name wins over the prefix matches (bash 5.2: `help -s read`).
+        assert_eq!(
+            help(&["-s", "read"]).0,
+            format!("read: {}\n", crate::builtins::read::USAGE)
+        );
+        assert_eq!(
+            help(&["-s", "rea"]).0,
+            format!(
+                "read: {}\nreadarray: {}\n",
+                crate::builtins::read::USAGE,
+                crate::builtins::readarray::USAGE
+            )
         );
     }
 

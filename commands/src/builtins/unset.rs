@@ -38,15 +38,34 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut o = Outcome::ok();
     let mut status = 0;
     if a.functions && !a.variables {
+        for name in &a.operands {
+            o.directive(Directive::UnsetFunction {
+                name: name.to_string_lossy().into_owned(),
+            });
+        }
         return Ok(o);
     }
     for name in &a.operands {
         let name = name.to_string_lossy();
+        // `unset 'a[1]'`: an array element (the interpreter evaluates the subscript).
+        let element = name
+            .split_once('[')
+            .is_some_and(|(n, rest)| is_identifier(n) && rest.ends_with(']'));
+        if element {
+            o.directive(Directive::UnsetVar {
+                name: name.to_string(),
+            });
+            continue;
+        }
         if !is_identifier(&name) {
             // bash 5.2: only `-v` reports it; plain `unset 1x` falls back to functions.
             if a.variables {
                 o.shell_err(not_identifier("unset", &name));
                 status = 1;
+            } else {
+                o.directive(Directive::UnsetFunction {
+                    name: name.to_string(),
+                });
             }
             continue;
         }
@@ -82,6 +101,10 @@ mod tests {
         assert_eq!(
             text(&w.run(crate::CommandName::Unset, &["-f", "1x"])),
             (String::new(), String::new(), 0)
+        );
+        assert_eq!(
+            directives(&w.run(crate::CommandName::Unset, &["-f", "f"])),
+            [Directive::UnsetFunction { name: "f".into() }]
         );
         let o = w.run(crate::CommandName::Unset, &["-v", "1x", "y"]);
         assert_eq!(

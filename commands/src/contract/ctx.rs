@@ -11,12 +11,37 @@ use std::time::SystemTime;
 use crate::{CommandName, FsView, Outcome, Step};
 
 /// One shell variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Var {
     /// `None`: declared (`export X`) but never given a value, which bash keeps apart from
-    /// an empty value (`declare -x X` vs `declare -x X=""`, `${X-unset}`).
+    /// an empty value (`declare -x X` vs `declare -x X=""`, `${X-unset}`); also `None` for
+    /// an array, whose elements are in `array`.
     pub value: Option<String>,
     pub exported: bool,
+    /// `readonly`/`declare -r`: assignments and `unset` fail.
+    pub readonly: bool,
+    /// An array's elements.
+    pub array: Option<Array>,
+}
+
+/// The elements of an array variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Array {
+    /// `a=(x y)`, `a[3]=z`: sparse, by index.
+    Indexed(BTreeMap<i64, String>),
+    /// `declare -A m; m[key]=v` (listed in key order; bash lists its hash order).
+    Assoc(BTreeMap<String, String>),
+}
+
+impl Var {
+    /// The scalar value, or an array's element 0 (key `0`), as `$a` gives it.
+    pub fn scalar(&self) -> Option<&str> {
+        match &self.array {
+            None => self.value.as_deref(),
+            Some(Array::Indexed(m)) => m.get(&0).map(String::as_str),
+            Some(Array::Assoc(m)) => m.get("0").map(String::as_str),
+        }
+    }
 }
 
 /// The session's shell variables (never the host's environment).
@@ -28,7 +53,7 @@ pub struct Vars {
 impl Vars {
     /// The value of a variable, if set.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.map.get(name).and_then(|v| v.value.as_deref())
+        self.map.get(name).and_then(Var::scalar)
     }
     /// The variable with its export flag.
     pub fn var(&self, name: &str) -> Option<&Var> {
@@ -37,14 +62,35 @@ impl Vars {
     /// Sets a value, keeping the export flag of an existing variable (and setting it when
     /// `export`).
     pub fn set(&mut self, name: &str, value: String, export: bool) {
-        let exported = export || self.map.get(name).is_some_and(|v| v.exported);
-        self.map.insert(
-            name.to_string(),
-            Var {
-                value: Some(value),
-                exported,
-            },
-        );
+        match self.map.get_mut(name) {
+            Some(v) => {
+                v.exported |= export;
+                match &mut v.array {
+                    // `a=v` on an array sets its element 0.
+                    Some(Array::Indexed(m)) => {
+                        m.insert(0, value);
+                    }
+                    Some(Array::Assoc(m)) => {
+                        m.insert("0".into(), value);
+                    }
+                    None => v.value = Some(value),
+                }
+            }
+            None => {
+                self.map.insert(
+                    name.to_string(),
+                    Var {
+                        value: Some(value),
+                        exported: export,
+                        ..Var::default()
+                    },
+                );
+            }
+        }
+    }
+    /// A variable to change in place, created (unset, no value) when missing.
+    pub fn entry(&mut self, name: &str) -> &mut Var {
+        self.map.entry(name.to_string()).or_default()
     }
     /// Marks a variable exported, declaring it without a value if it does not exist (bash
     /// shows `declare -x X`).
@@ -55,8 +101,8 @@ impl Vars {
                 self.map.insert(
                     name.to_string(),
                     Var {
-                        value: None,
                         exported: true,
+                        ..Var::default()
                     },
                 );
             }
@@ -65,6 +111,32 @@ impl Vars {
     /// Removes a variable.
     pub fn unset(&mut self, name: &str) {
         self.map.remove(name);
+    }
+    /// Takes a variable out (to put it back later: a function's `local` shadows it).
+    pub fn take(&mut self, name: &str) -> Option<Var> {
+        self.map.remove(name)
+    }
+    /// Puts back what [`Vars::take`] took (`None`: the name is unset).
+    pub fn put(&mut self, name: &str, var: Option<Var>) {
+        match var {
+            Some(v) => {
+                self.map.insert(name.to_string(), v);
+            }
+            None => {
+                self.map.remove(name);
+            }
+        }
+    }
+    /// Declares a variable without a value (`local x`), keeping its export flag.
+    pub fn declare(&mut self, name: &str) {
+        let exported = self.map.get(name).is_some_and(|v| v.exported);
+        self.map.insert(
+            name.to_string(),
+            Var {
+                exported,
+                ..Var::default()
+            },
+        );
     }
     /// All variables in name order (C locale).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Var)> {
@@ -209,6 +281,14 @@ pub struct Stdin {
 }
 
 impl Stdin {
+    /// What was read ahead but not used: to be read first by whoever reads the same input
+    /// next (the next command of a `while read` loop).
+    pub fn take_pushback(&self) -> Vec<u8> {
+        self.pushback
+            .try_borrow_mut()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default()
+    }
     /// Stdin holding these bytes.
     pub fn bytes(data: impl Into<Vec<u8>>) -> Self {
         Stdin::stream(Box::new(Cursor::new(data.into())))

@@ -83,8 +83,10 @@ pub enum Directive {
         value: Option<String>,
         export: bool,
     },
-    /// Removes a shell variable.
+    /// Removes a shell variable (or, when there is no variable by that name, a function).
     UnsetVar { name: String },
+    /// Removes a shell function (`unset -f`).
+    UnsetFunction { name: String },
     /// Sets an indexed array to these elements, indexed from 0 (`read -a`, `mapfile`).
     SetArray { name: String, values: Vec<String> },
     /// Ends the session with this status once the current line is done.

@@ -1,6 +1,7 @@
 //! GNU coreutils that change or list the tree: they read through the view and describe every
 //! change as an effect.
 
+pub mod chmod;
 pub mod cp;
 pub mod ls;
 pub mod mkdir;

@@ -416,6 +416,108 @@ pub fn builtin_help(cmd: &clap::Command, name: &str, usage: &str) -> String {
     s
 }
 
+/// bash's `internal_getopt`, one option at a time, for the builtins that check each option's
+/// value as they meet it (`read -t x -z` reports the timeout, not the unknown `-z`): options
+/// only before the first operand, `--` ends them, `--help` is [`Stop::Help`], `-l2` and
+/// `-l 2` both give `2`. `spec` is getopt's string (`"ra:d:"`: a `:` after a letter that
+/// takes a value). Errors are [`Stop::Usage`] (`-x: invalid option`, `-x: option requires an
+/// argument`).
+pub struct BuiltinGetopt<'a> {
+    args: &'a [OsString],
+    spec: &'static str,
+    /// The word being read.
+    word: usize,
+    /// The offset in that word of the next option letter (0: at a new word).
+    at: usize,
+    done: bool,
+}
+
+impl<'a> BuiltinGetopt<'a> {
+    pub fn new(args: &'a [OsString], spec: &'static str) -> Self {
+        BuiltinGetopt {
+            args,
+            spec,
+            word: 0,
+            at: 0,
+            done: false,
+        }
+    }
+
+    /// The operands: what follows the options (and a `--`). Meaningful once the iterator
+    /// has given `None`.
+    pub fn operands(&self) -> &'a [OsString] {
+        self.args.get(self.word..).unwrap_or_default()
+    }
+
+    /// Whether option letter `c` takes a value, or `None` when it is not an option.
+    fn takes_value(&self, c: u8) -> Option<bool> {
+        let spec = self.spec.as_bytes();
+        let i = spec.iter().position(|&s| s == c && c != b':')?;
+        Some(spec.get(i + 1) == Some(&b':'))
+    }
+}
+
+impl<'a> Iterator for BuiltinGetopt<'a> {
+    type Item = Result<(u8, Option<&'a OsStr>), Stop>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let word = self.args.get(self.word)?.as_bytes();
+        if self.at == 0 {
+            if word.len() < 2 || word.first() != Some(&b'-') {
+                self.done = true;
+                return None;
+            }
+            if word == b"--help" {
+                self.done = true;
+                return Some(Err(Stop::Help));
+            }
+            if word == b"--" {
+                self.word += 1;
+                self.done = true;
+                return None;
+            }
+            self.at = 1;
+        }
+        let c = word.get(self.at).copied().unwrap_or(0);
+        let letter = String::from_utf8_lossy(&[c]).into_owned();
+        self.at += 1;
+        let at_end = self.at >= word.len();
+        let Some(takes_value) = self.takes_value(c) else {
+            if at_end {
+                self.word += 1;
+                self.at = 0;
+            }
+            self.done = true;
+            return Some(Err(Stop::Usage(format!("-{letter}: invalid option"))));
+        };
+        if !takes_value {
+            if at_end {
+                self.word += 1;
+                self.at = 0;
+            }
+            return Some(Ok((c, None)));
+        }
+        let glued = word.get(self.at..).unwrap_or_default();
+        self.at = 0;
+        if !at_end {
+            let value = OsStr::from_bytes(glued);
+            self.word += 1;
+            return Some(Ok((c, Some(value))));
+        }
+        if let Some(v) = self.args.get(self.word + 1) {
+            self.word += 2;
+            return Some(Ok((c, Some(v.as_os_str()))));
+        }
+        self.done = true;
+        Some(Err(Stop::Usage(format!(
+            "-{letter}: option requires an argument"
+        ))))
+    }
+}
+
 /// The help of a builtin struct, for `help NAME`.
 pub fn builtin_help_of<T: clap::CommandFactory>(name: &str, usage: &str) -> String {
     builtin_help(&prepare::<T>(), name, usage)
@@ -543,6 +645,59 @@ mod tests {
         #[arg(short = 'P', overrides_with = "logical")]
         physical: bool,
         operands: Vec<OsString>,
+    }
+
+    #[test]
+    fn bash_internal_getopt_one_at_a_time() {
+        let args = os(&["-rd,", "-n", "3", "-a", "--", "x", "-y"]);
+        let mut g = BuiltinGetopt::new(&args, "ra:d:n:");
+        let got: Vec<(u8, Option<String>)> = g
+            .by_ref()
+            .map(|r| {
+                let (c, v) = r.unwrap();
+                (c, v.map(|v| v.to_string_lossy().into_owned()))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (b'r', None),
+                (b'd', Some(",".into())),
+                (b'n', Some("3".into())),
+                (b'a', Some("--".into()))
+            ]
+        );
+        assert_eq!(g.operands(), os(&["x", "-y"]));
+        // `-` alone and the first operand end the options; `--` is dropped.
+        let args = os(&["-", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(g.next().is_none());
+        assert_eq!(g.operands(), os(&["-", "-r"]));
+        let args = os(&["--", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(g.next().is_none());
+        assert_eq!(g.operands(), os(&["-r"]));
+        // Errors stop the iteration.
+        let args = os(&["-rz", "-r"]);
+        let mut g = BuiltinGetopt::new(&args, "r");
+        assert!(matches!(g.next(), Some(Ok((b'r', None)))));
+        assert!(matches!(g.next(), Some(Err(Stop::Usage(m))) if m == "-z: invalid option"));
+        assert!(g.next().is_none());
+        let args = os(&["-a"]);
+        let mut g = BuiltinGetopt::new(&args, "a:");
+        assert!(
+            matches!(g.next(), Some(Err(Stop::Usage(m))) if m == "-a: option requires an argument")
+        );
+        let args = os(&["--help", "-r"]);
+        assert!(matches!(
+            BuiltinGetopt::new(&args, "r").next(),
+            Some(Err(Stop::Help))
+        ));
+        let args = os(&["-:"]);
+        assert!(matches!(
+            BuiltinGetopt::new(&args, "a:").next(),
+            Some(Err(Stop::Usage(m))) if m == "-:: invalid option"
+        ));
     }
 
     #[test]

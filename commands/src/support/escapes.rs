@@ -15,7 +15,7 @@ pub fn utf8_locale(vars: &Vars) -> bool {
 
 /// Bash's `u32cvt`: UTF-8 (the old 6-byte form, no range check) in a UTF-8 locale; in the C
 /// locale only ASCII is printed and anything else stays as `\uXXXX`/`\UXXXXXXXX`.
-fn push_codepoint(c: u32, utf8: bool, out: &mut Vec<u8>) {
+pub fn push_codepoint(c: u32, utf8: bool, out: &mut Vec<u8>) {
     if c <= 0x7f {
         out.push(c as u8);
     } else if !utf8 {
@@ -102,6 +102,102 @@ pub fn echo_escapes(s: &[u8], utf8: bool, out: &mut Vec<u8>) -> bool {
         }
     }
     true
+}
+
+/// Where a backslash escape of bash's `printf` is read: its format string, or a `%b`
+/// argument (`\0NNN` takes three digits after the zero, `\c` ends the output, `\'` `\"`
+/// `\?` stay as they are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintfEscapes {
+    Format,
+    Argument,
+}
+
+/// One escape as bash's `printf` reads it (`tescape`), `s[i]` being the character after
+/// the backslash: appends what it stands for to `out` and gives how many characters it used
+/// (0: not an escape; the backslash was appended and the character is read as usual), then
+/// whether it was `\c` in an argument, and the diagnostic of an `\x`/`\u` without digits.
+#[allow(clippy::many_single_char_names)] // s, i, j, c, v as in bash's tescape
+pub fn printf_escape(
+    s: &[u8],
+    i: usize,
+    mode: PrintfEscapes,
+    utf8: bool,
+    out: &mut Vec<u8>,
+) -> (usize, bool, Option<&'static str>) {
+    let arg = mode == PrintfEscapes::Argument;
+    let Some(&c) = s.get(i) else {
+        out.push(b'\\');
+        return (0, false, None);
+    };
+    let mut j = i + 1;
+    match c {
+        b'a' => out.push(0x07),
+        b'b' => out.push(0x08),
+        b'e' | b'E' => out.push(0x1b),
+        b'f' => out.push(0x0c),
+        b'n' => out.push(b'\n'),
+        b'r' => out.push(b'\r'),
+        b't' => out.push(b'\t'),
+        b'v' => out.push(0x0b),
+        b'\\' => out.push(b'\\'),
+        b'0'..=b'7' => {
+            let first = u32::from(c - b'0');
+            let extra = if first == 0 && arg { 3 } else { 2 };
+            let rest = digits(s, &mut j, 8, extra).unwrap_or(0);
+            let n = j - (i + 1);
+            let value = first.wrapping_mul(8u32.pow(u32::try_from(n).unwrap_or(0))) + rest;
+            out.push(value as u8);
+        }
+        b'x' => {
+            let Some(v) = digits(s, &mut j, 16, 2) else {
+                out.push(b'\\');
+                return (0, false, Some("missing hex digit for \\x"));
+            };
+            out.push(v as u8);
+        }
+        b'u' | b'U' => {
+            let Some(v) = digits(s, &mut j, 16, if c == b'u' { 4 } else { 8 }) else {
+                out.push(b'\\');
+                let msg = if c == b'u' {
+                    "missing unicode digit for \\u"
+                } else {
+                    "missing unicode digit for \\U"
+                };
+                return (0, false, Some(msg));
+            };
+            push_codepoint(v, utf8, out);
+        }
+        b'\'' | b'"' | b'?' if !arg => out.push(c),
+        b'c' if arg => return (1, true, None),
+        _ => {
+            out.push(b'\\');
+            return (0, false, None);
+        }
+    }
+    (j - i, false, None)
+}
+
+/// A `%b` argument with its escapes interpreted (bash's `bexpand`): the bytes, whether a
+/// `\c` ended it, and the diagnostics met on the way.
+pub fn printf_b(s: &[u8], utf8: bool) -> (Vec<u8>, bool, Vec<&'static str>) {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        i += 1;
+        if c != b'\\' || i >= s.len() {
+            out.push(c);
+            continue;
+        }
+        let (used, stop, err) = printf_escape(s, i, PrintfEscapes::Argument, utf8, &mut out);
+        errors.extend(err);
+        if stop {
+            return (out, true, errors);
+        }
+        i += used;
+    }
+    (out, false, errors)
 }
 
 #[cfg(test)]

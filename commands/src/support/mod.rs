@@ -4,16 +4,20 @@
 
 pub mod argmatch;
 pub mod args;
+pub mod cnum;
+pub mod cprintf;
 pub mod datetime;
 pub mod error;
 pub mod escapes;
 pub mod fnmatch;
 pub mod ident;
 pub mod input;
+pub mod ldouble;
 pub mod lookup;
 pub mod mode;
 pub mod paths;
 pub mod quote;
 pub mod regex_gnu;
 pub mod size;
+pub mod testexpr;
 pub mod walk;

@@ -1,5 +1,7 @@
 //! File mode strings as GNU parses them (gnulib `modechange`): octal (`755`) or symbolic
-//! (`u=rwx,go=rx`, `a+w`, `+t`, `g=u`). Shared by `mkdir -m` and, later, `chmod`.
+//! (`u=rwx,go=rx`, `a+w`, `+t`, `g=u`, `=644`), and how a parsed mode changes a file's bits
+//! (`mode_adjust`), for `mkdir -m` and `chmod`; plus the nine letters of `ls -l` and `chmod -v`
+//! (gnulib `strmode`).
 
 /// The session's umask: trumansh has no `umask` builtin, so it is the usual 022.
 pub const UMASK: u32 = 0o022;
@@ -7,7 +9,9 @@ pub const UMASK: u32 = 0o022;
 const SUID: u32 = 0o4000;
 const SGID: u32 = 0o2000;
 const SVTX: u32 = 0o1000;
+/// `CHMOD_MODE_BITS`: every bit chmod can set.
 const ALL: u32 = 0o7777;
+const RWX_ALL: u32 = 0o777;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -25,86 +29,108 @@ struct Change {
     /// Bits the who part names; 0 when it is empty (then the umask filters the value and `=`
     /// clears every bit).
     affected: u32,
-    /// Bits the who part names explicitly.
+    /// Bits mentioned explicitly: a directory's set-user-ID and set-group-ID bits not among
+    /// them are left as they are.
     mentioned: u32,
     value: u32,
 }
 
-/// A parsed mode: either an absolute octal value or a list of symbolic changes.
+/// A parsed mode: a list of changes (an octal mode is one `=` change).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mode {
     changes: Vec<Change>,
 }
 
+/// Reads an octal number at `p` (at least one digit there); `None` past 07777, as gnulib.
+fn octal(at: &dyn Fn(usize) -> u8, p: &mut usize) -> Option<u32> {
+    let mut v: u32 = 0;
+    while (b'0'..=b'7').contains(&at(*p)) {
+        v = 8 * v + u32::from(at(*p) - b'0');
+        if v > ALL {
+            return None;
+        }
+        *p += 1;
+    }
+    Some(v)
+}
+
 impl Mode {
-    /// Parses a mode string; `None` when GNU says `invalid mode`.
+    /// Parses a mode string as gnulib's `mode_compile`; `None` when GNU says `invalid mode`.
     pub fn parse(s: &str) -> Option<Mode> {
         let b = s.as_bytes();
-        if !b.is_empty() && b.iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = u32::from_str_radix(s, 8).ok()?;
-            if v > ALL {
+        // The C string: a NUL past the end.
+        let at = |i: usize| b.get(i).copied().unwrap_or(0);
+        if (b'0'..=b'7').contains(&at(0)) {
+            let mut p = 0;
+            let mode = octal(&at, &mut p)?;
+            if p < b.len() {
                 return None;
             }
-            return Some(Mode {
-                changes: vec![Change {
-                    op: b'=',
-                    kind: Kind::Ordinary,
-                    affected: ALL,
-                    mentioned: ALL,
-                    value: v,
-                }],
-            });
+            // Fewer than five digits leave a directory's set-ID bits alone unless they are set.
+            let mentioned = if p < 5 {
+                (mode & (SUID | SGID)) | SVTX | RWX_ALL
+            } else {
+                ALL
+            };
+            return Some(Mode::equals(mode, mentioned));
         }
         let mut changes = Vec::new();
-        for clause in s.split(',') {
-            let cb = clause.as_bytes();
-            let mut i = 0;
-            let mut who = 0;
-            while i < cb.len() {
-                match cb[i] {
-                    b'u' => who |= SUID | 0o700,
-                    b'g' => who |= SGID | 0o070,
-                    b'o' => who |= SVTX | 0o007,
-                    b'a' => who |= ALL,
-                    _ => break,
+        let mut p = 0;
+        loop {
+            let mut affected = 0;
+            loop {
+                match at(p) {
+                    b'u' => affected |= SUID | 0o700,
+                    b'g' => affected |= SGID | 0o070,
+                    b'o' => affected |= SVTX | 0o007,
+                    b'a' => affected |= ALL,
+                    b'=' | b'+' | b'-' => break,
+                    _ => return None,
                 }
-                i += 1;
+                p += 1;
             }
-            // At least one operation is required per clause.
-            if i >= cb.len() {
-                return None;
-            }
-            while i < cb.len() {
-                let op = cb[i];
-                if !matches!(op, b'+' | b'-' | b'=') {
-                    return None;
-                }
-                i += 1;
-                let (affected, mentioned) = (who, who);
-                let mut kind = Kind::Ordinary;
+            loop {
+                let op = at(p);
+                p += 1;
+                let mut mentioned = 0;
+                let mut kind = Kind::Copy;
                 let mut value = 0;
-                if i < cb.len() && matches!(cb[i], b'u' | b'g' | b'o') {
-                    kind = Kind::Copy;
-                    value = match cb[i] {
-                        b'u' => 0o700,
-                        b'g' => 0o070,
-                        _ => 0o007,
-                    };
-                    i += 1;
-                } else {
-                    while i < cb.len() {
-                        match cb[i] {
-                            b'r' => value |= 0o444,
-                            b'w' => value |= 0o222,
-                            b'x' => value |= 0o111,
-                            b'X' => kind = Kind::XIfAnyX,
-                            b's' => value |= SUID | SGID,
-                            b't' => value |= SVTX,
-                            _ => break,
+                match at(p) {
+                    b'0'..=b'7' => {
+                        value = octal(&at, &mut p)?;
+                        if affected != 0 || !matches!(at(p), 0 | b',') {
+                            return None;
                         }
-                        i += 1;
+                        affected = ALL;
+                        mentioned = ALL;
+                        kind = Kind::Ordinary;
+                    }
+                    b'u' => (value, p) = (0o700, p + 1),
+                    b'g' => (value, p) = (0o070, p + 1),
+                    b'o' => (value, p) = (0o007, p + 1),
+                    _ => {
+                        kind = Kind::Ordinary;
+                        loop {
+                            match at(p) {
+                                b'r' => value |= 0o444,
+                                b'w' => value |= 0o222,
+                                b'x' => value |= 0o111,
+                                b'X' => kind = Kind::XIfAnyX,
+                                b's' => value |= SUID | SGID,
+                                b't' => value |= SVTX,
+                                _ => break,
+                            }
+                            p += 1;
+                        }
                     }
                 }
+                let mentioned = if mentioned != 0 {
+                    mentioned
+                } else if affected != 0 {
+                    affected & value
+                } else {
+                    value
+                };
                 changes.push(Change {
                     op,
                     kind,
@@ -112,13 +138,43 @@ impl Mode {
                     mentioned,
                     value,
                 });
+                if !matches!(at(p), b'=' | b'+' | b'-') {
+                    break;
+                }
             }
+            if at(p) != b',' {
+                break;
+            }
+            p += 1;
         }
-        Some(Mode { changes })
+        (p >= b.len()).then_some(Mode { changes })
     }
 
-    /// The mode that results from applying this one to `old` (gnulib `mode_adjust`).
+    /// `chmod --reference`: the mode of the reference file, every bit set as it is there.
+    pub fn reference(perm: u32) -> Mode {
+        Mode::equals(perm & ALL, ALL)
+    }
+
+    fn equals(value: u32, mentioned: u32) -> Mode {
+        Mode {
+            changes: vec![Change {
+                op: b'=',
+                kind: Kind::Ordinary,
+                affected: ALL,
+                mentioned,
+                value,
+            }],
+        }
+    }
+
+    /// The mode that results from applying this one to `old` under the session's umask.
     pub fn apply(&self, old: u32, is_dir: bool) -> u32 {
+        self.adjust(old, is_dir, UMASK)
+    }
+
+    /// gnulib's `mode_adjust`: the bits of `old` (a directory's when `is_dir`) changed by
+    /// this mode, with `umask` filtering the changes whose who part is empty.
+    pub fn adjust(&self, old: u32, is_dir: bool, umask: u32) -> u32 {
         let mut new = old & ALL;
         for c in &self.changes {
             let omit = if is_dir {
@@ -136,18 +192,14 @@ impl Mode {
                 }
                 Kind::Copy => {
                     value &= new;
-                    let spread = |mask: u32, all: u32| if value & mask != 0 { all } else { 0 };
-                    value |= spread(0o444, 0o444) | spread(0o222, 0o222) | spread(0o111, 0o111);
+                    let spread = |mask: u32| if value & mask != 0 { mask } else { 0 };
+                    value |= spread(0o444) | spread(0o222) | spread(0o111);
                 }
             }
-            value &= if c.affected == 0 {
-                ALL & !UMASK
-            } else {
-                c.affected
-            };
+            value &= (if c.affected == 0 { !umask } else { c.affected }) & !omit;
             match c.op {
                 b'=' => {
-                    let preserved = if c.affected == 0 { 0 } else { !c.affected } | omit;
+                    let preserved = (if c.affected == 0 { 0 } else { !c.affected }) | omit;
                     new = (new & preserved) | value;
                 }
                 b'+' => new |= value,
@@ -158,12 +210,42 @@ impl Mode {
     }
 }
 
+/// The nine permission letters of `ls -l` (gnulib `strmode` without the type letter):
+/// `rwxr-xr-x`, with `s`/`S` and `t`/`T` for the set-ID and sticky bits.
+pub fn perm_string(perm: u32) -> String {
+    let bit = |mask: u32, c: char| if perm & mask != 0 { c } else { '-' };
+    let special = |x: u32, sp: u32, on: char, off: char| match (perm & x != 0, perm & sp != 0) {
+        (true, true) => on,
+        (false, true) => off,
+        (true, false) => 'x',
+        (false, false) => '-',
+    };
+    [
+        bit(0o400, 'r'),
+        bit(0o200, 'w'),
+        special(0o100, SUID, 's', 'S'),
+        bit(0o040, 'r'),
+        bit(0o020, 'w'),
+        special(0o010, SGID, 's', 'S'),
+        bit(0o004, 'r'),
+        bit(0o002, 'w'),
+        special(0o001, SVTX, 't', 'T'),
+    ]
+    .iter()
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn mk(s: &str) -> Option<u32> {
         Mode::parse(s).map(|m| m.apply(0o777, true))
+    }
+
+    /// `chmod MODE` on a file (`dir` false) or a directory of mode `old`, umask 022.
+    fn ch(s: &str, old: u32, dir: bool) -> Option<u32> {
+        Mode::parse(s).map(|m| m.apply(old, dir))
     }
 
     #[test]
@@ -183,5 +265,46 @@ mod tests {
         assert_eq!(mk("x"), None);
         assert_eq!(mk("u"), None);
         assert_eq!(mk(""), None);
+    }
+
+    #[test]
+    fn as_gnu_chmod() {
+        // Each checked with GNU chmod 9.1 under umask 022 (`stat -c %a` after it).
+        assert_eq!(ch("+x", 0o644, false), Some(0o755));
+        assert_eq!(ch("+w", 0o444, false), Some(0o644));
+        assert_eq!(ch("-w", 0o666, false), Some(0o466));
+        assert_eq!(ch("a-w", 0o666, false), Some(0o444));
+        assert_eq!(ch("a+X", 0o600, false), Some(0o600));
+        assert_eq!(ch("a+X", 0o700, false), Some(0o711));
+        assert_eq!(ch("a+X", 0o700, true), Some(0o711));
+        assert_eq!(ch("u=g,o=u", 0o640, false), Some(0o444));
+        assert_eq!(ch("=644", 0o4755, false), Some(0o644));
+        assert_eq!(ch("+644", 0o600, false), Some(0o644));
+        assert_eq!(ch("-022", 0o777, false), Some(0o755));
+        assert_eq!(ch("7777", 0o644, false), Some(0o7777));
+        // A directory keeps its set-ID bits through short octal modes and `u=`/`g=`.
+        assert_eq!(ch("755", 0o2755, true), Some(0o2755));
+        assert_eq!(ch("0755", 0o2700, true), Some(0o2755));
+        assert_eq!(ch("00755", 0o2755, true), Some(0o755));
+        assert_eq!(ch("u=rwx", 0o4755, true), Some(0o4755));
+        assert_eq!(ch("=755", 0o4755, true), Some(0o755));
+        assert_eq!(ch("755", 0o2755, false), Some(0o755));
+        assert_eq!(ch("g-s", 0o2755, true), Some(0o755));
+        // Invalid: a who before an octal, anything after it, an empty clause.
+        for bad in [
+            "a=755", "755,u+w", "u+x,", ",u+x", "u+rwxu", "u+ug", "17777", "8", "=8",
+        ] {
+            assert_eq!(Mode::parse(bad), None, "{bad}");
+        }
+        assert!(Mode::parse("u+x,g-w=r+s").is_some());
+    }
+
+    #[test]
+    fn reference_and_letters() {
+        assert_eq!(Mode::reference(0o2750).apply(0o4777, true), 0o2750);
+        assert_eq!(perm_string(0o755), "rwxr-xr-x");
+        assert_eq!(perm_string(0o7777), "rwsrwsrwt");
+        assert_eq!(perm_string(0o7000), "--S--S--T");
+        assert_eq!(perm_string(0), "---------");
     }
 }

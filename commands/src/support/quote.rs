@@ -156,6 +156,136 @@ pub fn ansic_if_needed(name: impl AsRef<OsStr>) -> String {
     out
 }
 
+/// The characters bash's `sh_backslash_quote` escapes with a backslash (its `bstab`).
+fn backslashed(c: u8) -> bool {
+    matches!(
+        c,
+        b'\t'
+            | b'\n'
+            | b' '
+            | b'!'
+            | b'"'
+            | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b','
+            | b';'
+            | b'<'
+            | b'>'
+            | b'?'
+            | b'['
+            | b'\\'
+            | b']'
+            | b'^'
+            | b'`'
+            | b'{'
+            | b'|'
+            | b'}'
+    )
+}
+
+/// The length of the printable multibyte character at the start of `s` in a UTF-8 locale
+/// (`mbrtowc` and `iswprint`), or `None` for an invalid sequence or a non-printable one.
+fn printable_utf8(s: &[u8]) -> Option<usize> {
+    let len = match s.first()? {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(s.get(..len)?).ok()?.chars().next()?;
+    (!c.is_control()).then_some(len)
+}
+
+/// bash's `ansic_shouldquote`: whether the string holds a character that is not printable
+/// in the locale (any non-ASCII byte in the C locale).
+fn should_ansi_quote(s: &[u8], utf8: bool) -> bool {
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        if c < 0x80 {
+            if !(0x20..0x7f).contains(&c) {
+                return true;
+            }
+            i += 1;
+        } else if !utf8 {
+            return true;
+        } else {
+            match printable_utf8(s.get(i..).unwrap_or_default()) {
+                Some(n) => i += n,
+                None => return true,
+            }
+        }
+    }
+    false
+}
+
+/// bash's `ansic_quote`: `$'...'` with C escapes, a non-printable byte as `\ooo`.
+fn ansi_quote(s: &[u8], utf8: bool) -> Vec<u8> {
+    let mut out = b"$'".to_vec();
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        let esc: Option<&[u8]> = match c {
+            0x1b => Some(b"\\E"),
+            0x07 => Some(b"\\a"),
+            0x0b => Some(b"\\v"),
+            0x08 => Some(b"\\b"),
+            0x0c => Some(b"\\f"),
+            b'\n' => Some(b"\\n"),
+            b'\r' => Some(b"\\r"),
+            b'\t' => Some(b"\\t"),
+            b'\\' => Some(b"\\\\"),
+            b'\'' => Some(b"\\'"),
+            _ => None,
+        };
+        if let Some(e) = esc {
+            out.extend_from_slice(e);
+            i += 1;
+            continue;
+        }
+        if (0x20..0x7f).contains(&c) {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if let Some(n) = printable_utf8(s.get(i..).unwrap_or_default()).filter(|_| utf8) {
+            out.extend_from_slice(s.get(i..i + n).unwrap_or_default());
+            i += n;
+            continue;
+        }
+        out.extend_from_slice(format!("\\{c:03o}").as_bytes());
+        i += 1;
+    }
+    out.push(b'\'');
+    out
+}
+
+/// bash's `printf %q`: `''` for an empty string, `$'...'` for one with a character that is
+/// not printable in the locale (`utf8`: a UTF-8 one), else backslashes before the shell's
+/// special characters (a leading `#`, a `~` at the start or after `:` or `=`).
+pub fn printf_q(s: &[u8], utf8: bool) -> Vec<u8> {
+    if s.is_empty() {
+        return b"''".to_vec();
+    }
+    if should_ansi_quote(s, utf8) {
+        return ansi_quote(s, utf8);
+    }
+    let mut out = Vec::with_capacity(s.len() * 2);
+    for (i, &c) in s.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|p| s.get(p)).copied();
+        if backslashed(c)
+            || (c == b'#' && i == 0)
+            || (c == b'~' && (i == 0 || prev == Some(b':') || prev == Some(b'=')))
+        {
+            out.push(b'\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

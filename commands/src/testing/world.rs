@@ -70,13 +70,18 @@ impl World {
     /// the runtime does, and returns its outcome.
     pub fn run(&self, name: CommandName, args: &[&str]) -> Outcome {
         let stdin = Stdin::bytes(self.stdin.clone());
+        self.run_on(name, args, &stdin)
+    }
+    /// Runs a command on a given stdin, which the caller can read on afterwards (what a
+    /// command leaves for the next one).
+    pub fn run_on(&self, name: CommandName, args: &[&str], stdin: &Stdin) -> Outcome {
         let ctx = Ctx {
             name,
             fs: &self.fs,
             cwd: &self.cwd,
             mount_point: &self.mount,
             vars: &self.vars,
-            stdin: &stdin,
+            stdin,
             now: SystemTime::UNIX_EPOCH + NOW,
             identity: &self.identity,
             stdout_is_tty: self.tty,

@@ -4,6 +4,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::support::mode::perm_string;
 
 /// `Mon DD HH:MM` for a time within the past six months, `Mon DD  YYYY` otherwise (GNU's
 /// two `%b %e` formats in the C locale).
@@ -69,22 +70,7 @@ pub(super) fn blocks(n: u64, o: &Opts) -> String {
 pub(super) fn mode_string(kind: FileKind, perm: u32) -> String {
     let mut s = String::with_capacity(10);
     s.push(kind.letter());
-    let bit = |mask: u32, c: char| if perm & mask != 0 { c } else { '-' };
-    let special = |x: u32, sp: u32, on: char, off: char| match (perm & x != 0, perm & sp != 0) {
-        (true, true) => on,
-        (false, true) => off,
-        (true, false) => 'x',
-        (false, false) => '-',
-    };
-    s.push(bit(0o400, 'r'));
-    s.push(bit(0o200, 'w'));
-    s.push(special(0o100, 0o4000, 's', 'S'));
-    s.push(bit(0o040, 'r'));
-    s.push(bit(0o020, 'w'));
-    s.push(special(0o010, 0o2000, 's', 'S'));
-    s.push(bit(0o004, 'r'));
-    s.push(bit(0o002, 'w'));
-    s.push(special(0o001, 0o1000, 't', 'T'));
+    s.push_str(&perm_string(perm));
     s
 }
 

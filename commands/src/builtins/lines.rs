@@ -1,0 +1,208 @@
+//! What `mapfile` and `readarray` (one builtin under two names) share: the whole command.
+//! Lines are read one byte at a time from stdin, so that `-n COUNT` leaves the rest to the
+//! next command, and assigned with [`Directive::SetArray`].
+//!
+//! Not supported yet, with one line saying so (status 2): `-C CALLBACK` (it would run shell
+//! code between lines) and `-O ORIGIN` (assigning from an index other than 0 without
+//! clearing the array; [`Directive::SetArray`] sets a whole array from index 0).
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::Stop;
+use crate::support::args::BuiltinGetopt;
+use crate::support::cnum::legal_number;
+use crate::support::ident::is_identifier;
+use crate::{Ctx, Directive, FsError, Outcome, Stdin};
+
+/// Reads one line up to `delim` (kept), or what is left at the end; `None` when nothing is.
+fn line(stdin: &Stdin, delim: u8) -> Result<Option<Vec<u8>>, FsError> {
+    let mut out = Vec::new();
+    let mut b = [0u8; 1];
+    let mut r = stdin;
+    loop {
+        match r.read(&mut b) {
+            Ok(0) => return Ok((!out.is_empty()).then_some(out)),
+            Ok(_) => {
+                out.push(b[0]);
+                if b[0] == delim {
+                    return Ok(Some(out));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(FsError::from_io(&e)),
+        }
+    }
+}
+
+/// A count option's value: a whole number from 0 to `u32::MAX` (`min` 1 for `-c`).
+fn count(v: &[u8], min: i64, what: &str) -> Result<u64, Stop> {
+    legal_number(v)
+        .filter(|&n| n >= min && u32::try_from(n).is_ok())
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(|| Stop::FailWith(format!("{}: invalid {what}", String::from_utf8_lossy(v)), 1))
+}
+
+/// `mapfile`/`readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd]
+/// [-C callback] [-c quantum] [array]`.
+pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    let mut delim = b'\n';
+    let mut max_lines = 0;
+    let mut skip = 0;
+    let mut chop = false;
+    let mut origin = false;
+    let mut callback = false;
+    let mut getopt = BuiltinGetopt::new(args, "d:u:n:O:tC:c:s:");
+    for opt in getopt.by_ref() {
+        let (c, value) = opt?;
+        let v = value.map(OsStr::as_bytes).unwrap_or_default();
+        match c {
+            b'd' => delim = v.first().copied().unwrap_or(0),
+            b'u' => {
+                let fd = legal_number(v).filter(|&n| n >= 0 && i32::try_from(n).is_ok());
+                match fd {
+                    None => {
+                        return Err(Stop::FailWith(
+                            format!(
+                                "{}: invalid file descriptor specification",
+                                String::from_utf8_lossy(v)
+                            ),
+                            1,
+                        ));
+                    }
+                    // Only stdin is open for a command in trumansh.
+                    Some(0) => {}
+                    Some(n) => {
+                        return Err(Stop::FailWith(
+                            format!("{n}: invalid file descriptor: Bad file descriptor"),
+                            1,
+                        ));
+                    }
+                }
+            }
+            b'n' => max_lines = count(v, 0, "line count")?,
+            b'O' => {
+                count(v, 0, "array origin")?;
+                origin = true;
+            }
+            b's' => skip = count(v, 0, "line count")?,
+            b'c' => {
+                count(v, 1, "callback quantum")?;
+            }
+            b'C' => callback = true,
+            _ => chop = true,
+        }
+    }
+    let name = match getopt.operands().first() {
+        None => "MAPFILE".to_string(),
+        Some(n) if n.is_empty() => {
+            return Err(Stop::FailWith("empty array variable name".into(), 2));
+        }
+        Some(n) => String::from_utf8_lossy(n.as_bytes()).into_owned(),
+    };
+    if !is_identifier(&name) {
+        return Err(Stop::FailWith(
+            format!("`{name}': not a valid identifier"),
+            1,
+        ));
+    }
+    if callback {
+        return Err(Stop::FailWith(
+            "-C: callbacks are not supported yet".into(),
+            2,
+        ));
+    }
+    if origin {
+        return Err(Stop::FailWith(
+            "-O: assigning from an origin is not supported yet".into(),
+            2,
+        ));
+    }
+    let read = |stdin| line(stdin, delim).map_err(|e| Stop::FailWith(format!("{e}"), 1));
+    for _ in 0..skip {
+        if read(ctx.stdin)?.is_none() {
+            break;
+        }
+    }
+    let mut values = Vec::new();
+    while max_lines == 0 || (values.len() as u64) < max_lines {
+        let Some(mut l) = read(ctx.stdin)? else {
+            break;
+        };
+        // A shell variable ends at its first NUL byte.
+        if let Some(nul) = l.iter().position(|&b| b == 0) {
+            l.truncate(nul);
+        }
+        if chop && l.last() == Some(&delim) {
+            l.pop();
+        }
+        values.push(String::from_utf8_lossy(&l).into_owned());
+    }
+    let mut o = Outcome::ok();
+    o.directive(Directive::SetArray { name, values });
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::CommandName::{Mapfile, Readarray};
+    use crate::testing::world::{World, directives, text};
+    use crate::{Directive, Stdin};
+
+    fn array(name: &str, values: &[&str]) -> Directive {
+        Directive::SetArray {
+            name: name.into(),
+            values: values.iter().map(|v| (*v).to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn lines_into_an_array() {
+        let w = World::empty().stdin(b"a\nb\n\nc");
+        assert_eq!(
+            directives(&w.run(Mapfile, &[])),
+            [array("MAPFILE", &["a\n", "b\n", "\n", "c"])]
+        );
+        assert_eq!(
+            directives(&w.run(Readarray, &["-t", "x"])),
+            [array("x", &["a", "b", "", "c"])]
+        );
+        assert_eq!(
+            directives(&w.run(Mapfile, &["-t", "-s", "1", "-n", "2", "x"])),
+            [array("x", &["b", ""])]
+        );
+        let w = World::empty().stdin(b"a,b\0c,d");
+        assert_eq!(
+            directives(&w.run(Mapfile, &["-d", ",", "-t", "x"])),
+            [array("x", &["a", "b", "d"])]
+        );
+    }
+
+    #[test]
+    fn leaves_the_rest_of_stdin() {
+        let w = World::empty();
+        let stdin = Stdin::bytes(&b"1\n2\n3\n"[..]);
+        let o = w.run_on(Mapfile, &["-n", "1", "x"], &stdin);
+        assert_eq!(directives(&o), [array("x", &["1\n"])]);
+        assert_eq!(stdin.read_all().unwrap_or_default(), b"2\n3\n");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_do() {
+        let w = World::empty();
+        assert_eq!(
+            text(&w.run(Mapfile, &["-C", "f", "x"])),
+            (
+                String::new(),
+                "mapfile: -C: callbacks are not supported yet\n".into(),
+                2
+            )
+        );
+        assert_eq!(w.run(Readarray, &["-O", "1"]).status, 2);
+        assert_eq!(
+            text(&w.run(Readarray, &["-O", "x"])).1,
+            "readarray: x: invalid array origin\n"
+        );
+    }
+}

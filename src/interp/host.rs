@@ -1,0 +1,528 @@
+//! Expansion's view of the interpreter: parameters (special ones included), assignments,
+//! command substitution (run on a copy of the state, its output captured) and arithmetic.
+
+use std::sync::Arc;
+
+use trumansh_commands::Array;
+
+use super::state::{SHELL_PID, ShellState};
+use super::{Cx, Interp, Io};
+use crate::exec::{Capture, Out, StreamSink};
+use crate::expand::arith::{self, ArithEnv, Subscript};
+use crate::expand::{self, ExpandCtx, ExpandError};
+use crate::shell::ast::Script;
+
+/// The expansion host of one command.
+pub(super) struct Host<'i, 's> {
+    pub interp: &'i Interp<'i>,
+    pub state: &'s mut ShellState,
+    pub io: &'s Io,
+    pub streams: &'s dyn StreamSink,
+    pub line: usize,
+}
+
+impl Interp<'_> {
+    /// Runs `f` with an expansion context on `state`.
+    pub(super) fn with_expand<T>(
+        &self,
+        state: &mut ShellState,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+        f: impl FnOnce(&mut ExpandCtx) -> T,
+    ) -> T {
+        let limits = &self.rt.config.policy.limits;
+        let cwd = state.cwd.clone();
+        let noglob = state.opts.noglob;
+        let (nullglob, failglob, dotglob) =
+            (state.opts.nullglob, state.opts.failglob, state.opts.dotglob);
+        let mut host = Host {
+            interp: self,
+            state,
+            io,
+            streams,
+            line,
+        };
+        let mut ctx = ExpandCtx {
+            host: &mut host,
+            cwd: &cwd,
+            fs: &self.rt.sandbox,
+            max_brace: limits.brace_fields,
+            max_glob: limits.glob_matches,
+            noglob,
+            nullglob,
+            failglob,
+            dotglob,
+        };
+        f(&mut ctx)
+    }
+
+    /// `$(...)`: [`Interp::captured`], NUL bytes dropped with bash's warning.
+    pub(super) fn command_subst(
+        &self,
+        state: &mut ShellState,
+        script: &Script,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Vec<u8>, ExpandError> {
+        let mut bytes = self.captured(state, script, io, line, streams)?;
+        if bytes.contains(&0) {
+            bytes.retain(|&b| b != 0);
+            self.shell_error(
+                state,
+                streams,
+                line,
+                b"warning: command substitution: ignored null byte in input\n",
+            );
+        }
+        Ok(bytes)
+    }
+
+    /// Runs a list on a copy of the state (`$(...)`, `<(...)`), its stdout captured; `$?`
+    /// becomes its status.
+    pub(super) fn captured(
+        &self,
+        state: &mut ShellState,
+        script: &Script,
+        io: &Io,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<Vec<u8>, ExpandError> {
+        let limits = &self.rt.config.policy.limits;
+        if state.subst_depth >= limits.subst_depth {
+            self.limit(
+                state,
+                streams,
+                line,
+                "subst_depth",
+                limits.subst_depth as u64,
+                "nested command substitutions",
+            );
+            return Err(ExpandError::fatal(String::new()));
+        }
+        let capture = Arc::new(Capture::new(limits.var_bytes));
+        let mut sub = state.subshell();
+        sub.subst_depth += 1;
+        if !sub.opts.inherit_errexit {
+            sub.opts.errexit = false;
+        }
+        let sub_io = Io {
+            stdin: io.stdin.clone(),
+            out: Out::Capture(Arc::clone(&capture)),
+            err: io.err.clone(),
+            extra: io.extra.clone(),
+        };
+        let this = Interp {
+            stage: false,
+            ..*self
+        };
+        this.run_list(&mut sub, script, &sub_io, Cx::default(), streams);
+        this.exit_trap(&mut sub, &sub_io, streams);
+        let status = sub.exit.unwrap_or(sub.last_status);
+        state.set_status(status);
+        state.random.set(sub.random.get());
+        if capture.overflow.load(std::sync::atomic::Ordering::Relaxed) {
+            self.limit(
+                state,
+                streams,
+                line,
+                "var_bytes",
+                limits.var_bytes as u64,
+                "bytes of command substitution output",
+            );
+            return Err(ExpandError::fatal(String::new()));
+        }
+        Ok(capture.take())
+    }
+}
+
+/// Evaluates arithmetic text on `state`'s variables.
+pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
+    {
+        let mut env = Vars { state };
+        arith::eval(text, &mut env).map_err(|e| ExpandError {
+            message: e.message,
+            status: 1,
+            fatal: true,
+        })
+    }
+}
+
+/// Arithmetic's view of the variables.
+struct Vars<'s> {
+    state: &'s mut ShellState,
+}
+
+impl ArithEnv for Vars<'_> {
+    fn get(&mut self, name: &str, sub: Subscript<'_>) -> Option<String> {
+        match sub {
+            Subscript::None => param(self.state, name),
+            Subscript::Index(i) => element(self.state, name, &Sub::Index(i)),
+            Subscript::Key(k) => element(self.state, name, &Sub::Key(k.to_string())),
+        }
+    }
+    fn set(&mut self, name: &str, sub: Subscript<'_>, value: i64) -> Result<(), String> {
+        match sub {
+            Subscript::None => assign(self.state, name, value.to_string()),
+            Subscript::Index(i) => {
+                assign_element(self.state, name, Sub::Index(i), value.to_string(), false)
+            }
+            Subscript::Key(k) => assign_element(
+                self.state,
+                name,
+                Sub::Key(k.to_string()),
+                value.to_string(),
+                false,
+            ),
+        }
+    }
+    fn is_assoc(&self, name: &str) -> bool {
+        is_assoc(self.state, name)
+    }
+}
+
+/// An array subscript, evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Sub {
+    Index(i64),
+    Key(String),
+}
+
+/// Whether `name` is an associative array.
+pub(super) fn is_assoc(state: &ShellState, name: &str) -> bool {
+    matches!(
+        state.vars.var(name).and_then(|v| v.array.as_ref()),
+        Some(Array::Assoc(_))
+    )
+}
+
+/// A variable's value must fit `var_bytes`; past it the assignment fails.
+fn check_size(state: &ShellState, value: &str) -> Result<(), String> {
+    if value.len() > state.max_var_bytes {
+        return Err(format!(
+            "value too large: {} bytes (the limit for one variable is {}; limits.var_bytes)",
+            value.len(),
+            state.max_var_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// Assigns a variable as an assignment statement does.
+pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    check_size(state, &value)?;
+    let export = state.opts.allexport;
+    state.vars.set(name, value, export);
+    Ok(())
+}
+
+/// The elements of an array in order (a scalar: itself; unset: none).
+pub(super) fn elements(state: &ShellState, name: &str) -> Vec<String> {
+    match state.vars.var(name) {
+        None => Vec::new(),
+        Some(v) => match &v.array {
+            Some(Array::Indexed(m)) => m.values().cloned().collect(),
+            Some(Array::Assoc(m)) => m.values().cloned().collect(),
+            None => v.value.clone().into_iter().collect(),
+        },
+    }
+}
+
+/// The subscripts of an array in order (`${!a[@]}`).
+pub(super) fn keys(state: &ShellState, name: &str) -> Vec<String> {
+    match state.vars.var(name) {
+        None => Vec::new(),
+        Some(v) => match &v.array {
+            Some(Array::Indexed(m)) => m.keys().map(i64::to_string).collect(),
+            Some(Array::Assoc(m)) => m.keys().cloned().collect(),
+            None => v.value.iter().map(|_| "0".to_string()).collect(),
+        },
+    }
+}
+
+/// One element; a negative index counts from the end.
+pub(super) fn element(state: &ShellState, name: &str, sub: &Sub) -> Option<String> {
+    let v = state.vars.var(name)?;
+    match (&v.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if *i < 0 {
+                m.keys().next_back().map_or(*i, |last| last + 1 + i)
+            } else {
+                *i
+            };
+            m.get(&i).cloned()
+        }
+        (Some(Array::Assoc(m)), Sub::Key(k)) => m.get(k).cloned(),
+        (Some(Array::Assoc(m)), Sub::Index(i)) => m.get(&i.to_string()).cloned(),
+        (None, Sub::Index(0 | -1)) => v.value.clone(),
+        (Some(Array::Indexed(_)), Sub::Key(_)) | (None, _) => None,
+    }
+}
+
+/// `a[sub]=value` (`+=`: appended to the element).
+pub(super) fn assign_element(
+    state: &mut ShellState,
+    name: &str,
+    sub: Sub,
+    value: String,
+    append: bool,
+) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    check_size(state, &value)?;
+    let max = state.max_array_elements;
+    let var = state.vars.entry(name);
+    if var.array.is_none() {
+        let mut m = std::collections::BTreeMap::new();
+        if let Some(v) = var.value.take() {
+            m.insert(0, v);
+        }
+        var.array = Some(Array::Indexed(m));
+    }
+    match (&mut var.array, sub) {
+        (Some(Array::Indexed(m)), Sub::Index(i)) => {
+            let i = if i < 0 {
+                match m.keys().next_back() {
+                    Some(last) if last + 1 + i >= 0 => last + 1 + i,
+                    _ => return Err(format!("{name}[{i}]: bad array subscript")),
+                }
+            } else {
+                i
+            };
+            if !m.contains_key(&i) && m.len() >= max {
+                return Err(format!(
+                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
+                ));
+            }
+            let slot = m.entry(i).or_default();
+            if append {
+                slot.push_str(&value);
+            } else {
+                *slot = value;
+            }
+        }
+        (Some(Array::Assoc(m)), sub) => {
+            let k = match sub {
+                Sub::Key(k) => k,
+                Sub::Index(i) => i.to_string(),
+            };
+            if !m.contains_key(&k) && m.len() >= max {
+                return Err(format!(
+                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
+                ));
+            }
+            let slot = m.entry(k).or_default();
+            if append {
+                slot.push_str(&value);
+            } else {
+                *slot = value;
+            }
+        }
+        (_, Sub::Key(_)) => return Err(format!("{name}: bad array subscript")),
+        (None, Sub::Index(_)) => {}
+    }
+    Ok(())
+}
+
+/// `a=(...)` / `a+=(...)`: the items, each with its own subscript or the next index.
+pub(super) fn assign_array(
+    state: &mut ShellState,
+    name: &str,
+    items: Vec<(Option<String>, String)>,
+    append: bool,
+    assoc: bool,
+) -> Result<(), String> {
+    if state.vars.var(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
+    let assoc = assoc || is_assoc(state, name);
+    let var = state.vars.entry(name);
+    let keep = append && var.array.is_some();
+    if !keep {
+        let mut fresh = if assoc {
+            Array::Assoc(std::collections::BTreeMap::new())
+        } else {
+            Array::Indexed(std::collections::BTreeMap::new())
+        };
+        if append && let (Some(v), Array::Indexed(m)) = (var.value.take(), &mut fresh) {
+            m.insert(0, v);
+        }
+        var.value = None;
+        var.array = Some(fresh);
+    }
+    let mut next = match &var.array {
+        Some(Array::Indexed(m)) => m.keys().next_back().map_or(0, |k| k + 1),
+        _ => 0,
+    };
+    for (sub, value) in items {
+        let s = match (&sub, assoc) {
+            (Some(k), true) => Sub::Key(k.clone()),
+            (None, true) => {
+                return Err(format!(
+                    "{name}: {value}: must use subscript when assigning associative array"
+                ));
+            }
+            (Some(k), false) => {
+                let i = k
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("{name}: bad array subscript"))?;
+                next = i + 1;
+                Sub::Index(i)
+            }
+            (None, false) => {
+                let i = next;
+                next += 1;
+                Sub::Index(i)
+            }
+        };
+        assign_element(state, name, s, value, false)?;
+    }
+    Ok(())
+}
+
+/// A parameter's value (`None`: unset).
+pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    match b {
+        b"?" => Some(state.last_status.to_string()),
+        b"#" => Some(state.positional.len().to_string()),
+        b"$" => Some(SHELL_PID.to_string()),
+        b"!" => state.last_bg.map(|p| p.to_string()),
+        b"-" => Some(state.flags()),
+        b"0" => Some(state.arg0.clone()),
+        b"@" | b"*" => None,
+        [b'1'..=b'9', ..] if b.iter().all(u8::is_ascii_digit) => {
+            let n: usize = name.parse().ok()?;
+            state.positional.get(n - 1).cloned()
+        }
+        b"LINENO" => Some(state.lineno.to_string()),
+        b"RANDOM" => Some(state.next_random().to_string()),
+        b"SECONDS" => Some(state.started.elapsed().as_secs().to_string()),
+        b"FUNCNAME" => state.frames.last().map(|f| f.name.clone()),
+        b"PIPESTATUS" => state.pipestatus.first().map(i32::to_string),
+        b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
+        b"BASHPID" => Some(SHELL_PID.to_string()),
+        b"SHELLOPTS" => Some(shellopts(state)),
+        _ => state.vars.get(name).map(str::to_string),
+    }
+}
+
+/// `$SHELLOPTS`.
+fn shellopts(state: &ShellState) -> String {
+    let o = &state.opts;
+    let mut names = vec!["braceexpand"];
+    if o.errexit {
+        names.push("errexit");
+    }
+    names.push("hashall");
+    if o.noglob {
+        names.push("noglob");
+    }
+    if o.nounset {
+        names.push("nounset");
+    }
+    if o.pipefail {
+        names.push("pipefail");
+    }
+    if o.xtrace {
+        names.push("xtrace");
+    }
+    names.sort_unstable();
+    names.join(":")
+}
+
+impl expand::Host for Host<'_, '_> {
+    fn param(&self, name: &str) -> Option<String> {
+        param(self.state, name)
+    }
+    fn positional(&self) -> Vec<String> {
+        self.state.positional.as_ref().clone()
+    }
+    fn assign(&mut self, name: &str, value: String) -> Result<(), String> {
+        assign(self.state, name, value)
+    }
+    fn command_subst(&mut self, script: &Script) -> Result<Vec<u8>, ExpandError> {
+        self.interp
+            .command_subst(self.state, script, self.io, self.line, self.streams)
+    }
+    fn arith(&mut self, text: &str) -> Result<i64, ExpandError> {
+        arith(self.state, text)
+    }
+    fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        if out {
+            return Err(ExpandError::plain(
+                ">(...): output process substitution is not supported by this shell".into(),
+            ));
+        }
+        // The list runs to completion first (nothing runs concurrently); the command reads
+        // its output at `/dev/fd/N`, bash's numbers counting down from 63.
+        let status = self.state.last_status;
+        let bytes = self
+            .interp
+            .captured(self.state, script, self.io, self.line, self.streams)?;
+        self.state.set_status(status);
+        let fd = 63
+            - u32::try_from(self.state.proc_fds.len())
+                .unwrap_or(0)
+                .min(53);
+        self.state.proc_fds.push((fd, Arc::new(bytes)));
+        Ok(format!("/dev/fd/{fd}"))
+    }
+    fn nounset(&self) -> bool {
+        self.state.opts.nounset
+    }
+    fn elements(&mut self, name: &str) -> Vec<String> {
+        match name {
+            "@" | "*" => self.state.positional.as_ref().clone(),
+            "PIPESTATUS" => self.state.pipestatus.iter().map(i32::to_string).collect(),
+            "FUNCNAME" => self
+                .state
+                .frames
+                .iter()
+                .rev()
+                .map(|f| f.name.clone())
+                .collect(),
+            _ => elements(self.state, name),
+        }
+    }
+    fn keys(&mut self, name: &str) -> Vec<String> {
+        match name {
+            "PIPESTATUS" => (0..self.state.pipestatus.len())
+                .map(|i| i.to_string())
+                .collect(),
+            _ => keys(self.state, name),
+        }
+    }
+    fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
+        let sub = subscript(self.state, name, sub)?;
+        Ok(match (name, &sub) {
+            ("PIPESTATUS", Sub::Index(i)) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| self.state.pipestatus.get(i))
+                .map(i32::to_string),
+            ("FUNCNAME", Sub::Index(i)) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| self.state.frames.iter().rev().nth(i))
+                .map(|f| f.name.clone()),
+            _ => element(self.state, name, &sub),
+        })
+    }
+}
+
+/// Evaluates a subscript: a key for an associative array, else arithmetic.
+pub(super) fn subscript(
+    state: &mut ShellState,
+    name: &str,
+    text: &str,
+) -> Result<Sub, ExpandError> {
+    if is_assoc(state, name) {
+        return Ok(Sub::Key(text.to_string()));
+    }
+    Ok(Sub::Index(arith(state, text)?))
+}
