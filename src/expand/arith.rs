@@ -25,9 +25,15 @@
 //!
 //! Only the precedence levels of the binary operators are folded into one
 //! precedence-climbing loop (fewer stack frames per parenthesis); they parse and evaluate in
-//! the same order as bash's one-function-per-level chain. Nesting (parentheses, unary
-//! operators, `**`, `?:`, assignments, variable contexts) is bounded by [`MAX_NEST`] so that
-//! no input overflows the stack; bash itself has no bound and crashes near 30,000 parentheses.
+//! the same order as bash's one-function-per-level chain. Contexts are bounded as in bash
+//! ([`MAX_CONTEXTS`]) and operator nesting (parentheses, unary operators, `**`, `?:`,
+//! assignments) by [`MAX_NEST`], with bash's "expression recursion level exceeded", so that
+//! no input overflows the stack; bash itself has no such bound and crashes near 30,000
+//! parentheses.
+//!
+//! TODO(arith): `set -u` (bash's "unbound variable" for an unset name) and bash's second
+//! expansion of a subscript's text (`$x` inside `a[...]` after the first expansion) are not
+//! done here.
 #![deny(clippy::indexing_slicing)]
 
 /// An array subscript as the evaluator saw it.
@@ -98,16 +104,19 @@ type R<T> = Result<T, Fail>;
 
 /// Bash's `MAX_EXPR_RECURSION_LEVEL`: how many expression contexts (the expression itself,
 /// a variable's value, a subscript) may be open at once.
-const MAX_CONTEXTS: u32 = 1024;
+pub const MAX_CONTEXTS: u32 = 1024;
 
 /// How deep operators may nest, over all open contexts: one level per parenthesis, unary
 /// operator, `**`, `?:` branch, assignment and operand of a binary operator. With
 /// [`MAX_CONTEXTS`] it bounds the stack an evaluation uses: measured (test
-/// `deepest_evaluations_fit_the_stack`), at most about 1.4 MiB in a release build (a
-/// pipeline stage's thread has 2 MiB) and 4 MiB in a debug build.
+/// `deepest_evaluations_fit_the_stack`), at most about 1.2 MiB in a release build (a
+/// pipeline stage's thread has 2 MiB) and 3 MiB in a debug build.
 pub const MAX_NEST: u32 = 3000;
 
 /// Evaluates `expr` (already expanded) as bash does; the empty expression is 0.
+///
+/// The caller prints an error as bash would: `bash: line N: ` and, for `let` and `((` and an
+/// [`ArithErrorKind::Expression`], the command's name (`let: `, `((: `) before the message.
 pub fn eval(expr: &str, env: &mut dyn ArithEnv) -> Result<i64, ArithError> {
     // A C string ends at NUL.
     let text = expr.split('\0').next().unwrap_or_default();
