@@ -26,7 +26,7 @@ use trumansh_commands::{
 
 use crate::api::AppliedEffect;
 use crate::audit::{Audit, fields, text};
-use crate::io::{Sink, Stream};
+use crate::io::Stream;
 use crate::sandbox::{Sandbox, Targets, unique_name};
 use crate::txn::journal::{Journal, Plan};
 use crate::txn::trash;
@@ -101,17 +101,6 @@ impl Capture {
 /// Where [`Out::Stream`] bytes go.
 pub(crate) trait StreamSink {
     fn write(&self, stream: Stream, bytes: &[u8]);
-}
-
-/// Straight to the front end's sink (a command run on the session's own thread).
-pub(crate) struct DirectSink<'a>(pub RefCell<&'a mut dyn Sink>);
-
-impl StreamSink for DirectSink<'_> {
-    fn write(&self, stream: Stream, bytes: &[u8]) {
-        if let Ok(mut sink) = self.0.try_borrow_mut() {
-            sink.write(stream, bytes);
-        }
-    }
 }
 
 /// To the session's thread, which writes to the sink (a pipeline stage's thread).

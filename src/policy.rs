@@ -41,6 +41,7 @@
 //! source_depth = 16            # nested source, eval and child shells (default 64)
 //! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
 //! array_elements = 100000      # elements of one array (default 1000000)
+//! changes = 10000              # changes to the tree one input makes (default 100000)
 //! ```
 //!
 //! Sizes (the `*_bytes` keys) are a TOML integer (bytes) or a string: a number, optionally
@@ -192,6 +193,9 @@ pub struct Limits {
     /// Elements of one array; default 1 000 000.
     #[serde(deserialize_with = "de::array_elements")]
     pub array_elements: usize,
+    /// Changes (journal records) one input makes; default 100 000.
+    #[serde(deserialize_with = "de::changes")]
+    pub changes: u64,
 }
 
 const KIB: u64 = 1 << 10;
@@ -222,6 +226,7 @@ impl Default for Limits {
             source_depth: 64,
             var_bytes: 16 << 20,
             array_elements: 1_000_000,
+            changes: 100_000,
         }
     }
 }
@@ -277,6 +282,7 @@ impl Policy {
             ("source_depth", l.source_depth == 0),
             ("var_bytes", l.var_bytes == 0),
             ("array_elements", l.array_elements == 0),
+            ("changes", l.changes == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -419,6 +425,7 @@ mod de {
         source_depth: usize = Count;
         var_bytes: usize = Bytes;
         array_elements: usize = Count;
+        changes: u64 = Count;
     }
 }
 
@@ -890,6 +897,7 @@ mod tests {
                 source_depth: 16,
                 var_bytes: 1 << 20,
                 array_elements: 100_000,
+                changes: 10_000,
             },
         };
         assert_eq!(p, expected);

@@ -7,7 +7,6 @@
 //! it back (`--atomic`) when it failed. Handlers never see the session's own input: a command
 //! with no pipe or redirection reads an empty stdin (DESIGN.md decision 10).
 
-use std::cell::RefCell;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,7 +15,7 @@ use trumansh_commands::CommandName;
 
 use crate::api::{Outcome, Report, Request};
 use crate::audit::{Audit, fields, text};
-use crate::exec::{DirectSink, LineInput};
+use crate::exec::LineInput;
 pub use crate::interp::{Config, ErrorMode, PATH};
 use crate::interp::{Interp, LineState, Runtime, ShellState};
 use crate::io::human_bytes;
@@ -87,6 +86,7 @@ impl Session {
             config.policy.limits.undo_bytes,
             config.policy.journal,
         );
+        journal.set_max_changes(config.policy.limits.changes);
         let mut state = ShellState::new(sandbox.mount_point(), &config.identity);
         state.max_var_bytes = config.policy.limits.var_bytes;
         if let ErrorMode::Script { name } = &config.error_mode {
@@ -315,13 +315,20 @@ impl Session {
             .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
         self.line.start();
         {
-            let streams = DirectSink(RefCell::new(&mut *sink));
             let interp = Interp {
                 rt,
                 line: &self.line,
                 stage: false,
             };
-            interp.run_script(&mut self.state, script, &streams);
+            let state = &mut self.state;
+            let ran = crate::interp::on_interp_stack(sink, |streams| {
+                interp.run_script(state, script, streams);
+            });
+            if ran.is_none() {
+                let msg = rt.prefixed(first_line, b"the line could not be run to its end\n");
+                sink.write(Stream::Stderr, &msg);
+                self.state.set_status(2);
+            }
         }
         rt.guard().clear_deadline();
         let last_line = first_line + text.trim_ascii_end().split(|&b| b == b'\n').count() - 1;
@@ -380,13 +387,15 @@ impl Session {
             .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
         self.line.start();
         {
-            let streams = DirectSink(RefCell::new(&mut *sink));
             let interp = Interp {
                 rt,
                 line: &self.line,
                 stage: false,
             };
-            interp.end_of_input(&mut self.state, &streams);
+            let state = &mut self.state;
+            let _ = crate::interp::on_interp_stack(sink, |streams| {
+                interp.end_of_input(state, streams);
+            });
         }
         rt.guard().clear_deadline();
         let status = self.state.last_status;

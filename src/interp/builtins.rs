@@ -774,16 +774,11 @@ impl Interp<'_> {
                 } else {
                     let mut last = 0;
                     for a in &args {
-                        match super::host::arith(state, a) {
+                        match super::host::arith_command(state, a, "let") {
                             Ok(v) => last = v,
                             Err(e) => {
-                                self.shell_error(
-                                    state,
-                                    streams,
-                                    line,
-                                    format!("let: {}", e.message).as_bytes(),
-                                );
-                                state.set_status(1);
+                                let status = self.expansion_failed(state, &e, line, streams);
+                                state.set_status(status);
                                 return Flow::Normal;
                             }
                         }

@@ -396,13 +396,8 @@ impl Interp<'_> {
     ) -> Result<i64, i32> {
         let text = self.expand_nosplit(state, word, io, line, out)?;
         let text = String::from_utf8_lossy(&text).into_owned();
-        super::host::arith(state, &text).map_err(|e| {
-            let named = ExpandError {
-                message: format!("((: {}", e.message),
-                ..e
-            };
-            self.arith_failed(state, &named, line, out)
-        })
+        super::host::arith_command(state, &text, "((")
+            .map_err(|e| self.expansion_failed(state, &e, line, out))
     }
 
     /// An arithmetic error in a command (`(( ))`, `let`, `for ((`): its message; the command

@@ -138,15 +138,35 @@ impl Interp<'_> {
 }
 
 /// Evaluates arithmetic text on `state`'s variables.
+/// An error in `$((...))` abandons the command line, as in a non-interactive bash.
 pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
-    {
-        let mut env = Vars { state };
-        arith::eval(text, &mut env).map_err(|e| ExpandError {
-            message: e.message,
+    let mut env = Vars { state };
+    arith::eval(text, &mut env).map_err(|e| ExpandError {
+        message: e.message,
+        status: 1,
+        fatal: true,
+    })
+}
+
+/// Arithmetic for a command (`let`, `(( ))`, `for ((`): an expression error is named after
+/// the command and only fails it; an error inside a subscript abandons the line (bash).
+pub(super) fn arith_command(
+    state: &mut ShellState,
+    text: &str,
+    command: &str,
+) -> Result<i64, ExpandError> {
+    let mut env = Vars { state };
+    arith::eval(text, &mut env).map_err(|e| {
+        let message = match e.kind {
+            arith::ArithErrorKind::Expression => format!("{command}: {}", e.message),
+            _ => e.message,
+        };
+        ExpandError {
+            message,
             status: 1,
-            fatal: true,
-        })
-    }
+            fatal: e.kind == arith::ArithErrorKind::Fatal,
+        }
+    })
 }
 
 /// Arithmetic's view of the variables.

@@ -34,6 +34,34 @@ use crate::shell::ast::{AndOr, AndOrOp, Command, Pipeline, Script};
 use redirect::Fds;
 pub(crate) use redirect::Io;
 
+/// The stack the interpreter runs a line on: deep enough for the nesting the limits allow
+/// (each function call or `$(...)` level takes some KiB, several times more in a debug
+/// build). Only the pages a line touches are ever committed.
+pub(crate) const INTERP_STACK: usize = 512 << 20;
+
+/// Runs `f` on a thread with the interpreter's stack, its output going to `sink` as it comes;
+/// `None` if the thread could not run it to the end.
+pub(crate) fn on_interp_stack<T: Send>(
+    sink: &mut dyn crate::io::Sink,
+    f: impl FnOnce(&dyn StreamSink) -> T + Send,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("trumansh-line".into())
+            .stack_size(INTERP_STACK)
+            .spawn_scoped(scope, move || {
+                let streams = crate::exec::ChannelSink(tx);
+                f(&streams)
+            })
+            .ok()?;
+        for (stream, bytes) in rx {
+            sink.write(stream, &bytes);
+        }
+        handle.join().ok()
+    })
+}
+
 /// How a command ended, besides its status (which is in [`ShellState::last_status`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
@@ -313,6 +341,11 @@ impl Interp<'_> {
         }
         if self.rt.guard().expired() {
             self.deadline(state, line, out);
+            return false;
+        }
+        if self.rt.journal.over_changes() {
+            let max = self.rt.config.policy.limits.changes;
+            self.limit(state, out, line, "changes", max, "changes to the tree");
             return false;
         }
         let n = self.line.commands.fetch_add(1, Ordering::Relaxed) + 1;

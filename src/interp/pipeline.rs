@@ -31,7 +31,7 @@ enum Stage {
 }
 
 /// The stack of a pipeline stage's thread: deep enough for the nesting the limits allow.
-pub(super) const STAGE_STACK: usize = 64 << 20;
+pub(super) const STAGE_STACK: usize = super::INTERP_STACK;
 
 impl Interp<'_> {
     /// Runs the stages of a pipeline; gives each stage's status (`PIPESTATUS`).

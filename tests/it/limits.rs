@@ -615,3 +615,96 @@ fn fifos_and_sockets_never_hang() {
     drop(writer);
     assert_alive(&mut s);
 }
+
+/// The interpreter's per-line counters and depths: one bash-style line naming the limit,
+/// status 2, the rest of the input skipped, the session alive — and the same answer on
+/// every run (the counters are deterministic, unlike the deadline).
+#[test]
+fn interpreter_limits_stop_the_line_deterministically() {
+    let (_tmp, root) = tree();
+    let policy = r#"
+[limits]
+commands = 1000
+loop_iterations = 300
+call_depth = 50
+subst_depth = 8
+source_depth = 8
+var_bytes = "64KiB"
+array_elements = 100
+changes = 20
+"#;
+    let cases: &[(&str, &str)] = &[
+        (
+            "while :; do :; done; echo not-here",
+            "limit reached: more than 300 loop iterations in one command line (limits.loop_iterations); the rest was skipped",
+        ),
+        (
+            "for ((i=0;;i++)); do for j in 1 2 3; do :; done; done",
+            "limit reached: more than 300 loop iterations",
+        ),
+        (
+            "f() { f; }; f; echo not-here",
+            "f: maximum function nesting level exceeded (50)",
+        ),
+        (
+            "f() { echo $(f); }; f",
+            "limit reached: more than 8 nested command substitutions",
+        ),
+        (
+            "e='eval \"$e\"'; eval \"$e\"",
+            "limit reached: more than 8 nested source, eval and shell levels",
+        ),
+        ("x=aaaaaaaa; while :; do x=$x$x; done", "value too large"),
+        (
+            "a=(); i=0; while :; do a[i]=x; i=$((i+1)); done",
+            "a: too many array elements (the limit is 100; limits.array_elements)",
+        ),
+        (
+            "for i in $(seq 1 100 2>/dev/null || echo {1..100}); do touch f$i; done",
+            "limit reached: more than 20 changes to the tree in one command line (limits.changes)",
+        ),
+        (
+            "g() { :; }; for i in 1 2 3 4 5 6 7 8 9 10; do for j in 1 2 3 4 5 6 7 8 9 10; do g; g; g; g; g; g; done; done",
+            "limit reached: more than 1000 commands run in one command line (limits.commands)",
+        ),
+    ];
+    for (line, want) in cases {
+        let mut answers = Vec::new();
+        for _ in 0..2 {
+            let mut s = session(&root, policy);
+            let r = s.run(line);
+            let e = err(&r);
+            assert!(e.contains(want), "{line}: {e}");
+            assert!(
+                !String::from_utf8_lossy(&r.stdout).contains("not-here"),
+                "{line}"
+            );
+            assert_alive(&mut s);
+            answers.push((r.status, e));
+        }
+        assert_eq!(answers[0], answers[1], "{line}: not deterministic");
+    }
+}
+
+/// Recursion up to the default limits fits the stack of the thread a host runs the
+/// session on (a test's thread has 2 MiB).
+#[test]
+fn deep_recursion_at_the_default_limits_does_not_overflow() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "");
+    let r = s.run("f() { if (( $1 > 0 )); then f $(( $1 - 1 )); else echo bottom; fi; }; f 990");
+    assert_eq!(r.stdout, b"bottom\n", "{}", err(&r));
+    let r = s.run("f() { f; }; f");
+    assert!(
+        err(&r).contains("maximum function nesting level exceeded (1000)"),
+        "{}",
+        err(&r)
+    );
+    let r = s.run("f() { echo $(f); }; f");
+    assert!(
+        err(&r).contains("nested command substitutions"),
+        "{}",
+        err(&r)
+    );
+    assert_alive(&mut s);
+}
