@@ -375,31 +375,19 @@ impl Session {
     }
 
     /// The end of the session's input (end of a script, of stdin, of `-c`, the REPL's
-    /// Ctrl-D): runs the `EXIT` trap, if one is set, as its own line.
+    /// Ctrl-D): runs the `EXIT` trap, if one is set, as a line of its own.
     pub fn finish(&mut self, sink: &mut dyn Sink) {
-        if self.state.exit.is_some() || !self.state.traps.contains_key("EXIT") {
+        if self.state.exit.is_some() {
             return;
         }
-        self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
-        let rt = &self.rt;
-        rt.journal.begin_line(b"trap EXIT");
-        rt.guard()
-            .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
-        self.line.start();
-        {
-            let interp = Interp {
-                rt,
-                line: &self.line,
-                stage: false,
-            };
-            let state = &mut self.state;
-            let _ = crate::interp::on_interp_stack(sink, |streams| {
-                interp.end_of_input(state, streams);
-            });
+        let Some(action) = self.state.traps.get("EXIT").cloned() else {
+            return;
+        };
+        Arc::make_mut(&mut self.state.traps).remove("EXIT");
+        if let Ok(parsed) = shell::parse_at_eof(action.as_bytes(), 1) {
+            self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
+            self.run_line(&parsed.script, action.as_bytes(), 1, sink);
         }
-        rt.guard().clear_deadline();
-        let status = self.state.last_status;
-        let _ = rt.journal.end_line(&rt.sandbox, status, false);
     }
 
     /// Writes a diagnostic with the shell's prefix for the current mode.

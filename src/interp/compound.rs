@@ -152,11 +152,7 @@ impl Interp<'_> {
 
     /// Counts a loop iteration against the line's limit (and checks the deadline).
     fn iteration(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) -> bool {
-        if self.stopped(state) {
-            return false;
-        }
-        if self.rt.guard().expired() {
-            self.deadline(state, line, out);
+        if self.stopped(state) || !self.in_time(state, line, out) {
             return false;
         }
         let n = self.line.iterations.fetch_add(1, Ordering::Relaxed) + 1;
@@ -166,6 +162,15 @@ impl Interp<'_> {
             return false;
         }
         true
+    }
+
+    /// A loop is done: its status is its body's last, unless it leaves with a flow.
+    fn end_loop(state: &mut ShellState, result: Flow, status: i32) -> Flow {
+        state.loop_depth -= 1;
+        if result == Flow::Normal {
+            state.set_status(status);
+        }
+        result
     }
 
     /// What a body's flow means for its loop.
@@ -218,11 +223,7 @@ impl Interp<'_> {
                 Next::Stop(f) => break f,
             }
         };
-        state.loop_depth -= 1;
-        if result == Flow::Normal {
-            state.set_status(status);
-        }
-        result
+        Self::end_loop(state, result, status)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -278,11 +279,7 @@ impl Interp<'_> {
                 }
             }
         }
-        state.loop_depth -= 1;
-        if result == Flow::Normal {
-            state.set_status(status);
-        }
-        result
+        Self::end_loop(state, result, status)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -335,11 +332,7 @@ impl Interp<'_> {
                 break Flow::Normal;
             }
         };
-        state.loop_depth -= 1;
-        if result == Flow::Normal {
-            state.set_status(status);
-        }
-        result
+        Self::end_loop(state, result, status)
     }
 
     /// Expands a word without splitting or globbing; on failure, its status.

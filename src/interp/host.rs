@@ -314,37 +314,40 @@ pub(super) fn assign_element(
             } else {
                 i
             };
-            if !m.contains_key(&i) && m.len() >= max {
-                return Err(format!(
-                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
-                ));
-            }
-            let slot = m.entry(i).or_default();
-            if append {
-                slot.push_str(&value);
-            } else {
-                *slot = value;
-            }
+            store(m, i, value, append, name, max)?;
         }
         (Some(Array::Assoc(m)), sub) => {
             let k = match sub {
                 Sub::Key(k) => k,
                 Sub::Index(i) => i.to_string(),
             };
-            if !m.contains_key(&k) && m.len() >= max {
-                return Err(format!(
-                    "{name}: too many array elements (the limit is {max}; limits.array_elements)"
-                ));
-            }
-            let slot = m.entry(k).or_default();
-            if append {
-                slot.push_str(&value);
-            } else {
-                *slot = value;
-            }
+            store(m, k, value, append, name, max)?;
         }
         (_, Sub::Key(_)) => return Err(format!("{name}: bad array subscript")),
         (None, Sub::Index(_)) => {}
+    }
+    Ok(())
+}
+
+/// Sets (or appends to) one element, within `limits.array_elements`.
+fn store<K: Ord>(
+    m: &mut std::collections::BTreeMap<K, String>,
+    key: K,
+    value: String,
+    append: bool,
+    name: &str,
+    max: usize,
+) -> Result<(), String> {
+    if !m.contains_key(&key) && m.len() >= max {
+        return Err(format!(
+            "{name}: too many array elements (the limit is {max}; limits.array_elements)"
+        ));
+    }
+    let slot = m.entry(key).or_default();
+    if append {
+        slot.push_str(&value);
+    } else {
+        *slot = value;
     }
     Ok(())
 }

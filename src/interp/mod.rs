@@ -105,13 +105,6 @@ impl Interp<'_> {
         }
     }
 
-    /// The end of the session's input: the EXIT trap runs, as when bash reaches the end of
-    /// its script.
-    pub(crate) fn end_of_input(&self, state: &mut ShellState, out: &dyn StreamSink) {
-        let io = Io::terminal(None);
-        self.exit_trap(state, &io, out);
-    }
-
     /// Whether the shell must stop running commands: `exit`, or the input was aborted.
     fn stopped(&self, state: &ShellState) -> bool {
         state.exit.is_some() || self.line.aborted()
@@ -336,11 +329,7 @@ impl Interp<'_> {
     /// Counts a command against the line's limit and checks the deadline and the cancel
     /// flag; false: stop (the line is aborted).
     fn tick(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) -> bool {
-        if self.line.aborted() {
-            return false;
-        }
-        if self.rt.guard().expired() {
-            self.deadline(state, line, out);
+        if self.line.aborted() || !self.in_time(state, line, out) {
             return false;
         }
         if self.rt.journal.over_changes() {
@@ -352,6 +341,15 @@ impl Interp<'_> {
         let max = self.rt.config.policy.limits.commands;
         if n > max {
             self.limit(state, out, line, "commands", max, "commands run");
+            return false;
+        }
+        true
+    }
+
+    /// Whether the line may go on: false (reported once) past its deadline or when cancelled.
+    fn in_time(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) -> bool {
+        if self.rt.guard().expired() {
+            self.deadline(state, line, out);
             return false;
         }
         true

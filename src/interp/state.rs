@@ -142,8 +142,13 @@ impl ShellState {
         vars.set("SHELL", "/bin/bash".into(), true);
         vars.set("IFS", " \t\n".into(), false);
         default_vars(&mut vars, identity);
+        ShellState::fresh(home.to_path_buf(), vars)
+    }
+
+    /// A shell that has just started in `cwd` with these variables.
+    fn fresh(cwd: PathBuf, vars: Vars) -> Self {
         ShellState {
-            cwd: home.to_path_buf(),
+            cwd,
             vars,
             last_status: 0,
             exit: None,
@@ -191,42 +196,17 @@ impl ShellState {
         }
         vars.set("IFS", " \t\n".into(), false);
         default_vars(&mut vars, identity);
-        ShellState {
-            cwd: self.cwd.clone(),
-            vars,
-            last_status: 0,
-            exit: None,
-            functions: Arc::default(),
-            positional: Arc::new(params),
-            arg0: name,
-            script_name: None,
-            frames: Vec::new(),
-            loop_depth: 0,
-            opts: Options::default(),
-            pipestatus: vec![0],
-            subshell: self.subshell,
-            child: true,
-            source_depth: self.source_depth + 1,
-            subst_depth: self.subst_depth,
-            last_bg: None,
-            lineno: 0,
-            random: std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15),
-            started: std::time::Instant::now(),
-            sourcing: 0,
-            traps: Arc::default(),
-            in_trap: false,
-            getopts_pos: None,
-            aliases: Arc::default(),
-            umask: 0o022,
-            dir_stack: Vec::new(),
-            pending_exec: None,
-            exec_io: None,
-            proc_fds: Vec::new(),
-            nesting: 0,
-            decl_arrays: Vec::new(),
-            max_var_bytes: self.max_var_bytes,
-            max_array_elements: self.max_array_elements,
-        }
+        let mut child = ShellState::fresh(self.cwd.clone(), vars);
+        child.positional = Arc::new(params);
+        child.arg0 = name;
+        child.subshell = self.subshell;
+        child.child = true;
+        child.source_depth = self.source_depth + 1;
+        child.subst_depth = self.subst_depth;
+        child.random = std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15);
+        child.max_var_bytes = self.max_var_bytes;
+        child.max_array_elements = self.max_array_elements;
+        child
     }
 
     /// A subshell's copy (`( )`, `$(...)`, a pipeline stage).
