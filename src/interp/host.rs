@@ -225,4 +225,20 @@ impl expand::Host for Host<'_, '_> {
     fn nounset(&self) -> bool {
         self.state.opts.nounset
     }
+    fn names_with_prefix(&self, prefix: &str) -> Vec<String> {
+        // The set variables and the dynamic ones `param` answers for, as bash lists them.
+        let dynamic = "BASHPID BASH_SUBSHELL LINENO RANDOM SECONDS SHELLOPTS".split(' ');
+        let set = self.state.vars.iter().filter(|(_, v)| v.value.is_some());
+        let mut names: Vec<String> = (set.map(|(n, _)| n).chain(dynamic))
+            .filter(|n| n.starts_with(prefix))
+            .map(str::to_string)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+    fn attributes(&self, name: &str) -> String {
+        let exported = self.state.vars.var(name).is_some_and(|v| v.exported);
+        if exported { "x".into() } else { String::new() }
+    }
 }
