@@ -166,11 +166,12 @@ pub(crate) fn matches(pat: &[PatByte], name: &[u8]) -> bool {
 
 /// Shell pattern matching of a whole string (`*`, `?`, `[...]` with `!`/`^`, ranges and
 /// `[:class:]`). As bash does, quoted bytes are backslash-escaped and the pattern goes to the
-/// one `fnmatch` the commands use too (`find -name`, `grep --include`).
+/// one `fnmatch` the commands use too (`find -name`, `grep --include`); an unquoted
+/// backslash (from a variable: `P='\*'; case $x in $P)`) quotes the next byte.
 pub(crate) fn fnmatch(pat: &[PatByte], name: &[u8]) -> bool {
     let mut escaped = Vec::with_capacity(pat.len() * 2);
     for p in pat {
-        if p.quoted || p.b == b'\\' {
+        if p.quoted {
             escaped.push(b'\\');
         }
         escaped.push(p.b);

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use trumansh_commands::{FsView, Vars};
 
-use crate::shell::ast::{ParamExp, ParamOp, Script, Word, WordPart};
+use crate::shell::ast::{ParamOp, Script, Word, WordPart};
 use crate::shell::{is_name_char, is_name_start};
 use brace::{BraceError, Unit};
 use glob::PatByte;
@@ -20,6 +20,7 @@ use glob::PatByte;
 pub mod arith;
 mod brace;
 pub(crate) mod glob;
+mod param_ops;
 #[cfg(test)]
 mod tests;
 
@@ -67,10 +68,22 @@ pub trait Host {
             None
         })
     }
+    /// The names of the set variables that start with `prefix`, in C-locale order
+    /// (`${!prefix*}`).
+    fn names_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let _ = prefix;
+        Vec::new()
+    }
+    /// A variable's attributes as `${X@a}` shows them (`x`: exported), also for a variable
+    /// declared without a value; empty for none.
+    fn attributes(&self, name: &str) -> String {
+        let _ = name;
+        String::new()
+    }
 }
 
-/// A host of plain variables: no positional parameters; command substitution and
-/// arithmetic are not available (used where no interpreter runs, and in tests).
+/// A host of plain variables: no positional parameters; command substitution is not
+/// available (used where no interpreter runs, and in tests).
 pub struct VarsHost<'a> {
     pub vars: &'a mut Vars,
     /// `$?`
@@ -102,8 +115,42 @@ impl Host for VarsHost<'_> {
             "command substitution: not available here".into(),
         ))
     }
-    fn arith(&mut self, _: &str) -> Result<i64, ExpandError> {
-        Err(ExpandError::plain("arithmetic: not available here".into()))
+    fn arith(&mut self, text: &str) -> Result<i64, ExpandError> {
+        arith::eval(text, &mut VarsArith(self.vars)).map_err(|e| ExpandError::fatal(e.message))
+    }
+    fn names_with_prefix(&self, prefix: &str) -> Vec<String> {
+        self.vars
+            .iter()
+            .filter(|(name, var)| name.starts_with(prefix) && var.value.is_some())
+            .map(|(name, _)| name.to_string())
+            .collect()
+    }
+    fn attributes(&self, name: &str) -> String {
+        match self.vars.var(name) {
+            Some(v) if v.exported => "x".into(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Arithmetic on plain variables (for [`VarsHost`]).
+struct VarsArith<'v>(&'v mut Vars);
+
+impl arith::ArithEnv for VarsArith<'_> {
+    fn get(&mut self, name: &str, sub: arith::Subscript<'_>) -> Option<String> {
+        match sub {
+            arith::Subscript::None | arith::Subscript::Index(0) => {
+                self.0.get(name).map(str::to_string)
+            }
+            _ => None,
+        }
+    }
+    fn set(&mut self, name: &str, _: arith::Subscript<'_>, value: i64) -> Result<(), String> {
+        self.0.set(name, value.to_string(), false);
+        Ok(())
+    }
+    fn is_assoc(&self, _: &str) -> bool {
+        false
     }
 }
 
@@ -239,7 +286,8 @@ pub fn expand_pattern(word: &Word, ctx: &mut ExpandCtx) -> Result<Pattern, Expan
                 }
                 push_bytes(&mut out, v, 0);
             }
-            other => ex.part(other, true, &mut out)?,
+            // The values of unquoted expansions are pattern text (`case x in $P)`).
+            other => ex.part(other, false, &mut out)?,
         }
     }
     Ok(Pattern(
@@ -323,6 +371,7 @@ fn display_part(part: &WordPart, out: &mut Vec<u8>) {
         }
         WordPart::Param(p) => {
             let simple = !p.length
+                && !p.indirect
                 && p.op.is_none()
                 && (p.name.len() == 1 || p.name.bytes().all(is_name_char));
             if simple {
@@ -334,23 +383,71 @@ fn display_part(part: &WordPart, out: &mut Vec<u8>) {
             if p.length {
                 out.push(b'#');
             }
+            if p.indirect || matches!(p.op, Some((ParamOp::Names { .. }, _))) {
+                out.push(b'!');
+            }
             out.extend_from_slice(p.name.as_bytes());
             if let Some((op, w)) = &p.op {
-                let (colon, c) = match op {
-                    ParamOp::Default { colon } => (colon, b'-'),
-                    ParamOp::Assign { colon } => (colon, b'='),
-                    ParamOp::Alternative { colon } => (colon, b'+'),
-                    ParamOp::Error { colon } => (colon, b'?'),
-                    _ => (&false, b'?'),
-                };
-                if *colon {
-                    out.push(b':');
-                }
-                out.push(c);
-                out.extend_from_slice(&display_word(w));
+                display_op(op, w, out);
             }
             out.push(b'}');
         }
+    }
+}
+
+/// The operator of `${X<op>word}` and its words, as written.
+fn display_op(op: &ParamOp, w: &Word, out: &mut Vec<u8>) {
+    let word = display_word(w);
+    let (head, tail): (&[u8], Option<&Word>) = match op {
+        ParamOp::Default { colon } => (if *colon { b":-" } else { b"-" }, None),
+        ParamOp::Assign { colon } => (if *colon { b":=" } else { b"=" }, None),
+        ParamOp::Alternative { colon } => (if *colon { b":+" } else { b"+" }, None),
+        ParamOp::Error { colon } => (if *colon { b":?" } else { b"?" }, None),
+        ParamOp::RemovePrefix { longest } => (if *longest { b"##" } else { b"#" }, None),
+        ParamOp::RemoveSuffix { longest } => (if *longest { b"%%" } else { b"%" }, None),
+        ParamOp::Replace { all, anchor, rep } => {
+            out.push(b'/');
+            if *all {
+                out.push(b'/');
+            }
+            match anchor {
+                crate::shell::ast::Anchor::Start => out.push(b'#'),
+                crate::shell::ast::Anchor::End => out.push(b'%'),
+                crate::shell::ast::Anchor::None => {}
+            }
+            out.extend_from_slice(&word);
+            if let Some(r) = rep {
+                out.push(b'/');
+                out.extend_from_slice(&display_word(r));
+            }
+            return;
+        }
+        ParamOp::Substring { length } => (b":", length.as_ref()),
+        ParamOp::Case { upper, all, toggle } => match (upper, all, toggle) {
+            (_, true, true) => (b"~~", None),
+            (_, false, true) => (b"~", None),
+            (true, true, false) => (b"^^", None),
+            (true, false, false) => (b"^", None),
+            (false, true, false) => (b",,", None),
+            (false, false, false) => (b",", None),
+        },
+        ParamOp::Transform(c) => {
+            out.push(b'@');
+            if *c != 0 {
+                out.push(*c);
+            }
+            (b"", None)
+        }
+        ParamOp::Names { at } => {
+            out.push(if *at { b'@' } else { b'*' });
+            return;
+        }
+    };
+    out.extend_from_slice(head);
+    out.extend_from_slice(&word);
+    if let Some(t) = tail {
+        out.push(b':');
+        out.extend_from_slice(&display_word(t));
     }
 }
 
@@ -600,16 +697,12 @@ impl Expander<'_, '_> {
                 push_bytes(out, v, Q);
             }
             WordPart::DoubleQuoted(parts) => {
-                // `"$@"` with no positional parameters gives no field at all.
+                // `"$@"` (and `"${@:2}"`, `"${!prefix@}"`...) with nothing to give makes no
+                // field at all.
                 let only_at = !parts.is_empty()
-                    && parts.iter().all(|p| {
-                        matches!(p, WordPart::Param(pe)
-                        if !pe.length && pe.op.is_none() && !pe.indirect
-                            && match &pe.index {
-                                None => pe.name == "@",
-                                Some(sub) => all_subscript(sub) == Some(false),
-                            })
-                    });
+                    && parts
+                        .iter()
+                        .all(|p| matches!(p, WordPart::Param(pe) if param_ops::is_at_list(pe)));
                 if !only_at {
                     out.push(Ch::mark());
                 }
@@ -673,150 +766,6 @@ impl Expander<'_, '_> {
         let mut chars = Vec::new();
         self.op_word(word, true, &mut chars)?;
         Ok(chars.iter().filter(|c| !c.is_mark()).map(|c| c.b).collect())
-    }
-
-    fn param(&mut self, p: &ParamExp, quoted: bool, out: &mut Vec<Ch>) -> Result<(), ExpandError> {
-        let name = p.name.as_str();
-        if !valid_param_name(name) {
-            return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution")));
-        }
-        let f = if quoted { Q } else { SPLIT };
-        // `${a[...]}`: an element, or all of them.
-        let mut list: Option<(Vec<String>, bool)> = None;
-        let mut value = None;
-        if let Some(sub) = &p.index {
-            match all_subscript(sub) {
-                // `${!a[@]}`: the subscripts.
-                Some(star) if p.indirect => list = Some((self.ctx.host.keys(name), star)),
-                Some(star) => list = Some((self.ctx.host.elements(name), star)),
-                None => {
-                    let text = expand_word_nosplit(sub, self.ctx)?;
-                    value = self
-                        .ctx
-                        .host
-                        .element(name, &String::from_utf8_lossy(&text))?;
-                }
-            }
-        } else if name == "@" || name == "*" {
-            list = Some((self.ctx.host.positional(), name == "*"));
-        } else {
-            value = self.param_value(name);
-        }
-        if let Some((items, star)) = list {
-            if p.length {
-                push_bytes(out, items.len().to_string().as_bytes(), f);
-                return Ok(());
-            }
-            if p.op.is_none() {
-                self.push_list(&items, star, quoted, out);
-                return Ok(());
-            }
-            // An operator applies to the items joined (`${a[@]:-none}`).
-            value = (!items.is_empty()).then(|| items.join(" "));
-        }
-        if value.is_none()
-            && p.op.is_none()
-            && name != "@"
-            && name != "*"
-            && self.ctx.host.nounset()
-        {
-            let shown = match &p.index {
-                Some(sub) => format!("{name}[{}]", String::from_utf8_lossy(&display_word(sub))),
-                None => name.to_string(),
-            };
-            return Err(ExpandError {
-                message: format!("{shown}: unbound variable"),
-                status: 127,
-                fatal: true,
-            });
-        }
-        if p.length {
-            let len = value.as_ref().map_or(0, String::len);
-            push_bytes(out, len.to_string().as_bytes(), f);
-            return Ok(());
-        }
-        let Some((op, word)) = &p.op else {
-            if let Some(v) = value {
-                push_bytes(out, v.as_bytes(), f);
-            }
-            return Ok(());
-        };
-        let missing = |colon: bool| match &value {
-            None => true,
-            Some(v) => colon && v.is_empty(),
-        };
-        match *op {
-            ParamOp::Default { colon } => {
-                if missing(colon) {
-                    self.op_word(word, quoted, out)?;
-                } else if let Some(v) = &value {
-                    push_bytes(out, v.as_bytes(), f);
-                }
-            }
-            ParamOp::Alternative { colon } => {
-                if !missing(colon) {
-                    self.op_word(word, quoted, out)?;
-                }
-            }
-            ParamOp::Assign { colon } => {
-                if missing(colon) {
-                    if !(name.bytes().next().is_some_and(is_name_start)) {
-                        return Err(ExpandError::fatal(format!(
-                            "${name}: cannot assign in this way"
-                        )));
-                    }
-                    let v = self.op_word_string(word)?;
-                    let v = String::from_utf8_lossy(&v).into_owned();
-                    push_bytes(out, v.as_bytes(), f);
-                    self.ctx.host.assign(name, v).map_err(ExpandError::fatal)?;
-                } else if let Some(v) = &value {
-                    push_bytes(out, v.as_bytes(), f);
-                }
-            }
-            ParamOp::Error { colon } => {
-                if missing(colon) {
-                    let msg = self.op_word_string(word)?;
-                    let msg = if msg.is_empty() && word.parts.is_empty() {
-                        if colon {
-                            "parameter null or not set".to_string()
-                        } else {
-                            "parameter not set".to_string()
-                        }
-                    } else {
-                        String::from_utf8_lossy(&msg).into_owned()
-                    };
-                    return Err(ExpandError::fatal(format!("{name}: {msg}")));
-                } else if let Some(v) = &value {
-                    push_bytes(out, v.as_bytes(), f);
-                }
-            }
-            // The other operators are refused by the lexer until they are implemented.
-            _ => return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution"))),
-        }
-        Ok(())
-    }
-
-    /// The items of `$@` or `${a[@]}` (`star`: `$*`, `${a[*]}`): separate fields, or, for a
-    /// quoted `*`, one joined by the first byte of IFS.
-    fn push_list(&mut self, items: &[String], star: bool, quoted: bool, out: &mut Vec<Ch>) {
-        let f = if quoted { Q } else { SPLIT };
-        if star && quoted {
-            let sep = match self.lookup("IFS") {
-                Some(ifs) => ifs.chars().next().map(String::from).unwrap_or_default(),
-                None => " ".into(),
-            };
-            push_bytes(out, items.join(&sep).as_bytes(), f);
-            return;
-        }
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push(Ch::brk());
-            }
-            if quoted {
-                out.push(Ch::mark());
-            }
-            push_bytes(out, item.as_bytes(), f);
-        }
     }
 
     /// Pathname expansion of one field, then quote removal.

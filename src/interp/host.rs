@@ -536,6 +536,40 @@ impl expand::Host for Host<'_, '_> {
             _ => element(self.state, name, &sub),
         })
     }
+    fn names_with_prefix(&self, prefix: &str) -> Vec<String> {
+        // The set variables and the dynamic ones `param` answers for, as bash lists them.
+        let dynamic = "BASHPID BASH_SUBSHELL LINENO PIPESTATUS RANDOM SECONDS SHELLOPTS".split(' ');
+        let set = self
+            .state
+            .vars
+            .iter()
+            .filter(|(_, v)| v.value.is_some() || v.array.is_some());
+        let mut names: Vec<String> = (set.map(|(n, _)| n).chain(dynamic))
+            .filter(|n| n.starts_with(prefix))
+            .map(str::to_string)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+    fn attributes(&self, name: &str) -> String {
+        let Some(v) = self.state.vars.var(name) else {
+            return String::new();
+        };
+        let mut a = String::new();
+        match &v.array {
+            Some(trumansh_commands::Array::Indexed(_)) => a.push('a'),
+            Some(trumansh_commands::Array::Assoc(_)) => a.push('A'),
+            None => {}
+        }
+        if v.readonly {
+            a.push('r');
+        }
+        if v.exported {
+            a.push('x');
+        }
+        a
+    }
 }
 
 /// Evaluates a subscript: a key for an associative array, else arithmetic.

@@ -238,8 +238,13 @@ pub enum ParamOp {
     },
     /// `:offset` / `:offset:length`: the words are arithmetic text.
     Substring { length: Option<Word> },
-    /// `^`, `^^`, `,`, `,,` (the word is the pattern).
-    Case { upper: bool, all: bool },
+    /// `^`, `^^`, `,`, `,,` (the word is the pattern); `toggle`: `~`, `~~` (bash's case
+    /// toggling, `upper` unused).
+    Case {
+        upper: bool,
+        all: bool,
+        toggle: bool,
+    },
     /// `@Q`, `@E`, `@P`, `@A`, `@a`, `@U`, `@u`, `@L`, `@K`, `@k`.
     Transform(u8),
     /// `${!prefix*}` / `${!prefix@}`: the names of the variables starting with the name.

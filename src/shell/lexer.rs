@@ -11,7 +11,7 @@
 //! hostile input cannot overflow the stack.
 #![deny(clippy::indexing_slicing)]
 
-use super::ast::{ParamExp, ParamOp, Word, WordPart};
+use super::ast::{Anchor, ParamExp, ParamOp, Word, WordPart};
 use super::parser::ParseError;
 
 /// How deep `${...}` and quotes may nest inside one word.
@@ -142,6 +142,23 @@ pub(crate) enum ArithEnd {
     Bracket,
     /// `;` or `))`: one part of `for ((...; ...; ...))`.
     ForPart,
+    /// `:` or `}`: the offset of `${X:offset:length}` (a `:` that answers a `?` at depth 0
+    /// is the conditional operator's, as bash's `skiparith` reads it).
+    SubstrOffset,
+    /// `}`: the length of `${X:offset:length}`.
+    SubstrLength,
+}
+
+/// How the word of `${X<op>word}` is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpWord {
+    /// `${X:-word}` and friends, `${X@Q}`: as double-quoted text when the `${` is.
+    Rhs,
+    /// The pattern of `#`, `%`, `^`, `,` and the string of `${X/pat/string}`: unquoted text.
+    Pattern,
+    /// The pattern of `${X/pat/string}`: unquoted text up to a `/` (`all`: `//`, where a
+    /// leading `/` belongs to the pattern).
+    SubstPattern { all: bool },
 }
 
 /// Where a run of text is being read: the rules for `\`, quotes and the end differ.
@@ -682,7 +699,10 @@ impl<'a> Lexer<'a> {
         Some(String::from_utf8_lossy(self.slice(start, self.pos)).into_owned())
     }
 
-    /// Reads `${...}` after the `${`.
+    /// Reads `${...}` after the `${`: `${NAME}`, `${#NAME}`, `${!NAME}` (indirection, which
+    /// takes the operators too), `${!prefix*}`/`${!prefix@}`, and `${NAME<op>word}` for every
+    /// operator of bash 5.2 (arrays, `${NAME[...]}`, are refused). What bash only rejects when
+    /// it expands (`${X:}`, `${x!}`, `${X@QQ}`) is kept for expansion to report.
     fn read_brace_param(&mut self, line: usize) -> Result<WordPart, ParseError> {
         self.enter()?;
         let inner_start = self.pos;
@@ -724,8 +744,39 @@ impl<'a> Lexer<'a> {
             }
             self.pos = save;
         }
-        if self.peek() == Some(b'!') && !matches!(self.peek_at(1), Some(b'}')) {
-            return Err(unsupported("`${!...}': indirect expansion", line));
+        // `${!NAME}`, `${!1}`, `${!#}` (indirection), `${!prefix*}`; `${!}` and `${!-x}` are
+        // `$!` itself.
+        let mut indirect = false;
+        if self.peek() == Some(b'!') {
+            match self.peek_at(1) {
+                Some(c) if is_name_start(c) => {
+                    self.pos += 1;
+                    let start = self.pos;
+                    while self.peek().is_some_and(is_name_char) {
+                        self.pos += 1;
+                    }
+                    if let (Some(c @ (b'*' | b'@')), Some(b'}')) = (self.peek(), self.peek_at(1)) {
+                        let name =
+                            String::from_utf8_lossy(self.slice(start, self.pos)).into_owned();
+                        self.pos += 2;
+                        self.leave();
+                        return Ok(WordPart::Param(ParamExp {
+                            name,
+                            index: None,
+                            length: false,
+                            indirect: false,
+                            op: Some((ParamOp::Names { at: c == b'@' }, Word::default())),
+                        }));
+                    }
+                    self.pos = start;
+                    indirect = true;
+                }
+                Some(c) if c.is_ascii_digit() || matches!(c, b'#' | b'?' | b'@' | b'*') => {
+                    self.pos += 1;
+                    indirect = true;
+                }
+                _ => {}
+            }
         }
         let Some(name) = self.read_param_name() else {
             return self.bad_substitution(inner_start, line);
@@ -735,50 +786,133 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
             self.subscript = Some(self.read_subscript(line)?);
         }
-        let op = match (self.peek(), self.peek_at(1)) {
+        // bash reads `${#^}`, `${?,}`, `${-~}` as names (`#^`...), so bad substitutions; and
+        // refuses `${#%}`, `${#=}`, `${#+}`, `${#/}`.
+        let special = !indirect && matches!(name.as_str(), "#" | "?" | "-");
+        if special && matches!(self.peek(), Some(b'^' | b',' | b'~'))
+            || (!indirect
+                && name == "#"
+                && matches!(self.peek(), Some(b'%' | b'=' | b'+' | b'/'))
+                && self.peek_at(1) == Some(b'}'))
+        {
+            return self.bad_substitution(inner_start, line);
+        }
+        let (op, word) = match (self.peek(), self.peek_at(1)) {
             (Some(b'}'), _) => {
                 self.pos += 1;
                 self.leave();
-                return Ok(param(name));
+                return Ok(WordPart::Param(ParamExp {
+                    name,
+                    index: None,
+                    length: false,
+                    indirect,
+                    op: None,
+                }));
             }
             (Some(b':'), Some(c @ (b'-' | b'=' | b'+' | b'?'))) => {
                 self.pos += 2;
-                param_op(c, true)
+                (param_op(c, true), self.read_op_word(line, OpWord::Rhs)?.0)
             }
             (Some(b':'), Some(b'}')) => return self.bad_substitution(inner_start, line),
             (Some(b':'), _) => {
-                return Err(unsupported("`${NAME:offset}': substring expansion", line));
+                // `${X:offset}`, `${X:offset:length}`: arithmetic text.
+                self.pos += 1;
+                let offset = self.read_substring_part(ArithEnd::SubstrOffset)?;
+                let length = if self.src.get(self.pos.wrapping_sub(1)) == Some(&b':') {
+                    Some(self.read_substring_part(ArithEnd::SubstrLength)?)
+                } else {
+                    None
+                };
+                (ParamOp::Substring { length }, offset)
             }
             (Some(c @ (b'-' | b'=' | b'+' | b'?')), _) => {
                 self.pos += 1;
-                param_op(c, false)
+                (param_op(c, false), self.read_op_word(line, OpWord::Rhs)?.0)
             }
-            (Some(b'#'), _) => {
-                return Err(unsupported("`${NAME#pattern}': prefix removal", line));
-            }
-            (Some(b'%'), _) => {
-                return Err(unsupported("`${NAME%pattern}': suffix removal", line));
+            (Some(c @ (b'#' | b'%')), _) => {
+                self.pos += 1;
+                let longest = self.eat(c);
+                let word = self.read_op_word(line, OpWord::Pattern)?.0;
+                let op = if c == b'#' {
+                    ParamOp::RemovePrefix { longest }
+                } else {
+                    ParamOp::RemoveSuffix { longest }
+                };
+                (op, word)
             }
             (Some(b'/'), _) => {
-                return Err(unsupported("`${NAME/pattern/string}': substitution", line));
+                self.pos += 1;
+                let all = self.eat(b'/');
+                let anchor = if all {
+                    Anchor::None
+                } else if self.eat(b'#') {
+                    Anchor::Start
+                } else if self.eat(b'%') {
+                    Anchor::End
+                } else {
+                    Anchor::None
+                };
+                let (pattern, slash) = self.read_op_word(line, OpWord::SubstPattern { all })?;
+                let rep = if slash {
+                    Some(self.read_op_word(line, OpWord::Pattern)?.0)
+                } else {
+                    None
+                };
+                (ParamOp::Replace { all, anchor, rep }, pattern)
             }
-            (Some(b'^' | b','), _) => {
-                return Err(unsupported("`${NAME^}': case modification", line));
+            (Some(c @ (b'^' | b',' | b'~')), _) => {
+                self.pos += 1;
+                let all = self.eat(c);
+                let word = self.read_op_word(line, OpWord::Pattern)?.0;
+                (
+                    ParamOp::Case {
+                        upper: c == b'^',
+                        all,
+                        toggle: c == b'~',
+                    },
+                    word,
+                )
             }
             (Some(b'@'), _) => {
-                return Err(unsupported("`${NAME@op}': parameter transformation", line));
+                // `${X@Q}`: one operator letter. Anything else (`${X@}`, `${X@QQ}`) is kept
+                // as `Transform(0)` with the text as its word, a bad substitution when the
+                // parameter is set.
+                self.pos += 1;
+                let word = self.read_op_word(line, OpWord::Rhs)?.0;
+                match word.parts.as_slice() {
+                    [WordPart::Literal(v)] if v.len() == 1 => {
+                        let c = v.first().copied().unwrap_or(0);
+                        (ParamOp::Transform(c), Word::default())
+                    }
+                    _ => (ParamOp::Transform(0), word),
+                }
             }
             _ => return self.bad_substitution(inner_start, line),
         };
-        let word = self.read_op_word(line)?;
         self.leave();
         Ok(WordPart::Param(ParamExp {
             name,
             index: None,
             length: false,
-            indirect: false,
+            indirect,
             op: Some((op, word)),
         }))
+    }
+
+    /// Consumes `b` if it is next.
+    fn eat(&mut self, b: u8) -> bool {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The offset or the length of `${X:offset:length}`, up to its `:` or `}` (consumed).
+    fn read_substring_part(&mut self, end: ArithEnd) -> Result<Word, ParseError> {
+        // `read_arith` never gives `None` for these ends (a `)` is plain text there).
+        Ok(self.read_arith(end)?.unwrap_or_default())
     }
 
     /// Skips to the `}` closing a bad `${...}` and gives it as a parameter whose name is the
@@ -811,14 +945,36 @@ impl<'a> Lexer<'a> {
         Ok(param(String::from_utf8_lossy(inner).into_owned()))
     }
 
-    /// Reads the word of `${X:-word}` up to its `}`. Blanks and operators are plain text
-    /// here; quotes, escapes and `$` work as in a word, except inside `"..."` where `'` is
-    /// plain and a backslash only escapes `$`, backquote, `"`, backslash and `}` (bash).
-    /// Whether the result may be split and globbed is decided at expansion time from where
-    /// the `${...}` stands.
-    fn read_op_word(&mut self, line: usize) -> Result<Word, ParseError> {
+    /// Reads the word of `${X<op>word}` up to its `}` (consumed), or for the pattern of
+    /// `${X/pattern/string}` up to an unquoted `/` (consumed; the flag says it was met).
+    /// Blanks and operators are plain text here; quotes, escapes and `$` work as in a word.
+    ///
+    /// In `"${X:-word}"` ([`OpWord::Rhs`] inside double quotes) bash reads the word as
+    /// double-quoted text: `'` is plain (though `'...'` still hides a `}` from the end of the
+    /// expansion) and a backslash only escapes `$`, backquote, `"`, backslash and `}`. The
+    /// patterns and the replacement string are read as unquoted text even there (bash:
+    /// quotes inside them quote, `"${X#'*'}"` removes a literal `*`). Whether the result may
+    /// be split and globbed is decided at expansion time from where the `${...}` stands.
+    fn read_op_word(&mut self, line: usize, mode: OpWord) -> Result<(Word, bool), ParseError> {
+        let outer_dq = self.in_dq;
+        if mode != OpWord::Rhs {
+            self.in_dq = false;
+        }
+        let result = self.read_op_word_inner(line, mode);
+        self.in_dq = outer_dq;
+        result
+    }
+
+    fn read_op_word_inner(
+        &mut self,
+        line: usize,
+        mode: OpWord,
+    ) -> Result<(Word, bool), ParseError> {
         let mut parts: Vec<WordPart> = Vec::new();
         let mut lit_start = self.pos;
+        let start = self.pos;
+        // Inside `'...'` of a double-quoted `${X:-...}`: `}` does not end the word.
+        let mut in_sq = false;
         macro_rules! flush {
             () => {
                 if lit_start < self.pos {
@@ -826,18 +982,31 @@ impl<'a> Lexer<'a> {
                 }
             };
         }
+        let mut slash = false;
         loop {
             let Some(b) = self.peek() else {
                 return Err(self.eof_matching("}", line));
             };
             match b {
                 // Plain braces do not nest here: `${X:-a{b}c}` is `a{b` then `c}` (bash).
-                b'}' => {
+                b'}' if !in_sq => {
                     flush!();
                     self.pos += 1;
                     break;
                 }
-                b'\'' if self.in_dq => self.pos += 1,
+                // `${X//pat/rep}`: a `/` right at the start is part of the pattern (bash).
+                b'/' if matches!(mode, OpWord::SubstPattern { all } if !(all && self.pos == start)) =>
+                {
+                    flush!();
+                    self.pos += 1;
+                    slash = true;
+                    break;
+                }
+                b'\'' if self.in_dq => {
+                    in_sq = !in_sq;
+                    self.pos += 1;
+                }
+                b'"' if in_sq => self.pos += 1,
                 b'\\' if self.in_dq => {
                     flush!();
                     self.pos += 1;
@@ -863,7 +1032,7 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        Ok(Word { parts })
+        Ok((Word { parts }, slash))
     }
 
     /// Reads `$'...'` after the opening quote and decodes its escapes as bash does.
@@ -1107,6 +1276,9 @@ impl<'a> Lexer<'a> {
         let mut parts: Vec<WordPart> = Vec::new();
         let mut text: Vec<u8> = Vec::new();
         let mut depth = 0usize;
+        let substr = matches!(end, ArithEnd::SubstrOffset | ArithEnd::SubstrLength);
+        // `?` seen at depth 0 in a substring offset, each owed a `:`.
+        let mut pending_colons = 0usize;
         let flush = |parts: &mut Vec<WordPart>, text: &mut Vec<u8>| {
             if !text.is_empty() {
                 parts.push(WordPart::Literal(std::mem::take(text)));
@@ -1114,10 +1286,35 @@ impl<'a> Lexer<'a> {
         };
         loop {
             let Some(b) = self.peek() else {
-                let what = if end == ArithEnd::Bracket { "]" } else { ")" };
+                let what = match end {
+                    ArithEnd::Bracket => "]",
+                    ArithEnd::SubstrOffset | ArithEnd::SubstrLength => "}",
+                    _ => ")",
+                };
                 return Err(self.eof_matching(what, line));
             };
             match b {
+                b'}' if substr => {
+                    self.pos += 1;
+                    break;
+                }
+                b'?' if end == ArithEnd::SubstrOffset && depth == 0 => {
+                    pending_colons += 1;
+                    self.pos += 1;
+                    text.push(b);
+                }
+                b':' if end == ArithEnd::SubstrOffset && depth == 0 => {
+                    self.pos += 1;
+                    if pending_colons == 0 {
+                        break;
+                    }
+                    pending_colons -= 1;
+                    text.push(b);
+                }
+                b')' if substr && depth == 0 => {
+                    self.pos += 1;
+                    text.push(b);
+                }
                 b'(' => {
                     depth += 1;
                     self.pos += 1;

@@ -39,19 +39,54 @@ fn part(p: &WordPart) -> String {
         WordPart::Arith(w) => format!("{{$((:{}))}}", word(w)),
         WordPart::ProcessSubst { out, .. } => format!("{{{}(...)}}", if *out { ">" } else { "<" }),
         WordPart::Param(pe) => {
-            let mut s = format!("{{${}{}", if pe.length { "#" } else { "" }, pe.name);
+            let bang = if pe.indirect || matches!(pe.op, Some((ParamOp::Names { .. }, _))) {
+                "!"
+            } else {
+                ""
+            };
+            let hash = if pe.length { "#" } else { "" };
+            let mut s = format!("{{${hash}{bang}{}", pe.name);
             if let Some(index) = &pe.index {
                 let _ = write!(s, "[{}]", word(index));
             }
             if let Some((op, w)) = &pe.op {
-                let (colon, c) = match op {
-                    ParamOp::Default { colon } => (colon, '-'),
-                    ParamOp::Assign { colon } => (colon, '='),
-                    ParamOp::Alternative { colon } => (colon, '+'),
-                    ParamOp::Error { colon } => (colon, '?'),
-                    other => panic!("{other:?}"),
+                let w = word(w);
+                let colon = |c: &bool| if *c { ":" } else { "" };
+                let _ = match op {
+                    ParamOp::Default { colon: c } => write!(s, "{}-{w}", colon(c)),
+                    ParamOp::Assign { colon: c } => write!(s, "{}={w}", colon(c)),
+                    ParamOp::Alternative { colon: c } => write!(s, "{}+{w}", colon(c)),
+                    ParamOp::Error { colon: c } => write!(s, "{}?{w}", colon(c)),
+                    ParamOp::RemovePrefix { longest } => {
+                        write!(s, "{}{w}", if *longest { "##" } else { "#" })
+                    }
+                    ParamOp::RemoveSuffix { longest } => {
+                        write!(s, "{}{w}", if *longest { "%%" } else { "%" })
+                    }
+                    ParamOp::Replace { all, anchor, rep } => {
+                        let rep = rep.as_ref().map(|r| format!("/{}", word(r)));
+                        write!(
+                            s,
+                            "/{}{anchor:?}:{w}{}",
+                            if *all { "/" } else { "" },
+                            rep.unwrap_or_default()
+                        )
+                    }
+                    ParamOp::Substring { length } => {
+                        let len = length.as_ref().map(|l| format!(":{}", word(l)));
+                        write!(s, ":({w}){}", len.unwrap_or_default())
+                    }
+                    ParamOp::Case { upper, all, toggle } => {
+                        let c = match (upper, toggle) {
+                            (_, true) => "~",
+                            (true, _) => "^",
+                            (false, _) => ",",
+                        };
+                        write!(s, "{c}{}{w}", if *all { c } else { "" })
+                    }
+                    ParamOp::Transform(c) => write!(s, "@{}{w}", char::from(*c).escape_default()),
+                    ParamOp::Names { at } => write!(s, "{}", if *at { "@" } else { "*" }),
                 };
-                let _ = write!(s, "{}{c}{}", if *colon { ":" } else { "" }, word(w));
             }
             s.push('}');
             s
@@ -172,6 +207,22 @@ fn parameters() {
         "echo ${X:-$Y} ${X:-\"q $Y\"} \"${X:-'a'}\" ${X:-'a'} ${X:-${Y:-z}}",
         "echo ${x!} ${} ${ x} ${1a} ${#x:-a} ${x:} ${x!y}",
         "echo ${X:-\\}} \"${X:-\\}}\" ${X:-{a\\}} ${X:-a{b}c}x",
+    ]));
+}
+
+#[test]
+fn parameter_operators() {
+    insta::assert_snapshot!(show(&[
+        "echo ${X#a*} ${X##a*} ${X%.*} ${X%%.*} ${X#} ${X%\\\\} ${X%\\}}",
+        "echo \"${X#'*'}\" \"${X#\"*\"}\" \"${X%\\*}\" \"${X#$P}\" ${X#~}",
+        "echo ${X/a/b} ${X//a/b} ${X/#a/b} ${X/%a/b} ${X/a} ${X//} ${X/} ${X/a/}",
+        "echo ${X///} ${X///a} ${X//\\//_} ${X//#a/b} ${X/#} ${X/\\#a/b} \"${X/a/'&'}\"",
+        "echo ${X:1} ${X:1:2} ${X: -1} ${X:(-1)} ${X:a?1:2} ${X:a?1:2:3} ${X:$N:N} ${X::} ${X:\"1\"}",
+        "echo ${X^} ${X^^} ${X,} ${X,,} ${X^^[ab]} ${X,'a'}",
+        "echo ${X@Q} ${X@E} ${X@P} ${X@A} ${X@a} ${X@U} ${X@u} ${X@L} ${X@K} ${X@} ${X@QQ}",
+        "echo ${!X} ${!X:-d} ${!X#a} ${!1} ${!#} ${!@} ${!*} ${!?} ${!pre*} ${!pre@} ${!pre@Q}",
+        "echo ${!} ${!-x} ${!:-y} ${!$} ${#@} ${#@Q} ${@:1} ${*#a} ${@/a/b} ${0^^}",
+        "echo \"${X:-'a}b'}\" \"${X/a/\"}\"}\" ${X#'}'} ${X:-${Y#a}} ${X~} ${X~~[a]}",
     ]));
 }
 
@@ -517,7 +568,7 @@ const SOUP: &[&str] = &[
     " ", "\n", "\t", "a", "X", "=", "\"", "'", "\\", "$", "{", "}", "(", ")", "${", "$'", "`", ";",
     ";;", "&", "&&", "|", "||", "<", ">", ">>", "<<", "<<-", "<<<", "2>", ">&", "&>", "#", "~",
     "*", "?", "[", "]", ",", "..", "1", "EOF", "!", "for", "if", ":-", ":=", "\\\n", "\u{e9}",
-    "\u{0}", "\u{ff}",
+    "\u{0}", "\u{ff}", "%", "/", "//", "^", "^^", ",,", "@", "@Q", "@P", ":1", ": -", "#*", "${!",
 ];
 
 proptest! {

@@ -1,0 +1,1761 @@
+//! Parameter expansion, `${...}` in all its forms, as bash 5.2 does it in the C locale:
+//! the value (`${X}`, `${!X}` indirection, `$@` and `$*` as lists), then the operator —
+//! `:-` `:=` `:+` `:?`, `#` `##` `%` `%%`, `/` `//` `/#` `/%`, `:offset:length`, `^` `^^` `,`
+//! `,,`, `@Q` and the other transformations — and `${!prefix*}`.
+//!
+//! The operators that transform a value work on one string at a time ([`Op::apply`]), so that
+//! a list (`$@`, `$*`, later `${a[@]}`) is transformed item by item as bash does; the
+//! operator's words (patterns, the replacement string) are expanded once, before. Values are
+//! bytes: in the C locale one byte is one character (offsets, `?`, case changes on ASCII only).
+//!
+//! Differences from bash, by design or not yet done:
+//! - `${X@P}` decodes the prompt escapes that do not depend on time, jobs or history
+//!   (`\u \h \H \w \W \s \v \V \$ \n \r \a \e \\ \[ \] \NNN`); `\d \t \T \@ \A \D{...} \j \l
+//!   \# \!` are kept as written, and the result is not expanded again for `$` and `` ` ``
+//!   (bash's `promptvars`).
+//! - `${!prefix*}` lists the shell's own variables; bash also lists its many internal ones
+//!   (`BASHOPTS`, `BASH_ALIASES`, `EPOCHSECONDS`, ...) that trumansh does not have.
+//! - `${X@a}`/`${X@A}` know only the export attribute (trumansh has no `declare -i`, `-r`, ...).
+#![deny(clippy::indexing_slicing)]
+
+use super::glob::PatByte;
+use super::{
+    Ch, ExpandError, Expander, Q, SPLIT, all_subscript, display_part, expand_pattern,
+    expand_word_nosplit, push_bytes, valid_param_name,
+};
+use crate::shell::ast::{Anchor, ParamExp, ParamOp, Word, WordPart};
+use crate::shell::{is_name_char, is_name_start};
+
+/// How big one expansion's result may grow (`${X//?/$X}` squares its length): bash would
+/// try and exhaust the memory; trumansh fails the command.
+const MAX_RESULT: usize = 64 << 20;
+
+/// The value of a parameter, before its operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Value {
+    Unset,
+    One(Vec<u8>),
+    /// `$@` (`star`: `$*`): its items, transformed one by one and joined (or kept apart) when
+    /// emitted.
+    List {
+        items: Vec<Vec<u8>>,
+        star: bool,
+    },
+}
+
+impl Value {
+    fn is_set(&self) -> bool {
+        match self {
+            Value::Unset => false,
+            Value::One(_) => true,
+            Value::List { items, .. } => !items.is_empty(),
+        }
+    }
+
+    /// Applies `f` to the value or to each item.
+    fn map(self, mut f: impl FnMut(&[u8]) -> Vec<u8>) -> Value {
+        match self {
+            Value::Unset => Value::Unset,
+            Value::One(v) => Value::One(f(&v)),
+            Value::List { items, star } => Value::List {
+                items: items.iter().map(|i| f(i)).collect(),
+                star,
+            },
+        }
+    }
+
+    /// Applies `f`, which gives `None` past [`MAX_RESULT`] bytes; so does the whole.
+    fn try_map(self, mut f: impl FnMut(&[u8]) -> Option<Vec<u8>>) -> Result<Value, ExpandError> {
+        let mut total = 0usize;
+        let mut g = |v: &[u8]| {
+            let r = f(v).filter(|r| r.len() <= MAX_RESULT.saturating_sub(total));
+            total += r.as_ref().map_or(0, Vec::len);
+            r
+        };
+        let too_big =
+            || ExpandError::plain(format!("parameter expansion: more than {MAX_RESULT} bytes"));
+        Ok(match self {
+            Value::Unset => Value::Unset,
+            Value::One(v) => Value::One(g(&v).ok_or_else(too_big)?),
+            Value::List { items, star } => Value::List {
+                items: items
+                    .iter()
+                    .map(|i| g(i))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(too_big)?,
+                star,
+            },
+        })
+    }
+}
+
+/// A parameter after indirection: the name to show in messages (`!X`), the name whose value
+/// it is, and the value.
+struct Resolved {
+    shown: String,
+    target: String,
+    value: Value,
+}
+
+/// Whether `name` is an identifier (a variable, not a positional or special parameter).
+fn is_identifier(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name_char(c))
+}
+
+/// Whether `set -u` makes an unset parameter an error for this expansion (bash: the plain
+/// form, the length, and every operator but `-` `=` `+` `?`).
+fn unset_is_error(p: &ParamExp) -> bool {
+    match &p.op {
+        None => true,
+        Some((op, _)) => !matches!(
+            op,
+            ParamOp::Default { .. }
+                | ParamOp::Assign { .. }
+                | ParamOp::Alternative { .. }
+                | ParamOp::Error { .. }
+                | ParamOp::Names { .. }
+        ),
+    }
+}
+
+/// `"${@...}"` and `"${!prefix@}"` with nothing to give make no field at all, as `"$@"`.
+pub(super) fn is_at_list(p: &ParamExp) -> bool {
+    let all = p
+        .index
+        .as_ref()
+        .is_some_and(|s| all_subscript(s) == Some(false));
+    !p.length
+        && (all
+            || !p.indirect
+                && (p.name == "@" || matches!(p.op, Some((ParamOp::Names { at: true }, _)))))
+}
+
+fn bad_substitution(p: &ParamExp, status: i32) -> ExpandError {
+    let mut text = Vec::new();
+    display_part(&WordPart::Param(p.clone()), &mut text);
+    ExpandError {
+        message: format!("{}: bad substitution", String::from_utf8_lossy(&text)),
+        status,
+        fatal: true,
+    }
+}
+
+impl Expander<'_, '_> {
+    /// Expands `${...}` (or `$X`) into `out`. `quoted`: inside `"..."`.
+    pub(super) fn param(
+        &mut self,
+        p: &ParamExp,
+        quoted: bool,
+        out: &mut Vec<Ch>,
+    ) -> Result<(), ExpandError> {
+        let name = p.name.as_str();
+        if !valid_param_name(name) {
+            return Err(ExpandError::fatal(format!("${{{name}}}: bad substitution")));
+        }
+        if let Some((ParamOp::Names { at }, _)) = &p.op {
+            let items = self
+                .ctx
+                .host
+                .names_with_prefix(name)
+                .into_iter()
+                .map(String::into_bytes)
+                .collect();
+            self.emit(Value::List { items, star: !at }, quoted, out);
+            return Ok(());
+        }
+        let res = self.resolve(p)?;
+        if !res.value.is_set()
+            && unset_is_error(p)
+            && !matches!(res.target.as_str(), "@" | "*")
+            && self.ctx.host.nounset()
+        {
+            return Err(ExpandError {
+                message: format!("{}: unbound variable", res.shown),
+                status: 127,
+                fatal: true,
+            });
+        }
+        let flag = if quoted { Q } else { SPLIT };
+        if p.length {
+            let len = match &res.value {
+                Value::Unset => 0,
+                Value::One(v) => v.len(),
+                Value::List { items, .. } => items.len(),
+            };
+            push_bytes(out, len.to_string().as_bytes(), flag);
+            return Ok(());
+        }
+        let Some((op, word)) = &p.op else {
+            self.emit(res.value, quoted, out);
+            return Ok(());
+        };
+        let missing = |colon: bool| !res.value.is_set() || (colon && self.is_null(&res.value));
+        match op {
+            &ParamOp::Default { colon } => {
+                if missing(colon) {
+                    if quoted {
+                        out.push(Ch::mark());
+                    }
+                    self.op_word(word, quoted, out)?;
+                } else {
+                    self.emit(res.value, quoted, out);
+                }
+            }
+            &ParamOp::Alternative { colon } => {
+                if missing(colon) {
+                    // What is there (nothing, or `"$@"`'s one empty item) stays.
+                    self.emit(res.value, quoted, out);
+                } else {
+                    if quoted {
+                        out.push(Ch::mark());
+                    }
+                    self.op_word(word, quoted, out)?;
+                }
+            }
+            &ParamOp::Assign { colon } => {
+                if missing(colon) {
+                    let target = if res.target.is_empty() {
+                        name
+                    } else {
+                        &res.target
+                    };
+                    if !is_identifier(target) {
+                        return Err(ExpandError::fatal(format!(
+                            "${target}: cannot assign in this way"
+                        )));
+                    }
+                    let v = self.op_word_string(word)?;
+                    let v = String::from_utf8_lossy(&v).into_owned();
+                    if quoted {
+                        out.push(Ch::mark());
+                    }
+                    push_bytes(out, v.as_bytes(), flag);
+                    self.ctx
+                        .host
+                        .assign(target, v)
+                        .map_err(ExpandError::fatal)?;
+                } else {
+                    self.emit(res.value, quoted, out);
+                }
+            }
+            &ParamOp::Error { colon } => {
+                if missing(colon) {
+                    let msg = self.op_word_string(word)?;
+                    let msg = if msg.is_empty() && word.parts.is_empty() {
+                        if colon {
+                            "parameter null or not set".to_string()
+                        } else {
+                            "parameter not set".to_string()
+                        }
+                    } else {
+                        String::from_utf8_lossy(&msg).into_owned()
+                    };
+                    return Err(ExpandError::fatal(format!("{}: {msg}", res.shown)));
+                }
+                self.emit(res.value, quoted, out);
+            }
+            ParamOp::Substring { length } => {
+                let v = self.substring(&res, word, length.as_ref())?;
+                self.emit(v, quoted, out);
+            }
+            ParamOp::Transform(c) => {
+                let v = self.transform(p, &res, *c, word, quoted)?;
+                self.emit(v, quoted, out);
+            }
+            ParamOp::RemovePrefix { .. }
+            | ParamOp::RemoveSuffix { .. }
+            | ParamOp::Replace { .. }
+            | ParamOp::Case { .. } => {
+                let v = match res.value {
+                    Value::Unset => Value::Unset,
+                    value => {
+                        // bash leaves an empty value alone without expanding the pattern.
+                        let skip = matches!(
+                            op,
+                            ParamOp::RemovePrefix { .. } | ParamOp::RemoveSuffix { .. }
+                        ) && (word.parts.is_empty() || self.is_null(&value));
+                        if skip {
+                            value
+                        } else {
+                            let prepared = self.prepare(op, word)?;
+                            value.try_map(|v| prepared.apply(v))?
+                        }
+                    }
+                };
+                self.emit(v, quoted, out);
+            }
+            ParamOp::Names { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The parameter's value, through `${!X}`'s indirection; `${a[i]}` an element,
+    /// `${a[@]}` the elements, `${!a[@]}` the subscripts.
+    fn resolve(&mut self, p: &ParamExp) -> Result<Resolved, ExpandError> {
+        let name = p.name.as_str();
+        if let Some(sub) = &p.index {
+            let mut shown_sub = Vec::new();
+            for part in &sub.parts {
+                display_part(part, &mut shown_sub);
+            }
+            let shown = format!("{name}[{}]", String::from_utf8_lossy(&shown_sub));
+            let to_bytes = |v: Vec<String>| v.into_iter().map(String::into_bytes).collect();
+            let value = match all_subscript(sub) {
+                Some(star) if p.indirect => Value::List {
+                    items: to_bytes(self.ctx.host.keys(name)),
+                    star,
+                },
+                Some(star) => Value::List {
+                    items: to_bytes(self.ctx.host.elements(name)),
+                    star,
+                },
+                None => {
+                    let text = expand_word_nosplit(sub, self.ctx)?;
+                    self.ctx
+                        .host
+                        .element(name, &String::from_utf8_lossy(&text))?
+                        .map_or(Value::Unset, |v| Value::One(v.into_bytes()))
+                }
+            };
+            return Ok(Resolved {
+                target: shown.clone(),
+                shown,
+                value,
+            });
+        }
+        if !p.indirect {
+            return Ok(Resolved {
+                shown: name.to_string(),
+                target: name.to_string(),
+                value: self.value_of(name),
+            });
+        }
+        let shown = format!("!{name}");
+        let reference = match name {
+            "@" | "*" => self.param_value(name),
+            n => self.lookup(n),
+        };
+        match reference {
+            None if is_identifier(name) => Err(ExpandError::fatal(format!(
+                "{name}: invalid indirect expansion"
+            ))),
+            None => Ok(Resolved {
+                shown,
+                target: String::new(),
+                value: Value::Unset,
+            }),
+            Some(t) if !valid_param_name(&t) => {
+                Err(ExpandError::fatal(format!("{t}: invalid variable name")))
+            }
+            Some(t) => Ok(Resolved {
+                shown,
+                value: self.value_of(&t),
+                target: t,
+            }),
+        }
+    }
+
+    /// A parameter's value: `$@` and `$*` as lists of the positional parameters.
+    fn value_of(&self, name: &str) -> Value {
+        match name {
+            "@" | "*" => Value::List {
+                items: self
+                    .ctx
+                    .host
+                    .positional()
+                    .into_iter()
+                    .map(String::into_bytes)
+                    .collect(),
+                star: name == "*",
+            },
+            n => self
+                .ctx
+                .host
+                .param(n)
+                .map_or(Value::Unset, |v| Value::One(v.into_bytes())),
+        }
+    }
+
+    /// What joins the items of `"$*"`: the first character of `IFS` (a blank when unset).
+    fn star_sep(&self) -> Vec<u8> {
+        match self.lookup("IFS") {
+            Some(ifs) => ifs
+                .chars()
+                .next()
+                .map(|c| c.to_string().into_bytes())
+                .unwrap_or_default(),
+            None => b" ".to_vec(),
+        }
+    }
+
+    /// Whether the value is null (empty; a list when its items joined are).
+    fn is_null(&self, value: &Value) -> bool {
+        match value {
+            Value::Unset => true,
+            Value::One(v) => v.is_empty(),
+            Value::List { items, star } => {
+                let sep_len = if *star { self.star_sep().len() } else { 1 };
+                items.iter().all(Vec::is_empty) && (items.len() <= 1 || sep_len == 0)
+            }
+        }
+    }
+
+    /// Emits a value: a list as `"$@"` does (one field per item when quoted), `"$*"` joined.
+    pub(super) fn emit(&self, value: Value, quoted: bool, out: &mut Vec<Ch>) {
+        let f = if quoted { Q } else { SPLIT };
+        match value {
+            Value::Unset => {}
+            Value::One(v) => push_bytes(out, &v, f),
+            Value::List { items, star: true } if quoted => {
+                let sep = self.star_sep();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        push_bytes(out, &sep, f);
+                    }
+                    push_bytes(out, item, f);
+                }
+            }
+            Value::List { items, .. } => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(Ch::brk());
+                    }
+                    if quoted {
+                        out.push(Ch::mark());
+                    }
+                    push_bytes(out, item, f);
+                }
+            }
+        }
+    }
+
+    /// Expands the word of an operator as a pattern: quoted bytes literal, the unquoted ones
+    /// (variables' values included) special, tilde at the start.
+    fn pattern(&mut self, word: &Word) -> Result<Vec<PatByte>, ExpandError> {
+        Ok(expand_pattern(word, self.ctx)?.0)
+    }
+
+    /// Expands the words of a value-transforming operator, once for all the items.
+    fn prepare(&mut self, op: &ParamOp, word: &Word) -> Result<Op, ExpandError> {
+        Ok(match op {
+            &ParamOp::RemovePrefix { longest } | &ParamOp::RemoveSuffix { longest } => {
+                let pat = self.pattern(word)?;
+                Op::Remove {
+                    matcher: Matcher::new(&pat),
+                    prefix: matches!(op, ParamOp::RemovePrefix { .. }),
+                    longest,
+                }
+            }
+            ParamOp::Replace { all, anchor, rep } => {
+                let mut pat = self.pattern(word)?;
+                let rep = match rep {
+                    Some(w) if !w.parts.is_empty() => Some(Replacement::new(&self.pattern(w)?)),
+                    _ => None,
+                };
+                // A pattern that starts with an unquoted `#` or `%` once expanded is anchored
+                // (bash looks at the expanded text), except with `//`.
+                let mut anchor = *anchor;
+                if !*all && anchor == Anchor::None {
+                    match pat.first() {
+                        Some(PatByte {
+                            b: b'#',
+                            quoted: false,
+                        }) => anchor = Anchor::Start,
+                        Some(PatByte {
+                            b: b'%',
+                            quoted: false,
+                        }) => anchor = Anchor::End,
+                        _ => {}
+                    }
+                    if anchor != Anchor::None {
+                        pat.remove(0);
+                    }
+                }
+                Op::Replace {
+                    empty: pat.is_empty(),
+                    matcher: Matcher::new(&pat),
+                    anchor,
+                    all: *all,
+                    rep,
+                }
+            }
+            &ParamOp::Case { upper, all, toggle } => {
+                let pat = if word.parts.is_empty() {
+                    Vec::new()
+                } else {
+                    self.pattern(word)?
+                };
+                Op::Case {
+                    matcher: (!pat.is_empty()).then(|| Matcher::new(&pat)),
+                    to: if toggle {
+                        CaseTo::Toggle
+                    } else if upper {
+                        CaseTo::Upper
+                    } else {
+                        CaseTo::Lower
+                    },
+                    all,
+                }
+            }
+            _ => Op::Keep,
+        })
+    }
+
+    /// Evaluates the offset or length of `${X:offset:length}`. bash's messages name the
+    /// parameter: `X: 1+: syntax error: operand expected (error token is "+")`.
+    fn substring_number(&mut self, shown: &str, word: &Word) -> Result<i64, ExpandError> {
+        let text = expand_word_nosplit(word, self.ctx)?;
+        self.ctx
+            .host
+            .arith(&String::from_utf8_lossy(&text))
+            .map_err(|mut e| {
+                if !e.message.is_empty() {
+                    e.message = format!("{shown}: {}", e.message);
+                }
+                e
+            })
+    }
+
+    /// `${X:offset:length}`: bytes of a value; for `$@` and `$*`, positional parameters (the
+    /// offset 0 is `$0`).
+    fn substring(
+        &mut self,
+        r: &Resolved,
+        offset: &Word,
+        length: Option<&Word>,
+    ) -> Result<Value, ExpandError> {
+        let too_small = |w: &Word| {
+            let mut text = Vec::new();
+            for part in &w.parts {
+                display_part(part, &mut text);
+            }
+            ExpandError::fatal(format!(
+                "{}: substring expression < 0",
+                String::from_utf8_lossy(&text)
+            ))
+        };
+        match &r.value {
+            Value::Unset => Ok(Value::Unset),
+            Value::One(v) => {
+                let len = i64::try_from(v.len()).unwrap_or(i64::MAX);
+                let mut start = self.substring_number(&r.shown, offset)?;
+                if start < 0 {
+                    start = start.saturating_add(len);
+                }
+                if start < 0 || start > len {
+                    return Ok(Value::One(Vec::new()));
+                }
+                let end = match length {
+                    None => len,
+                    Some(w) => {
+                        let n = self.substring_number(&r.shown, w)?;
+                        if n < 0 {
+                            let end = n.saturating_add(len);
+                            if end < start {
+                                return Err(too_small(w));
+                            }
+                            end
+                        } else {
+                            start.saturating_add(n).min(len)
+                        }
+                    }
+                };
+                let (s, e) = (
+                    usize::try_from(start).unwrap_or(0),
+                    usize::try_from(end).unwrap_or(0),
+                );
+                Ok(Value::One(v.get(s..e).unwrap_or_default().to_vec()))
+            }
+            Value::List { items, star } if r.shown.ends_with("[@]") || r.shown.ends_with("[*]") => {
+                // `${a[@]:offset:length}`: the elements from subscript `offset` on (a
+                // negative offset counts back from one past the last subscript).
+                let name = r.shown.split('[').next().unwrap_or_default().to_string();
+                let keys: Vec<i64> = self
+                    .ctx
+                    .host
+                    .keys(&name)
+                    .iter()
+                    .filter_map(|k| k.parse().ok())
+                    .collect();
+                let raw = self.substring_number(&r.shown, offset)?;
+                let start = if raw < 0 {
+                    keys.last().map_or(0, |l| l + 1).saturating_add(raw)
+                } else {
+                    raw
+                };
+                let count = match length {
+                    None => usize::MAX,
+                    Some(w) => {
+                        let k = self.substring_number(&r.shown, w)?;
+                        if k < 0 {
+                            return Err(too_small(w));
+                        }
+                        usize::try_from(k).unwrap_or(usize::MAX)
+                    }
+                };
+                let picked = if start < 0 {
+                    Vec::new()
+                } else {
+                    keys.iter()
+                        .zip(items.iter())
+                        .filter(|(k, _)| **k >= start)
+                        .take(count)
+                        .map(|(_, v)| v.clone())
+                        .collect()
+                };
+                Ok(Value::List {
+                    items: picked,
+                    star: *star,
+                })
+            }
+            Value::List { items, star } => {
+                let n = i64::try_from(items.len()).unwrap_or(i64::MAX);
+                let raw = self.substring_number(&r.shown, offset)?;
+                // Indexes: 0 is `$0`, then the parameters; `len` is one past the last.
+                let len = n + 1 + i64::from(raw == 0);
+                let start = if raw < 0 {
+                    raw.saturating_add(len)
+                } else {
+                    raw
+                };
+                let none = Value::List {
+                    items: Vec::new(),
+                    star: *star,
+                };
+                if start < 0 || start > len {
+                    return Ok(none);
+                }
+                let end = match length {
+                    None => len,
+                    Some(w) => {
+                        let k = self.substring_number(&r.shown, w)?;
+                        if k < 0 {
+                            return Err(too_small(w));
+                        }
+                        start.saturating_add(k).min(len)
+                    }
+                };
+                let mut all: Vec<Vec<u8>> = Vec::with_capacity(items.len() + 1);
+                all.push(self.lookup("0").unwrap_or_default().into_bytes());
+                all.extend(items.iter().cloned());
+                let (s, e) = (
+                    usize::try_from(start).unwrap_or(0),
+                    usize::try_from(end).unwrap_or(0).min(all.len()),
+                );
+                Ok(Value::List {
+                    items: all.get(s..e).map(<[Vec<u8>]>::to_vec).unwrap_or_default(),
+                    star: *star,
+                })
+            }
+        }
+    }
+
+    /// `${X@Q}` and the other transformations.
+    fn transform(
+        &mut self,
+        pe: &ParamExp,
+        res: &Resolved,
+        op: u8,
+        word: &Word,
+        quoted: bool,
+    ) -> Result<Value, ExpandError> {
+        // An unset parameter gives nothing before the operator is even checked.
+        if !res.value.is_set() && op != b'A' && op != b'a' {
+            return Ok(Value::Unset);
+        }
+        if !word.parts.is_empty() || !b"QEPAaUuLKk".contains(&op) {
+            return Err(bad_substitution(pe, 127));
+        }
+        let target = res.target.as_str();
+        let variable = is_identifier(target);
+        let attrs = if variable {
+            self.ctx.host.attributes(target)
+        } else {
+            String::new()
+        };
+        Ok(match (&res.value, op) {
+            (Value::Unset | Value::One(_), b'a') => Value::One(attrs.into_bytes()),
+            (Value::Unset, _) => {
+                // `${X@A}` of a variable declared without a value: `declare -x X`.
+                if attrs.is_empty() {
+                    Value::Unset
+                } else {
+                    Value::One(format!("declare -{attrs} {target}").into_bytes())
+                }
+            }
+            (Value::One(v), b'A') => {
+                if !variable {
+                    return Ok(Value::Unset);
+                }
+                let q = quote_reusable(v);
+                let mut s = if attrs.is_empty() {
+                    format!("{target}=").into_bytes()
+                } else {
+                    format!("declare -{attrs} {target}=").into_bytes()
+                };
+                s.extend_from_slice(&q);
+                Value::One(s)
+            }
+            (Value::List { items, star }, b'A') => {
+                // `set -- 'a' 'b'`; `"${@@A}"` gives it as words.
+                let quoted_items = items.iter().map(|i| quote_reusable(i));
+                if !*star && quoted {
+                    let mut all = vec![b"set".to_vec(), b"--".to_vec()];
+                    all.extend(quoted_items);
+                    Value::List {
+                        items: all,
+                        star: false,
+                    }
+                } else {
+                    let mut all: Vec<Vec<u8>> = quoted_items.collect();
+                    if let Some(first) = all.first_mut() {
+                        let mut s = b"set -- ".to_vec();
+                        s.append(first);
+                        *first = s;
+                    }
+                    Value::List {
+                        items: all,
+                        star: *star,
+                    }
+                }
+            }
+            (value, b'a') => value.clone().map(|_| Vec::new()),
+            (value, c) => {
+                let value = value.clone();
+                match c {
+                    b'P' => {
+                        let env = PromptEnv::new(self);
+                        value.try_map(|v| env.decode(v))?
+                    }
+                    _ => value.map(|v| transform_value(c, v)),
+                }
+            }
+        })
+    }
+}
+
+/// The value-transforming operators, their words expanded.
+enum Op {
+    Remove {
+        matcher: Matcher,
+        prefix: bool,
+        longest: bool,
+    },
+    Replace {
+        matcher: Matcher,
+        /// The pattern is empty: only `/#` and `/%` do something (insert the string).
+        empty: bool,
+        anchor: Anchor,
+        all: bool,
+        rep: Option<Replacement>,
+    },
+    Case {
+        matcher: Option<Matcher>,
+        to: CaseTo,
+        all: bool,
+    },
+    Keep,
+}
+
+impl Op {
+    /// Applies the operator to one value.
+    /// Applies the operator to one value (`None`: more than [`MAX_RESULT`] bytes).
+    fn apply(&self, v: &[u8]) -> Option<Vec<u8>> {
+        Some(match self {
+            Op::Remove {
+                matcher,
+                prefix,
+                longest,
+            } => remove(v, matcher, *prefix, *longest).to_vec(),
+            Op::Replace {
+                matcher,
+                empty,
+                anchor,
+                all,
+                rep,
+            } => replace(v, matcher, *empty, *anchor, *all, rep.as_ref())?,
+            Op::Case { matcher, to, all } => change_case(v, matcher.as_ref(), *to, *all),
+            Op::Keep => v.to_vec(),
+        })
+    }
+}
+
+/// `${X#pat}` (`prefix`), `${X%pat}`; `longest`: `##`, `%%`.
+fn remove<'v>(v: &'v [u8], m: &Matcher, prefix: bool, longest: bool) -> &'v [u8] {
+    if prefix {
+        match m.prefix(v, longest) {
+            Some(end) => v.get(end..).unwrap_or_default(),
+            None => v,
+        }
+    } else {
+        match m.suffix(v, longest) {
+            Some(start) => v.get(..start).unwrap_or_default(),
+            None => v,
+        }
+    }
+}
+
+/// The string of `${X/pat/string}`, expanded: `&` stands for the matched text (bash 5.2's
+/// `patsub_replacement`, on by default) unless quoted or after a backslash.
+struct Replacement {
+    /// bash's form: a quoted `&` or `\` escaped with a backslash.
+    text: Vec<u8>,
+    /// There is an `&`, `\&` or `\\` to process.
+    expand: bool,
+}
+
+impl Replacement {
+    fn new(rep: &[PatByte]) -> Self {
+        let mut text = Vec::with_capacity(rep.len());
+        for p in rep {
+            if p.quoted && (p.b == b'&' || p.b == b'\\') {
+                text.push(b'\\');
+            }
+            text.push(p.b);
+        }
+        let mut expand = false;
+        let mut i = 0;
+        while let Some(&b) = text.get(i) {
+            if b == b'\\' {
+                match text.get(i + 1) {
+                    None => break,
+                    Some(b'&' | b'\\') => {
+                        expand = true;
+                        break;
+                    }
+                    Some(_) => i += 2,
+                }
+            } else if b == b'&' {
+                expand = true;
+                break;
+            } else {
+                i += 1;
+            }
+        }
+        Replacement { text, expand }
+    }
+
+    /// The replacement for one match.
+    fn for_match(&self, matched: &[u8], out: &mut Vec<u8>) {
+        if !self.expand {
+            out.extend_from_slice(&self.text);
+            return;
+        }
+        let mut i = 0;
+        while let Some(&b) = self.text.get(i) {
+            match (b, self.text.get(i + 1)) {
+                (b'&', _) => {
+                    out.extend_from_slice(matched);
+                    i += 1;
+                }
+                (b'\\', Some(&c @ (b'&' | b'\\'))) => {
+                    out.push(c);
+                    i += 2;
+                }
+                _ => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// `${X/pat/string}` and its forms (bash's `pat_subst`): the longest match at the leftmost
+/// place (or at the start, or at the end), once or everywhere. `None`: the result would be
+/// more than [`MAX_RESULT`] bytes.
+fn replace(
+    v: &[u8],
+    m: &Matcher,
+    empty: bool,
+    anchor: Anchor,
+    all: bool,
+    rep: Option<&Replacement>,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(v.len());
+    let put = |matched: &[u8], out: &mut Vec<u8>| {
+        if let Some(r) = rep {
+            r.for_match(matched, out);
+        }
+    };
+    if empty && anchor != Anchor::None {
+        if anchor == Anchor::End {
+            out.extend_from_slice(v);
+        }
+        put(b"", &mut out);
+        if anchor == Anchor::Start {
+            out.extend_from_slice(v);
+        }
+        return Some(out);
+    }
+    if empty || (m.whole_only && !m.is_match(v)) {
+        return Some(v.to_vec());
+    }
+    match anchor {
+        Anchor::Start => match anchored(v, m, true) {
+            Some(end) => {
+                put(v.get(..end).unwrap_or_default(), &mut out);
+                out.extend_from_slice(v.get(end..).unwrap_or_default());
+            }
+            None => out.extend_from_slice(v),
+        },
+        Anchor::End => match anchored(v, m, false) {
+            Some(start) => {
+                out.extend_from_slice(v.get(..start).unwrap_or_default());
+                put(v.get(start..).unwrap_or_default(), &mut out);
+            }
+            None => out.extend_from_slice(v),
+        },
+        Anchor::None => {
+            if v.is_empty() {
+                if m.is_match(b"") {
+                    put(b"", &mut out);
+                }
+                return Some(out);
+            }
+            let starts = m.starts(v);
+            // Copied up to `pos`; the next match is looked for from `from`.
+            let (mut pos, mut from) = (0usize, 0usize);
+            while from < v.len() {
+                if m.whole_only && from == pos && from > 0 && !m.is_match(v.get(pos..)?) {
+                    break;
+                }
+                let Some(s) = (from..v.len()).find(|&s| starts.get(s).copied().unwrap_or(false))
+                else {
+                    break;
+                };
+                let rest = v.get(s..).unwrap_or_default();
+                let len = match m.fixed {
+                    // bash tries only its fixed length (and stops where that overruns).
+                    Some(n) if n > rest.len() => break,
+                    Some(n) if !rest.get(..n).is_some_and(|r| m.is_match(r)) => {
+                        from = s + 1;
+                        continue;
+                    }
+                    Some(n) => n,
+                    None => m.prefix(rest, true).unwrap_or(0),
+                };
+                out.extend_from_slice(v.get(pos..s).unwrap_or_default());
+                put(rest.get(..len).unwrap_or_default(), &mut out);
+                if out.len() > MAX_RESULT {
+                    return None;
+                }
+                pos = s + len;
+                if !all {
+                    break;
+                }
+                if len == 0 {
+                    // An empty match: copy one byte and go on (bash).
+                    if let Some(&b) = v.get(pos) {
+                        out.push(b);
+                    }
+                    pos += 1;
+                }
+                from = pos;
+            }
+            out.extend_from_slice(v.get(pos..).unwrap_or_default());
+        }
+    }
+    Some(out)
+}
+
+/// The match of `${X/pat/string}` at the start (`Some(end)`), or at the end (`Some(start)`):
+/// the longest, or with a pattern bash thinks fixed-length, only that length.
+fn anchored(v: &[u8], m: &Matcher, start: bool) -> Option<usize> {
+    match m.fixed {
+        Some(n) => {
+            let part = if start {
+                v.get(..n)
+            } else {
+                v.get(v.len().checked_sub(n)?..)
+            }?;
+            m.is_match(part)
+                .then_some(if start { n } else { v.len() - n })
+        }
+        None if start => m.prefix(v, true),
+        None => m.suffix(v, true),
+    }
+}
+
+/// bash's `MATCHLEN` on a pattern written with backslashes: the number of bytes a match
+/// takes, `None` when that varies (a `*`, an extended glob's `(`). It is bash's count, quirks
+/// included: after a `[` without its `]` every byte counts (so `[*` "takes" 2).
+fn bash_matchlen(pat: &[u8]) -> Option<usize> {
+    let at = |k: usize| pat.get(k).copied().unwrap_or(0);
+    let mut len = 0usize;
+    let mut i = 0usize;
+    let (mut in_class, mut in_coll, mut in_equiv) = (false, false, false);
+    while i < pat.len() {
+        let c = at(i);
+        i += 1;
+        match c {
+            b'\\' => {
+                len += 1;
+                if at(i) == 0 {
+                    return Some(len);
+                }
+                i += 1;
+            }
+            b'?' | b'+' | b'!' | b'@' if at(i) == b'(' => return None,
+            b'*' => return None,
+            b'[' => {
+                let mut brack = 1usize;
+                let mut c = at(i);
+                i += 1;
+                loop {
+                    if c == 0 {
+                        return Some(len + brack);
+                    } else if c == b'\\' {
+                        brack += 1;
+                        if at(i) == 0 || at(i + 1) == 0 {
+                            return Some(len + brack);
+                        }
+                        i += 1;
+                    } else if c == b'[' && at(i) == b':' {
+                        i += 1;
+                        brack += 1;
+                        in_class = true;
+                    } else if in_class && c == b':' && at(i) == b']' {
+                        i += 1;
+                        brack += 1;
+                        in_class = false;
+                    } else if c == b'[' && (at(i) == b'.' || at(i) == b'=') {
+                        let equiv = at(i) == b'=';
+                        i += 1;
+                        brack += 1;
+                        if at(i) == b']' {
+                            i += 1;
+                            brack += 1;
+                        }
+                        if equiv {
+                            in_equiv = true;
+                        } else {
+                            in_coll = true;
+                        }
+                    } else if (in_coll && c == b'.' || in_equiv && c == b'=') && at(i) == b']' {
+                        i += 1;
+                        brack += 1;
+                        if c == b'.' {
+                            in_coll = false;
+                        } else {
+                            in_equiv = false;
+                        }
+                    } else {
+                        brack += 1;
+                    }
+                    c = at(i);
+                    i += 1;
+                    if c == b']' {
+                        break;
+                    }
+                }
+                len += 1;
+            }
+            _ => len += 1,
+        }
+    }
+    Some(len)
+}
+
+/// The case a byte is changed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CaseTo {
+    Upper,
+    Lower,
+    Toggle,
+}
+
+/// `^`, `^^`, `,`, `,,`, `~`, `~~`: ASCII case of the first byte (or of all) if it matches
+/// the pattern.
+fn change_case(v: &[u8], m: Option<&Matcher>, to: CaseTo, all: bool) -> Vec<u8> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            let hit = (all || i == 0) && m.is_none_or(|m| m.is_match(&[b]));
+            let lower = match to {
+                CaseTo::Upper => false,
+                CaseTo::Lower => true,
+                CaseTo::Toggle => b.is_ascii_uppercase(),
+            };
+            match (hit, lower) {
+                (false, _) => b,
+                (true, true) => b.to_ascii_lowercase(),
+                (true, false) => b.to_ascii_uppercase(),
+            }
+        })
+        .collect()
+}
+
+/// The transformations of one value that need nothing but the value.
+fn transform_value(c: u8, v: &[u8]) -> Vec<u8> {
+    match c {
+        b'Q' | b'K' | b'k' => quote_reusable(v),
+        b'E' => ansi_c_decode(v),
+        b'U' => v.to_ascii_uppercase(),
+        b'L' => v.to_ascii_lowercase(),
+        b'u' => change_case(v, None, CaseTo::Upper, false),
+        _ => v.to_vec(),
+    }
+}
+
+/// `${X@Q}`: bash's `sh_quote_reusable` — `''` for nothing, `$'...'` when a byte is not
+/// printable ASCII, else single quotes (`'\''` for a quote).
+pub(super) fn quote_reusable(v: &[u8]) -> Vec<u8> {
+    if v.is_empty() {
+        return b"''".to_vec();
+    }
+    if v.iter().any(|&b| !(0x20..0x7f).contains(&b)) {
+        let mut out = b"$'".to_vec();
+        for &b in v {
+            let esc = match b {
+                0x1b => Some(b'E'),
+                0x07 => Some(b'a'),
+                0x0b => Some(b'v'),
+                0x08 => Some(b'b'),
+                0x0c => Some(b'f'),
+                b'\n' => Some(b'n'),
+                b'\r' => Some(b'r'),
+                b'\t' => Some(b't'),
+                b'\\' | b'\'' => Some(b),
+                _ => None,
+            };
+            match esc {
+                Some(e) => out.extend_from_slice(&[b'\\', e]),
+                None if (0x20..0x7f).contains(&b) => out.push(b),
+                None => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+            }
+        }
+        out.push(b'\'');
+        return out;
+    }
+    if v == b"'" {
+        return b"\\'".to_vec();
+    }
+    let mut out = vec![b'\''];
+    for &b in v {
+        if b == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+/// `${X@E}`: the escapes of `$'...'` (bash's `ansicstr`, C locale). A NUL ends the text.
+#[allow(clippy::many_single_char_names)] // b, c, d, i, n, k, v: bytes, indexes and values
+pub(super) fn ansi_c_decode(v: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0usize;
+    let hex = |b: u8| char::from(b).to_digit(16);
+    while let Some(&b) = v.get(i) {
+        i += 1;
+        let Some(&c) = v.get(i).filter(|_| b == b'\\') else {
+            out.push(b);
+            continue;
+        };
+        i += 1;
+        let byte: u8 = match c {
+            b'a' => 0x07,
+            b'v' => 0x0b,
+            b'b' => 0x08,
+            b'e' | b'E' => 0x1b,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'\\' | b'\'' | b'"' | b'?' => c,
+            b'0'..=b'7' => {
+                let mut n = u32::from(c - b'0');
+                for _ in 0..2 {
+                    match v.get(i) {
+                        Some(&d @ b'0'..=b'7') => {
+                            n = n * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                (n & 0xff) as u8
+            }
+            b'x' => {
+                let mut n: u32 = 0;
+                if v.get(i) == Some(&b'{') {
+                    i += 1;
+                    while let Some(d) = v.get(i).and_then(|&d| hex(d)) {
+                        n = n.wrapping_mul(16).wrapping_add(d);
+                        i += 1;
+                    }
+                    if v.get(i) == Some(&b'}') {
+                        i += 1;
+                    }
+                } else {
+                    let mut k = 0;
+                    while k < 2 {
+                        let Some(d) = v.get(i).and_then(|&d| hex(d)) else {
+                            break;
+                        };
+                        n = n * 16 + d;
+                        i += 1;
+                        k += 1;
+                    }
+                    if k == 0 {
+                        out.extend_from_slice(b"\\x");
+                        continue;
+                    }
+                }
+                (n & 0xff) as u8
+            }
+            b'u' | b'U' => {
+                let max = if c == b'u' { 4 } else { 8 };
+                let mut n: u32 = 0;
+                let mut k = 0;
+                while k < max {
+                    let Some(d) = v.get(i).and_then(|&d| hex(d)) else {
+                        break;
+                    };
+                    n = n.wrapping_mul(16).wrapping_add(d);
+                    i += 1;
+                    k += 1;
+                }
+                if k == 0 {
+                    out.extend_from_slice(&[b'\\', c]);
+                    continue;
+                }
+                if n > 0x7f {
+                    // The C locale cannot encode it: bash keeps the escape, in upper case.
+                    let text = if c == b'u' {
+                        format!("\\u{n:04X}")
+                    } else {
+                        format!("\\U{n:08X}")
+                    };
+                    out.extend_from_slice(text.as_bytes());
+                    continue;
+                }
+                n as u8
+            }
+            b'c' => match v.get(i) {
+                // `\c` at the end is a plain `c`.
+                None => b'c',
+                Some(&d) => {
+                    i += 1;
+                    if d == b'\\' && v.get(i) == Some(&b'\\') {
+                        i += 1;
+                    }
+                    if d == b'?' {
+                        0x7f
+                    } else {
+                        d.to_ascii_uppercase() & 0x1f
+                    }
+                }
+            },
+            _ => {
+                out.extend_from_slice(&[b'\\', c]);
+                continue;
+            }
+        };
+        if byte == 0 {
+            break;
+        }
+        out.push(byte);
+    }
+    out
+}
+
+/// What `${X@P}` reads of the shell.
+struct PromptEnv {
+    user: Vec<u8>,
+    host: Vec<u8>,
+    pwd: Vec<u8>,
+    home: Option<Vec<u8>>,
+    root: bool,
+}
+
+impl PromptEnv {
+    fn new(ex: &Expander<'_, '_>) -> Self {
+        let get = |n: &str| ex.lookup(n).map(String::into_bytes);
+        PromptEnv {
+            user: get("USER").unwrap_or_default(),
+            host: get("HOSTNAME").unwrap_or_default(),
+            pwd: get("PWD").unwrap_or_default(),
+            home: get("HOME"),
+            root: get("EUID").is_some_and(|u| u == b"0"),
+        }
+    }
+
+    /// `$PWD` with `$HOME` at its start written `~`.
+    fn tilde_pwd(&self) -> Vec<u8> {
+        if let Some(home) = self.home.as_deref().filter(|h| !h.is_empty() && *h != b"/")
+            && let Some(rest) = self.pwd.strip_prefix(home)
+            && (rest.is_empty() || rest.first() == Some(&b'/'))
+        {
+            let mut out = b"~".to_vec();
+            out.extend_from_slice(rest);
+            return out;
+        }
+        self.pwd.clone()
+    }
+
+    /// Decodes the prompt escapes of one value (bash's `decode_prompt_string`, in part);
+    /// `None` past [`MAX_RESULT`] bytes.
+    #[allow(clippy::many_single_char_names)] // b, c, d, i, n, v: bytes, indexes and values
+    fn decode(&self, v: &[u8]) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(v.len());
+        let mut i = 0usize;
+        while let Some(&b) = v.get(i) {
+            if out.len() > MAX_RESULT {
+                return None;
+            }
+            i += 1;
+            if b != b'\\' {
+                out.push(b);
+                continue;
+            }
+            let Some(&c) = v.get(i) else {
+                out.push(b'\\');
+                break;
+            };
+            i += 1;
+            match c {
+                b'a' => out.push(0x07),
+                b'e' => out.push(0x1b),
+                b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
+                b'\\' => out.push(b'\\'),
+                b'[' | b']' => {}
+                b'$' => out.push(if self.root { b'#' } else { b'$' }),
+                b'u' => out.extend_from_slice(&self.user),
+                b'h' => out
+                    .extend_from_slice(self.host.split(|&c| c == b'.').next().unwrap_or_default()),
+                b'H' => out.extend_from_slice(&self.host),
+                b's' => out.extend_from_slice(b"bash"),
+                b'v' => out.extend_from_slice(b"5.2"),
+                b'V' => out.extend_from_slice(b"5.2.15"),
+                b'w' => out.extend_from_slice(&self.tilde_pwd()),
+                b'W' => {
+                    let t = self.tilde_pwd();
+                    if t == b"~" || t == b"/" {
+                        out.extend_from_slice(&t);
+                    } else {
+                        let base = t.rsplit(|&c| c == b'/').next().unwrap_or_default();
+                        out.extend_from_slice(base);
+                    }
+                }
+                b'0'..=b'7' => {
+                    let mut n = u32::from(c - b'0');
+                    for _ in 0..2 {
+                        match v.get(i) {
+                            Some(&d @ b'0'..=b'7') => {
+                                n = n * 8 + u32::from(d - b'0');
+                                i += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    out.push((n & 0xff) as u8);
+                }
+                _ => out.extend_from_slice(&[b'\\', c]),
+            }
+        }
+        Some(out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pattern matching over substrings.
+
+/// One element of a compiled pattern.
+#[derive(Debug, Clone)]
+enum Tok {
+    Byte(u8),
+    Any,
+    Star,
+    /// `[...]`: the bytes it matches.
+    Set(Box<[bool; 256]>),
+}
+
+/// A shell pattern compiled for matching parts of a string (bash's `strmatch` without
+/// `FNM_PATHNAME` or `FNM_PERIOD`: `*` and `?` match any byte, `/` and a leading `.`
+/// included). Runs as a set of positions in the pattern (no backtracking), forward for
+/// prefixes and backward (on the reversed pattern) for suffixes, each in one pass.
+pub(super) struct Matcher {
+    toks: Vec<Tok>,
+    rev: Vec<Tok>,
+    /// bash's idea of how many bytes a match takes, when it thinks that fixed (no `*`): its
+    /// `${X/pat/string}` only tries matches of that length ([`bash_matchlen`]).
+    fixed: Option<usize>,
+    /// The pattern starts with `*` and ends with an escaped `*` (`*'*'`): bash's quick check
+    /// before `${X/pat/string}` then wants it to match the whole rest of the value.
+    whole_only: bool,
+}
+
+impl Matcher {
+    /// Compiles a pattern: unquoted `*`, `?`, `[...]` are special, an unquoted backslash
+    /// quotes the next byte, a `[` without its `]` is literal.
+    pub(super) fn new(pat: &[PatByte]) -> Self {
+        let mut toks = Vec::with_capacity(pat.len());
+        let mut i = 0usize;
+        while let Some(&p) = pat.get(i) {
+            i += 1;
+            if p.quoted {
+                toks.push(Tok::Byte(p.b));
+                continue;
+            }
+            match p.b {
+                b'*' => {
+                    if !matches!(toks.last(), Some(Tok::Star)) {
+                        toks.push(Tok::Star);
+                    }
+                }
+                b'?' => toks.push(Tok::Any),
+                b'\\' => match pat.get(i) {
+                    Some(next) => {
+                        toks.push(Tok::Byte(next.b));
+                        i += 1;
+                    }
+                    None => toks.push(Tok::Byte(b'\\')),
+                },
+                b'[' => match bracket(pat, i) {
+                    Some((set, next)) => {
+                        toks.push(Tok::Set(set));
+                        i = next;
+                    }
+                    None => toks.push(Tok::Byte(b'[')),
+                },
+                b => toks.push(Tok::Byte(b)),
+            }
+        }
+        let rev = toks.iter().rev().cloned().collect();
+        // The pattern as bash holds it: quoted bytes after a backslash.
+        let mut text = Vec::with_capacity(pat.len());
+        for p in pat {
+            if p.quoted {
+                text.push(b'\\');
+            }
+            text.push(p.b);
+        }
+        // bash's quick check (`match_upattern`) adds a `*` at the ends that lack one, but
+        // takes a final escaped `*` for one.
+        let escapes = text
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|&&b| b == b'\\')
+            .count();
+        let whole_only = text.len() >= 2
+            && text.first() == Some(&b'*')
+            && text.last() == Some(&b'*')
+            && escapes % 2 == 1;
+        Matcher {
+            toks,
+            rev,
+            fixed: bash_matchlen(&text),
+            whole_only,
+        }
+    }
+
+    /// Adds the positions reachable without consuming a byte (past `*`).
+    fn close(toks: &[Tok], set: &mut [bool]) {
+        for (i, t) in toks.iter().enumerate() {
+            if matches!(t, Tok::Star)
+                && set.get(i).copied().unwrap_or(false)
+                && let Some(next) = set.get_mut(i + 1)
+            {
+                *next = true;
+            }
+        }
+    }
+
+    /// The positions after consuming `c`; `false` when none is left.
+    fn step(toks: &[Tok], cur: &[bool], c: u8, next: &mut [bool]) -> bool {
+        next.fill(false);
+        let mut any = false;
+        for (i, t) in toks.iter().enumerate() {
+            if !cur.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let to = match t {
+                Tok::Star => i,
+                Tok::Any => i + 1,
+                Tok::Byte(b) if *b == c => i + 1,
+                Tok::Set(s) if s.get(usize::from(c)).copied().unwrap_or(false) => i + 1,
+                _ => continue,
+            };
+            if let Some(x) = next.get_mut(to) {
+                *x = true;
+                any = true;
+            }
+        }
+        Self::close(toks, next);
+        any
+    }
+
+    /// Runs `toks` over `bytes` from a fresh start: the numbers of bytes consumed at which the
+    /// whole pattern matched, shortest first (stops at the first when `!longest`).
+    fn run<'b>(toks: &[Tok], bytes: impl Iterator<Item = &'b u8>, longest: bool) -> Option<usize> {
+        let n = toks.len();
+        let mut cur = vec![false; n + 1];
+        let mut next = vec![false; n + 1];
+        if let Some(first) = cur.first_mut() {
+            *first = true;
+        }
+        Self::close(toks, &mut cur);
+        let accepts = |set: &[bool]| set.get(n).copied().unwrap_or(false);
+        let mut best = accepts(&cur).then_some(0);
+        if best.is_some() && !longest {
+            return best;
+        }
+        for (k, &c) in bytes.enumerate() {
+            if !Self::step(toks, &cur, c, &mut next) {
+                break;
+            }
+            std::mem::swap(&mut cur, &mut next);
+            if accepts(&cur) {
+                best = Some(k + 1);
+                if !longest {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// Whether the whole of `text` matches.
+    pub(super) fn is_match(&self, text: &[u8]) -> bool {
+        Self::run(&self.toks, text.iter(), true) == Some(text.len())
+    }
+
+    /// The end of the shortest (or longest) prefix of `text` that matches.
+    pub(super) fn prefix(&self, text: &[u8], longest: bool) -> Option<usize> {
+        Self::run(&self.toks, text.iter(), longest)
+    }
+
+    /// The start of the shortest (or longest) suffix of `text` that matches.
+    pub(super) fn suffix(&self, text: &[u8], longest: bool) -> Option<usize> {
+        Self::run(&self.rev, text.iter().rev(), longest).map(|k| text.len() - k)
+    }
+
+    /// For each position of `text` (and its end), whether a match starts there.
+    fn starts(&self, text: &[u8]) -> Vec<bool> {
+        let toks = &self.rev;
+        let n = toks.len();
+        let mut out = vec![false; text.len() + 1];
+        let mut cur = vec![false; n + 1];
+        let mut next = vec![false; n + 1];
+        let inject = |set: &mut Vec<bool>| {
+            if let Some(first) = set.first_mut() {
+                *first = true;
+            }
+            Self::close(toks, set);
+        };
+        inject(&mut cur);
+        if let Some(o) = out.get_mut(text.len()) {
+            *o = cur.get(n).copied().unwrap_or(false);
+        }
+        for j in (0..text.len()).rev() {
+            let c = text.get(j).copied().unwrap_or(0);
+            Self::step(toks, &cur, c, &mut next);
+            inject(&mut next);
+            std::mem::swap(&mut cur, &mut next);
+            if let Some(o) = out.get_mut(j) {
+                *o = cur.get(n).copied().unwrap_or(false);
+            }
+        }
+        out
+    }
+}
+
+/// Parses a bracket expression whose `[` is just before `pat[start]`: the set it matches and
+/// the index after its `]`, or `None` when it is not closed (then `[` is literal).
+fn bracket(pat: &[PatByte], start: usize) -> Option<(Box<[bool; 256]>, usize)> {
+    let mut set = Box::new([false; 256]);
+    let mut i = start;
+    let unquoted = |i: usize, b: u8| pat.get(i).is_some_and(|p| !p.quoted && p.b == b);
+    let negate = unquoted(i, b'!') || unquoted(i, b'^');
+    if negate {
+        i += 1;
+    }
+    let mut first = true;
+    loop {
+        let p = *pat.get(i)?;
+        if !p.quoted && p.b == b']' && !first {
+            i += 1;
+            break;
+        }
+        first = false;
+        // `[:class:]`, `[=c=]`, `[.c.]`.
+        if !p.quoted && p.b == b'[' {
+            let kind = pat.get(i + 1).filter(|q| !q.quoted).map(|q| q.b);
+            if let Some(k @ (b':' | b'=' | b'.')) = kind {
+                let body = pat.get(i + 2..).unwrap_or_default();
+                let close = body
+                    .windows(2)
+                    .position(|w| matches!(w, [a, b] if a.b == k && b.b == b']'));
+                if let Some(end) = close {
+                    let name: Vec<u8> = body
+                        .get(..end)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|q| q.b)
+                        .collect();
+                    if k == b':' {
+                        for c in 0..=255u8 {
+                            if class_matches(&name, c)
+                                && let Some(s) = set.get_mut(usize::from(c))
+                            {
+                                *s = true;
+                            }
+                        }
+                    } else if let [c] = name.as_slice()
+                        && let Some(s) = set.get_mut(usize::from(*c))
+                    {
+                        *s = true;
+                    }
+                    i += 2 + end + 2;
+                    continue;
+                }
+            }
+        }
+        let (lo, next) = if !p.quoted && p.b == b'\\' {
+            (pat.get(i + 1)?.b, i + 2)
+        } else {
+            (p.b, i + 1)
+        };
+        i = next;
+        let dash = unquoted(i, b'-') && pat.get(i + 1).is_some_and(|q| q.quoted || q.b != b']');
+        if dash {
+            let q = *pat.get(i + 1)?;
+            let (hi, next) = if !q.quoted && q.b == b'\\' {
+                (pat.get(i + 2)?.b, i + 3)
+            } else {
+                (q.b, i + 2)
+            };
+            i = next;
+            for c in lo..=hi {
+                if let Some(s) = set.get_mut(usize::from(c)) {
+                    *s = true;
+                }
+            }
+        } else if let Some(s) = set.get_mut(usize::from(lo)) {
+            *s = true;
+        }
+    }
+    if negate {
+        set.iter_mut().for_each(|s| *s = !*s);
+    }
+    Some((set, i))
+}
+
+fn class_matches(name: &[u8], c: u8) -> bool {
+    match name {
+        b"alpha" => c.is_ascii_alphabetic(),
+        b"digit" => c.is_ascii_digit(),
+        b"alnum" => c.is_ascii_alphanumeric(),
+        b"upper" => c.is_ascii_uppercase(),
+        b"lower" => c.is_ascii_lowercase(),
+        b"space" => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
+        b"blank" => matches!(c, b' ' | b'\t'),
+        b"punct" => c.is_ascii_punctuation(),
+        b"print" => (0x20..0x7f).contains(&c),
+        b"graph" => c.is_ascii_graphic(),
+        b"cntrl" => c < 0x20 || c == 0x7f,
+        b"xdigit" => c.is_ascii_hexdigit(),
+        b"word" => c.is_ascii_alphanumeric() || c == b'_',
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::indexing_slicing, clippy::unwrap_used)]
+    use super::*;
+
+    fn pat(s: &str) -> Vec<PatByte> {
+        s.bytes().map(|b| PatByte { b, quoted: false }).collect()
+    }
+
+    #[test]
+    fn matcher_prefixes_and_suffixes() {
+        let m = Matcher::new(&pat("*/"));
+        assert_eq!(m.prefix(b"/a/b/c", false), Some(1));
+        assert_eq!(m.prefix(b"/a/b/c", true), Some(5));
+        let m = Matcher::new(&pat(".*"));
+        assert_eq!(m.suffix(b"f.tar.gz", false), Some(5));
+        assert_eq!(m.suffix(b"f.tar.gz", true), Some(1));
+        assert!(Matcher::new(&pat("[a-c]?[!x]")).is_match(b"b-y"));
+        assert!(!Matcher::new(&pat("[a-c]?[!x]")).is_match(b"b-x"));
+        assert!(Matcher::new(&pat("[]]")).is_match(b"]"));
+        assert!(Matcher::new(&pat("[x")).is_match(b"[x"));
+        assert!(Matcher::new(&pat("\\*")).is_match(b"*"));
+        assert!(!Matcher::new(&pat("\\*")).is_match(b"a"));
+        assert!(Matcher::new(&pat("[[:upper:]]*")).is_match(b"Ab"));
+    }
+
+    #[test]
+    fn bash_match_lengths() {
+        assert_eq!(bash_matchlen(b"abc"), Some(3));
+        assert_eq!(bash_matchlen(b"a?[bc]\\*"), Some(4));
+        assert_eq!(bash_matchlen(b"a*"), None);
+        assert_eq!(bash_matchlen(b"[*"), Some(2));
+        assert_eq!(bash_matchlen(b"[[:alpha:]]x"), Some(2));
+        assert_eq!(bash_matchlen(b"[]a]"), Some(1));
+        assert_eq!(bash_matchlen(b"@(a)"), None);
+    }
+
+    #[test]
+    fn matcher_starts() {
+        let m = Matcher::new(&pat("b*c"));
+        assert_eq!(m.starts(b"abxc"), vec![false, true, false, false, false]);
+    }
+
+    #[test]
+    fn replace_forms() {
+        let rep = Replacement::new(&pat("<&>"));
+        let m = Matcher::new(&pat("?"));
+        assert_eq!(
+            replace(b"abc", &m, false, Anchor::None, true, Some(&rep)).unwrap(),
+            b"<a><b><c>"
+        );
+        let m = Matcher::new(&pat("*"));
+        assert_eq!(
+            replace(b"", &m, false, Anchor::None, false, Some(&rep)).unwrap(),
+            b"<>"
+        );
+        // `${X//?/$X}` on a long value: refused, not built.
+        let big = vec![b'a'; 10_000];
+        let rep: Vec<PatByte> = big.iter().map(|&b| PatByte { b, quoted: true }).collect();
+        let rep = Replacement::new(&rep);
+        let m = Matcher::new(&pat("?"));
+        assert_eq!(
+            replace(&big, &m, false, Anchor::None, true, Some(&rep)),
+            None
+        );
+    }
+
+    #[test]
+    fn no_quadratic_blowup_on_long_values() {
+        let m = Matcher::new(&pat("*z"));
+        let v = vec![b'a'; 200_000];
+        let rep = Replacement::new(&pat("x"));
+        assert_eq!(
+            replace(&v, &m, false, Anchor::None, true, Some(&rep)).as_deref(),
+            Some(v.as_slice())
+        );
+        assert_eq!(m.suffix(&v, false), None);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_reusable(b"a b"), b"'a b'");
+        assert_eq!(quote_reusable(b"it's"), b"'it'\\''s'");
+        assert_eq!(quote_reusable(b"'"), b"\\'");
+        assert_eq!(quote_reusable(b"a\tb\x01\xc3"), b"$'a\\tb\\001\\303'");
+        assert_eq!(
+            ansi_c_decode(b"a\\tb\\x41\\u00e9\\101\\0z"),
+            b"a\tbA\\u00E9A"
+        );
+        assert_eq!(ansi_c_decode(b"\\c"), b"c");
+    }
+}
