@@ -565,6 +565,9 @@ struct Attrs {
     readonly: bool,
     indexed: bool,
     assoc: bool,
+    integer: bool,
+    lower: bool,
+    upper: bool,
 }
 
 /// A variable as `declare -p` prints it.
@@ -576,8 +579,17 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
         Some(Array::Assoc(_)) => flags.push('A'),
         None => {}
     }
+    if v.integer {
+        flags.push('i');
+    }
+    if v.case == Some(false) {
+        flags.push('l');
+    }
     if v.readonly {
         flags.push('r');
+    }
+    if v.case == Some(true) {
+        flags.push('u');
     }
     if v.exported {
         flags.push('x');
@@ -1039,7 +1051,10 @@ impl Interp<'_> {
                             functions = true;
                             names_only = true;
                         }
-                        b'i' | b'l' | b'u' | b't' | b'n' | b'I' => {}
+                        b'i' => set.integer = true,
+                        b'l' => set.lower = true,
+                        b'u' => set.upper = true,
+                        b't' | b'n' | b'I' => {}
                         _ => {
                             said.err(&format!("{name}: -{}: invalid option", char::from(c)), 2);
                             let usage = match name {
@@ -1123,6 +1138,32 @@ impl Interp<'_> {
                 continue;
             }
             let fresh = local && !global && state.make_local(&var);
+            // A new local starts unset (with no value given); elsewhere a declared name keeps
+            // its value.
+            let pending_array = arrays.iter().any(|(n, ..)| n == &var);
+            if value.is_none() && !pending_array && (fresh || state.vars.var(&var).is_none()) {
+                state.vars.declare(&var);
+            } else if fresh {
+                state.vars.put(&var, None);
+            }
+            // The attributes come first: they shape the value assigned with them.
+            if on.integer || on.lower || on.upper || off.integer || off.lower || off.upper {
+                let v = state.vars.entry(&var);
+                if on.integer {
+                    v.integer = true;
+                }
+                if off.integer {
+                    v.integer = false;
+                }
+                if on.upper {
+                    v.case = Some(true);
+                } else if on.lower {
+                    v.case = Some(false);
+                }
+                if off.lower || off.upper {
+                    v.case = None;
+                }
+            }
             if state.vars.var(&var).is_some_and(|v| v.readonly)
                 && (value.is_some() || arrays.iter().any(|(n, ..)| n == &var))
             {
@@ -1154,13 +1195,7 @@ impl Interp<'_> {
                         super::host::assign(state, &var, v)
                     }
                 }
-                (None, None) => {
-                    // A new local starts unset; elsewhere a declared name keeps its value.
-                    if fresh || state.vars.var(&var).is_none() {
-                        state.vars.declare(&var);
-                    }
-                    Ok(())
-                }
+                (None, None) => Ok(()),
             };
             if let Err(msg) = result {
                 said.err(&msg, 1);

@@ -229,11 +229,41 @@ fn check_size(state: &ShellState, value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What a variable's attributes make of a value assigned to it (`declare -i`, `-l`, `-u`);
+/// `append`: the old value to add to (`+=`).
+pub(super) fn shaped(
+    state: &mut ShellState,
+    name: &str,
+    value: String,
+    append: Option<&str>,
+) -> Result<String, String> {
+    let Some(var) = state.vars.var(name) else {
+        return Ok(append.map_or(value.clone(), |old| format!("{old}{value}")));
+    };
+    let (integer, case) = (var.integer, var.case);
+    let mut v = if integer {
+        let text = match append {
+            Some(old) => format!("{}+({value})", if old.is_empty() { "0" } else { old }),
+            None => value,
+        };
+        arith(state, &text).map_err(|e| e.message)?.to_string()
+    } else {
+        append.map_or(value.clone(), |old| format!("{old}{value}"))
+    };
+    match case {
+        Some(true) => v.make_ascii_uppercase(),
+        Some(false) => v.make_ascii_lowercase(),
+        None => {}
+    }
+    Ok(v)
+}
+
 /// Assigns a variable as an assignment statement does.
 pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
     if state.vars.var(name).is_some_and(|v| v.readonly) {
         return Err(format!("{name}: readonly variable"));
     }
+    let value = shaped(state, name, value, None)?;
     check_size(state, &value)?;
     let export = state.opts.allexport;
     state.vars.set(name, value, export);

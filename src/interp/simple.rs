@@ -233,6 +233,14 @@ impl Interp<'_> {
                 let v = String::from_utf8_lossy(&v).into_owned();
                 if a.append {
                     let old = host::param(state, &a.name).unwrap_or_default();
+                    let integer = state.vars.var(&a.name).is_some_and(|x| x.integer);
+                    if integer {
+                        // `declare -i n; n+=2` adds.
+                        return host::shaped(state, &a.name, v, Some(&old)).map_err(|m| {
+                            self.shell_error(state, streams, line, m.as_bytes());
+                            1
+                        });
+                    }
                     Ok(old + &v)
                 } else {
                     Ok(v)

@@ -20,6 +20,10 @@ pub struct Var {
     pub exported: bool,
     /// `readonly`/`declare -r`: assignments and `unset` fail.
     pub readonly: bool,
+    /// `declare -i`: what is assigned is evaluated as arithmetic.
+    pub integer: bool,
+    /// `declare -l` / `-u`: what is assigned is lowered / raised (`Some(false)` / `Some(true)`).
+    pub case: Option<bool>,
     /// An array's elements.
     pub array: Option<Array>,
 }
