@@ -1828,3 +1828,18 @@ enum Mode {
 
 #[allow(dead_code)]
 fn unused(_: &dyn FsView, _: Stream, _: Out) {}
+
+#[cfg(test)]
+mod tests {
+    use super::Builtin;
+
+    #[test]
+    fn the_commands_crate_knows_the_interpreters_builtins() {
+        for name in trumansh_commands::SHELL_BUILTINS {
+            assert!(Builtin::lookup(name).is_some(), "{name}");
+        }
+        let mut sorted = trumansh_commands::SHELL_BUILTINS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, trumansh_commands::SHELL_BUILTINS);
+    }
+}

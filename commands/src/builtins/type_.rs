@@ -5,7 +5,7 @@ use std::ffi::OsString;
 
 use crate::Stop;
 use crate::support::args::{builtin_help_of, parse_builtin};
-use crate::support::lookup::{builtin, is_keyword, program_paths};
+use crate::support::lookup::{is_builtin_name, is_keyword, program_paths};
 use crate::{Ctx, Outcome};
 
 pub const USAGE: &str = "type [-afptP] name [name ...]";
@@ -70,7 +70,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 o.out(format!("{name} is a shell keyword\n"));
             }
         }
-        if (!found || a.all) && builtin(&name, ctx.denied).is_some() {
+        if (!found || a.all) && is_builtin_name(&name, ctx.denied) {
             found = true;
             if a.kind {
                 o.out("builtin\n");

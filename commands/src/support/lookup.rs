@@ -13,6 +13,22 @@ pub fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }
 
+/// The builtins the interpreter runs itself (they change its control flow, scopes or
+/// options, or run shell text), in name order.
+pub const SHELL_BUILTINS: &[&str] = &[
+    ".", ":", "alias", "bash", "break", "builtin", "command", "continue", "declare", "dirs",
+    "eval", "exec", "getopts", "hash", "let", "local", "popd", "pushd", "readonly", "return",
+    "set", "sh", "shift", "shopt", "source", "times", "trap", "typeset", "umask", "unalias",
+    "wait",
+];
+
+/// Whether bash has a builtin of that name that trumansh runs (a handler's, or the
+/// interpreter's own). `bash` and `sh` are programs in bash, run here as child shells.
+pub fn is_builtin_name(name: &str, denied: &[CommandName]) -> bool {
+    builtin(name, denied).is_some()
+        || SHELL_BUILTINS.contains(&name) && !matches!(name, "bash" | "sh")
+}
+
 /// The builtin of that name, if trumansh has it.
 pub fn builtin(name: &str, denied: &[CommandName]) -> Option<CommandName> {
     name.parse::<CommandName>()
