@@ -3,12 +3,14 @@
 #
 #   bench/run.sh [WORKDIR]        (default WORKDIR: /tmp/trumansh-bench; needs ~1.5 GB free)
 #   GENERATE_ONLY=1 bench/run.sh   only generates the inputs
+#   INTERP=0 bench/run.sh          skips the shell-language benchmarks (bench/interp.sh)
 #
 # Builds the release binary, generates (once) a tree of 20,000 files (~200 MB) and a 1 GB
 # file, then times each workload with GNU time (elapsed seconds, peak RSS) for both sides and
 # prints a Markdown table with the ratio trumansh / GNU. Each workload runs REPS times (default
-# 3) and the best time is kept, as timings on a shared machine are noisy. This is not a test:
-# nothing asserts on times.
+# 3) and the best time is kept, as timings on a shared machine are noisy. Then bench/interp.sh
+# times the shell language (loops, function calls, $(...), while read) against real bash, in
+# WORKDIR/interp. This is not a test: nothing asserts on times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:-/tmp/trumansh-bench}
@@ -134,3 +136,8 @@ row 'cat | wc -l (1 GB file)' "$BIGDIR" 'cat big.txt | wc -l' 'cat big.txt | wc 
 row 'grep lorem (1 GB file) | wc -l' "$BIGDIR" 'grep lorem big.txt | wc -l' 'grep lorem big.txt | wc -l'
 row 'cp -r dir00 (10 MB, 1,000 files)' "$TREE" 'cp -r dir00 copy && rm -r copy' 'cp -r dir00 copy && rm -r copy'
 session_row
+
+if [ "${INTERP:-1}" != 0 ]; then
+  echo
+  bench/interp.sh "$WORK"
+fi

@@ -3,6 +3,11 @@
 //! session must still answer `echo ok` (unless the input ran `exit`), the outside must be
 //! unchanged, and no output may show the secret.
 //!
+//! The session runs under a tight policy ([`limits`]): a line that loops, recurses or
+//! substitutes without end (`while :; do :; done`, `f() { f; }; f`) ends within a
+//! fraction of a second — by its count of commands or iterations, or at the latest by the
+//! deadline — so no input counts as a hang unless the shell stops checking its limits.
+//!
 //! The secret is random per process and is only ever compared by hash: libFuzzer learns the
 //! operands of comparisons (`memcmp`, `cmp`), so a plain comparison with a fixed text would
 //! hand it the very bytes to type (and an input that types them is no leak).
@@ -101,6 +106,18 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The per-line limits of the fuzzed session: counts low enough that a runaway loop ends in
+/// well under the deadline (which is the backstop: a timing-dependent end makes coverage
+/// noisy), and the deadline far below libFuzzer's `-timeout` (10 s).
+fn limits(config: &mut Config) {
+    let l = &mut config.policy.limits;
+    l.deadline_ms = 1_000;
+    l.commands = 20_000;
+    l.loop_iterations = 20_000;
+    l.stdout_bytes = 256 << 10;
+    l.stderr_bytes = 64 << 10;
+}
+
 fuzz_target!(|data: &[u8]| {
     if data.len() > MAX_INPUT {
         return;
@@ -114,6 +131,7 @@ fuzz_target!(|data: &[u8]| {
 
     let mut config = Config::new(&root);
     config.sandbox.mount_point = Some("/home/user".into());
+    limits(&mut config);
     let mut session = Session::new(config).unwrap_or_else(|e| panic!("session: {e}"));
     let mut sink = Captured::default();
     let _status = session.run_input(data, 1, &mut sink);
