@@ -39,6 +39,31 @@ pub(crate) use redirect::Io;
 /// build). Only the pages a line touches are ever committed.
 pub(crate) const INTERP_STACK: usize = 512 << 20;
 
+thread_local! {
+    /// The interpreter thread's stack: where it starts (an address near its base) and how
+    /// much of it the interpreter may use.
+    static STACK: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Records the current thread's stack for [`stack_left`]: called first thing on a thread
+/// the interpreter runs on, with the size it was given.
+pub(crate) fn mark_stack(size: usize) {
+    let here = 0u8;
+    let base = std::ptr::addr_of!(here) as usize;
+    // A margin for what runs below the check (a handler, the expansion of one word).
+    STACK.with(|s| s.set((base, size.saturating_sub(4 << 20))));
+}
+
+/// Whether the interpreter may go one level deeper on this thread's stack.
+pub(crate) fn stack_left() -> bool {
+    let here = 0u8;
+    let now = std::ptr::addr_of!(here) as usize;
+    STACK.with(|s| {
+        let (base, budget) = s.get();
+        base == 0 || base.saturating_sub(now) < budget
+    })
+}
+
 /// Runs `f` on a thread with the interpreter's stack, its output going to `sink` as it comes;
 /// `None` if the thread could not run it to the end.
 pub(crate) fn on_interp_stack<T: Send>(
@@ -51,6 +76,7 @@ pub(crate) fn on_interp_stack<T: Send>(
             .name("trumansh-line".into())
             .stack_size(INTERP_STACK)
             .spawn_scoped(scope, move || {
+                mark_stack(INTERP_STACK);
                 let streams = crate::exec::ChannelSink(tx);
                 f(&streams)
             })
@@ -330,6 +356,19 @@ impl Interp<'_> {
     /// flag; false: stop (the line is aborted).
     fn tick(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) -> bool {
         if self.line.aborted() || !self.in_time(state, line, out) {
+            return false;
+        }
+        if !stack_left() {
+            // Nesting the counters allow but the stack cannot hold (deep recursion through
+            // nested compound commands): one line, as a limit.
+            self.limit(
+                state,
+                out,
+                line,
+                "call_depth",
+                self.rt.config.policy.limits.call_depth as u64,
+                "nested calls and commands (the stack is full)",
+            );
             return false;
         }
         if self.rt.journal.over_changes() {

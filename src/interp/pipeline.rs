@@ -14,6 +14,7 @@
 //! a stage's turn passes when it drops its `turn_out`; the start is given when the last stage
 //! drops the `go` senders, which it holds.
 
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 
 use super::redirect::{Fds, Input};
@@ -31,7 +32,11 @@ enum Stage {
 }
 
 /// The stack of a pipeline stage's thread: deep enough for the nesting the limits allow.
-pub(super) const STAGE_STACK: usize = super::INTERP_STACK;
+pub(super) const STAGE_STACK: usize = 64 << 20;
+
+/// How many pipeline stages one line may have running at once (`f() { f | f; }; f` would
+/// otherwise start threads without end).
+pub(super) const MAX_STAGES: usize = 256;
 
 impl Interp<'_> {
     /// Runs the stages of a pipeline; gives each stage's status (`PIPESTATUS`).
@@ -39,7 +44,33 @@ impl Interp<'_> {
         &self,
         state: &mut ShellState,
         pipeline: &Pipeline,
-        _line: usize,
+        line: usize,
+        io: &Io,
+        out: &dyn StreamSink,
+    ) -> Vec<i32> {
+        let n = pipeline.commands.len();
+        let alive = self.line.stages.fetch_add(n, Ordering::SeqCst) + n;
+        if alive > MAX_STAGES {
+            self.line.stages.fetch_sub(n, Ordering::SeqCst);
+            self.limit(
+                state,
+                out,
+                line,
+                "pipeline_len",
+                MAX_STAGES as u64,
+                "pipeline stages running at once",
+            );
+            return vec![2; n];
+        }
+        let statuses = self.run_stage_threads(state, pipeline, io, out);
+        self.line.stages.fetch_sub(n, Ordering::SeqCst);
+        statuses
+    }
+
+    fn run_stage_threads(
+        &self,
+        state: &mut ShellState,
+        pipeline: &Pipeline,
         io: &Io,
         out: &dyn StreamSink,
     ) -> Vec<i32> {
@@ -122,6 +153,7 @@ impl Interp<'_> {
                 let spawned = std::thread::Builder::new()
                     .stack_size(STAGE_STACK)
                     .spawn_scoped(scope, move || {
+                        super::mark_stack(STAGE_STACK);
                         let streams = ChannelSink(main_tx);
                         let sub = own.as_mut().or(borrowed)?;
                         // The previous stage has prepared (or given up).
@@ -129,7 +161,7 @@ impl Interp<'_> {
                             let _ = turn.recv();
                         }
                         let ready = match cmd {
-                            Command::Simple(simple) if !this.line.aborted() => {
+                            Command::Simple(simple) if this.tick(sub, simple.line, &streams) => {
                                 let fds = Fds::new(stage_io);
                                 Some(Ok(this.prepare(sub, simple, fds, &streams)))
                             }

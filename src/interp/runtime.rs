@@ -121,6 +121,8 @@ pub(crate) struct LineState {
     pub commands: AtomicU64,
     /// Loop iterations of the line.
     pub iterations: AtomicU64,
+    /// Pipeline stages running now (their threads).
+    pub stages: std::sync::atomic::AtomicUsize,
     /// The line's stdin (a request's), shared by the commands that read it.
     pub stdin: Option<LineInput>,
     /// The line's output passed a cap.
