@@ -65,7 +65,7 @@ pub(crate) fn glob(
     cwd: &Path,
     fs: &dyn FsView,
     max: usize,
-    dotglob: bool,
+    (dotglob, globstar): (bool, bool),
 ) -> Result<Vec<Vec<u8>>, TooMany> {
     let comps: Vec<&[PatByte]> = pat.split(|p| p.b == b'/').collect();
     // (as shown, real virtual path)
@@ -106,6 +106,28 @@ pub(crate) fn glob(
         }
         globbed = true;
         let mut next = Vec::new();
+        if globstar && comp.len() == 2 && comp.iter().all(|p| p.b == b'*' && !p.quoted) {
+            // `**` (globstar): any depth of directories, this one included; last, everything
+            // below as well.
+            for (shown, real) in &found {
+                if !is_last {
+                    next.push((shown.clone(), real.clone()));
+                } else if !shown.is_empty() {
+                    // The directory itself, as `dir/`.
+                    let mut s = shown.clone();
+                    if s.last() != Some(&b'/') {
+                        s.push(b'/');
+                    }
+                    next.push((s, real.clone()));
+                }
+                descend(fs, shown, real, is_last, dotglob, max, &mut next, 0)?;
+            }
+            found = next;
+            if is_last {
+                found.retain(|(s, _)| !s.is_empty());
+            }
+            continue;
+        }
         for (shown, real) in &found {
             let Ok(entries) = fs.read_dir(real) else {
                 continue;
@@ -146,6 +168,48 @@ pub(crate) fn glob(
     let mut out: Vec<Vec<u8>> = found.into_iter().map(|(s, _)| s).collect();
     out.sort();
     Ok(out)
+}
+
+/// The directories below `real` (and, when `all`, the other entries too), for `**`.
+#[allow(clippy::too_many_arguments)]
+fn descend(
+    fs: &dyn FsView,
+    shown: &[u8],
+    real: &Path,
+    all: bool,
+    dotglob: bool,
+    max: usize,
+    out: &mut Vec<(Vec<u8>, PathBuf)>,
+    depth: usize,
+) -> Result<(), TooMany> {
+    if depth > 64 {
+        return Ok(());
+    }
+    let Ok(entries) = fs.read_dir(real) else {
+        return Ok(());
+    };
+    for e in entries {
+        let name = os_to_bytes(&e.name);
+        if name.first() == Some(&b'.') && !dotglob {
+            continue;
+        }
+        // bash's `**` does not follow links to directories.
+        let dir = e.kind == FileKind::Dir;
+        if !dir && !all {
+            continue;
+        }
+        let mut s = shown.to_vec();
+        join_shown(&mut s, &name);
+        let path = real.join(&e.name);
+        out.push((s.clone(), path.clone()));
+        if out.len() > max {
+            return Err(TooMany);
+        }
+        if dir {
+            descend(fs, &s, &path, all, dotglob, max, out, depth + 1)?;
+        }
+    }
+    Ok(())
 }
 
 fn join_shown(shown: &mut Vec<u8>, name: &[u8]) {

@@ -167,10 +167,11 @@ pub struct ExpandCtx<'a> {
     pub max_glob: usize,
     /// `set -f`: no pathname expansion.
     pub noglob: bool,
-    /// `shopt -s nullglob`, `failglob`, `dotglob`.
+    /// `shopt -s nullglob`, `failglob`, `dotglob`, `globstar`.
     pub nullglob: bool,
     pub failglob: bool,
     pub dotglob: bool,
+    pub globstar: bool,
 }
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
@@ -786,10 +787,10 @@ impl Expander<'_, '_> {
             self.ctx.cwd,
             self.ctx.fs,
             self.ctx.max_glob,
-            self.ctx.dotglob,
+            (self.ctx.dotglob, self.ctx.globstar),
         ) {
             Ok(found) if found.is_empty() && self.ctx.nullglob => Ok(Vec::new()),
-            Ok(found) if found.is_empty() && self.ctx.failglob => Err(ExpandError::plain(format!(
+            Ok(found) if found.is_empty() && self.ctx.failglob => Err(ExpandError::fatal(format!(
                 "no match: {}",
                 String::from_utf8_lossy(&plain)
             ))),

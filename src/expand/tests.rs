@@ -187,6 +187,7 @@ impl Fixture {
             nullglob: false,
             failglob: false,
             dotglob: false,
+            globstar: false,
             max_glob: 10_000,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;
@@ -381,6 +382,7 @@ fn assignment_operator_records_and_reuses() {
         nullglob: false,
         failglob: false,
         dotglob: false,
+        globstar: false,
         max_glob: 100,
     };
     let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
@@ -413,6 +415,7 @@ fn nosplit_and_redirect_targets() {
         nullglob: false,
         failglob: false,
         dotglob: false,
+        globstar: false,
         max_glob: 100,
     };
     // X=~/a:~/b:$S '*' -> bash: /home/u/a:/home/u/b:a  b\tc (no split, no glob)
@@ -470,6 +473,7 @@ fn caps() {
         nullglob: false,
         failglob: false,
         dotglob: false,
+        globstar: false,
         max_glob: 3,
     };
     let script = parse(b": {1..20} *", 1).unwrap();

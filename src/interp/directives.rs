@@ -58,6 +58,11 @@ impl Interp<'_> {
                     std::sync::Arc::make_mut(&mut state.functions).remove(name);
                 }
             }
+            Directive::Unexport { name } => {
+                if state.vars.var(name).is_some() {
+                    state.vars.entry(name).exported = false;
+                }
+            }
             Directive::UnsetFunction { name } => {
                 if state.functions.contains_key(name) {
                     std::sync::Arc::make_mut(&mut state.functions).remove(name);

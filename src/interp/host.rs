@@ -34,8 +34,12 @@ impl Interp<'_> {
         let limits = &self.rt.config.policy.limits;
         let cwd = state.cwd.clone();
         let noglob = state.opts.noglob;
-        let (nullglob, failglob, dotglob) =
-            (state.opts.nullglob, state.opts.failglob, state.opts.dotglob);
+        let (nullglob, failglob, dotglob, globstar) = (
+            state.opts.nullglob,
+            state.opts.failglob,
+            state.opts.dotglob,
+            state.opts.globstar,
+        );
         let mut host = Host {
             interp: self,
             state,
@@ -53,6 +57,7 @@ impl Interp<'_> {
             nullglob,
             failglob,
             dotglob,
+            globstar,
         };
         f(&mut ctx)
     }

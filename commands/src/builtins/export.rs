@@ -117,10 +117,24 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 v.to_string()
             }
         });
+        if a.unexport {
+            // `export -n NAME[=value]`: the value (if given), and no longer exported.
+            if value.is_some() {
+                o.directive(Directive::SetVar {
+                    name: name.to_string(),
+                    value,
+                    export: false,
+                });
+            }
+            o.directive(Directive::Unexport {
+                name: name.to_string(),
+            });
+            continue;
+        }
         o.directive(Directive::SetVar {
             name: name.to_string(),
             value,
-            export: !a.unexport,
+            export: true,
         });
     }
     Ok(o.with_status(status))
@@ -157,7 +171,14 @@ mod tests {
         assert_eq!(o.status, 1);
         assert_eq!(
             directives(&w.run(crate::CommandName::Export, &["-n", "a"])),
-            [set("a", None, false)]
+            [Directive::Unexport { name: "a".into() }]
+        );
+        assert_eq!(
+            directives(&w.run(crate::CommandName::Export, &["-n", "a=2"])),
+            [
+                set("a", Some("2"), false),
+                Directive::Unexport { name: "a".into() }
+            ]
         );
         assert_eq!(
             text(&w.run(crate::CommandName::Export, &["-f", "foo"])),

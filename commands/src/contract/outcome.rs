@@ -85,6 +85,8 @@ pub enum Directive {
     },
     /// Removes a shell variable (or, when there is no variable by that name, a function).
     UnsetVar { name: String },
+    /// Stops exporting a variable (`export -n`).
+    Unexport { name: String },
     /// Removes a shell function (`unset -f`).
     UnsetFunction { name: String },
     /// Sets an indexed array to these elements, indexed from 0 (`read -a`, `mapfile`).
