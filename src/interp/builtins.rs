@@ -568,6 +568,7 @@ struct Attrs {
     integer: bool,
     lower: bool,
     upper: bool,
+    nameref: bool,
 }
 
 /// A variable as `declare -p` prints it.
@@ -581,6 +582,9 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     }
     if v.integer {
         flags.push('i');
+    }
+    if v.nameref {
+        flags.push('n');
     }
     if v.case == Some(false) {
         flags.push('l');
@@ -1054,7 +1058,8 @@ impl Interp<'_> {
                         b'i' => set.integer = true,
                         b'l' => set.lower = true,
                         b'u' => set.upper = true,
-                        b't' | b'n' | b'I' => {}
+                        b'n' => set.nameref = true,
+                        b't' | b'I' => {}
                         _ => {
                             said.err(&format!("{name}: -{}: invalid option", char::from(c)), 2);
                             let usage = match name {
@@ -1145,6 +1150,31 @@ impl Interp<'_> {
                 state.vars.declare(&var);
             } else if fresh {
                 state.vars.put(&var, None);
+            }
+            if on.nameref {
+                // `declare -n ref=var`: the value is the name referred to, kept as it is.
+                if let Some(v) = &value {
+                    if !v.is_empty() && !is_name(v) {
+                        said.err(
+                            &format!("{name}: `{v}': invalid variable name for name reference"),
+                            1,
+                        );
+                        continue;
+                    }
+                    if v == &var {
+                        said.err(
+                            &format!("{name}: {var}: nameref variable self references not allowed"),
+                            1,
+                        );
+                        continue;
+                    }
+                }
+                let entry = state.vars.entry(&var);
+                entry.nameref = true;
+                if let Some(v) = value.clone() {
+                    entry.value = Some(v);
+                }
+                continue;
             }
             // The attributes come first: they shape the value assigned with them.
             if on.integer || on.lower || on.upper || off.integer || off.lower || off.upper {

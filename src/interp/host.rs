@@ -264,7 +264,24 @@ pub(super) fn shaped(
 }
 
 /// Assigns a variable as an assignment statement does.
+/// The variable a name stands for: itself, or what its `declare -n` reference names (in a
+/// chain, up to bash's limit of 8 levels).
+pub(super) fn target(state: &ShellState, name: &str) -> String {
+    let mut n = name.to_string();
+    for _ in 0..8 {
+        match state.vars.var(&n) {
+            Some(v) if v.nameref => match &v.value {
+                Some(t) if !t.is_empty() => n.clone_from(t),
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    n
+}
+
 pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
+    let name = &target(state, name);
     if state.vars.var(name).is_some_and(|v| v.readonly) {
         return Err(format!("{name}: readonly variable"));
     }
@@ -277,6 +294,7 @@ pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Resul
 
 /// The elements of an array in order (a scalar: itself; unset: none).
 pub(super) fn elements(state: &ShellState, name: &str) -> Vec<String> {
+    let name = &target(state, name);
     match state.vars.var(name) {
         None => Vec::new(),
         Some(v) => match &v.array {
@@ -289,6 +307,7 @@ pub(super) fn elements(state: &ShellState, name: &str) -> Vec<String> {
 
 /// The subscripts of an array in order (`${!a[@]}`).
 pub(super) fn keys(state: &ShellState, name: &str) -> Vec<String> {
+    let name = &target(state, name);
     match state.vars.var(name) {
         None => Vec::new(),
         Some(v) => match &v.array {
@@ -301,6 +320,7 @@ pub(super) fn keys(state: &ShellState, name: &str) -> Vec<String> {
 
 /// One element; a negative index counts from the end.
 pub(super) fn element(state: &ShellState, name: &str, sub: &Sub) -> Option<String> {
+    let name = &target(state, name);
     let v = state.vars.var(name)?;
     match (&v.array, sub) {
         (Some(Array::Indexed(m)), Sub::Index(i)) => {
@@ -326,6 +346,7 @@ pub(super) fn assign_element(
     value: String,
     append: bool,
 ) -> Result<(), String> {
+    let name = &target(state, name);
     if state.vars.var(name).is_some_and(|v| v.readonly) {
         return Err(format!("{name}: readonly variable"));
     }
@@ -395,6 +416,7 @@ pub(super) fn assign_array(
     append: bool,
     assoc: bool,
 ) -> Result<(), String> {
+    let name = &target(state, name);
     if state.vars.var(name).is_some_and(|v| v.readonly) {
         return Err(format!("{name}: readonly variable"));
     }
@@ -467,7 +489,18 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
         b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
         b"BASHPID" => Some(SHELL_PID.to_string()),
         b"SHELLOPTS" => Some(shellopts(state)),
-        _ => state.vars.get(name).map(str::to_string),
+        _ => {
+            let v = state.vars.var(name)?;
+            if v.nameref {
+                let t = target(state, name);
+                return if t == name {
+                    v.value.clone()
+                } else {
+                    state.vars.get(&t).map(str::to_string)
+                };
+            }
+            v.scalar().map(str::to_string)
+        }
     }
 }
 

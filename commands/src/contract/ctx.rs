@@ -24,6 +24,8 @@ pub struct Var {
     pub integer: bool,
     /// `declare -l` / `-u`: what is assigned is lowered / raised (`Some(false)` / `Some(true)`).
     pub case: Option<bool>,
+    /// `declare -n`: the value names the variable this one refers to.
+    pub nameref: bool,
     /// An array's elements.
     pub array: Option<Array>,
 }
