@@ -346,8 +346,8 @@ pub fn expand_word(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<OsString>, Ex
     Ok(fields)
 }
 
-/// The word written back as shell text, for messages (`$X: ambiguous redirect`).
-fn display_word(word: &Word) -> Vec<u8> {
+/// The word written back as shell text, for messages (`$X: ambiguous redirect`) and `set -x`.
+pub fn display_word(word: &Word) -> Vec<u8> {
     let mut out = Vec::new();
     for p in &word.parts {
         display_part(p, &mut out);

@@ -86,6 +86,12 @@ impl Interp<'_> {
                         return Flow::Normal;
                     }
                 };
+                if state.opts.xtrace {
+                    let mut t = b"case ".to_vec();
+                    t.extend_from_slice(&super::simple::trace_quote(&value));
+                    t.extend_from_slice(b" in");
+                    self.xtrace(state, &t, io, out);
+                }
                 let mut i = 0;
                 let mut matched_any = false;
                 let mut fall = false;
@@ -260,9 +266,20 @@ impl Interp<'_> {
         let mut status = 0;
         state.loop_depth += 1;
         let mut result = Flow::Normal;
+        // bash shows the words as written.
+        let traced_items: Vec<Vec<u8>> = match (state.opts.xtrace, words) {
+            (true, Some(words)) => words.iter().map(expand::display_word).collect(),
+            (true, None) => vec![b"\"$@\"".to_vec()],
+            _ => Vec::new(),
+        };
         for item in items {
             if !self.iteration(state, line, out) {
                 break;
+            }
+            if state.opts.xtrace {
+                let mut t = format!("for {var} in ").into_bytes();
+                t.extend_from_slice(&traced_items.join(&b' '));
+                self.xtrace(state, &t, io, out);
             }
             if let Err(msg) = super::host::assign(state, var, item) {
                 self.shell_error(state, out, line, msg.as_bytes());
@@ -389,6 +406,9 @@ impl Interp<'_> {
     ) -> Result<i64, i32> {
         let text = self.expand_nosplit(state, word, io, line, out)?;
         let text = String::from_utf8_lossy(&text).into_owned();
+        if state.opts.xtrace {
+            self.xtrace(state, format!("(( {text} ))").as_bytes(), io, out);
+        }
         super::host::arith_command(state, &text, "((")
             .map_err(|e| self.expansion_failed(state, &e, line, out))
     }
@@ -424,10 +444,25 @@ impl Interp<'_> {
             CondExpr::Word(w) => Ok(!self.expand_nosplit(state, w, io, line, out)?.is_empty()),
             CondExpr::Unary(op, w) => {
                 let v = self.expand_nosplit(state, w, io, line, out)?;
+                if state.opts.xtrace {
+                    let mut t = format!("[[ {op} ").into_bytes();
+                    t.extend_from_slice(&super::simple::trace_quote(&v));
+                    t.extend_from_slice(b" ]]");
+                    self.xtrace(state, &t, io, out);
+                }
                 Ok(self.unary_test(state, op, &v))
             }
             CondExpr::Binary(lhs, op, rhs) => {
                 let left = self.expand_nosplit(state, lhs, io, line, out)?;
+                if state.opts.xtrace {
+                    let right = self.expand_nosplit(state, rhs, io, line, out)?;
+                    let mut t = b"[[ ".to_vec();
+                    t.extend_from_slice(&super::simple::trace_quote(&left));
+                    t.extend_from_slice(format!(" {op} ").as_bytes());
+                    t.extend_from_slice(&super::simple::trace_quote(&right));
+                    t.extend_from_slice(b" ]]");
+                    self.xtrace(state, &t, io, out);
+                }
                 match op.as_str() {
                     "==" | "=" | "!=" => {
                         let m = self.pattern_matches(state, rhs, &left, io, line, out)?;

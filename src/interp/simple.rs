@@ -578,14 +578,6 @@ impl Interp<'_> {
         _line: usize,
         streams: &dyn StreamSink,
     ) {
-        let ps4 = state.vars.get("PS4").unwrap_or("+ ");
-        let mut text = Vec::new();
-        let depth = 1 + state.subshell;
-        let (first, rest) = ps4.split_at(ps4.len().min(1));
-        for _ in 0..depth {
-            text.extend_from_slice(first.as_bytes());
-        }
-        text.extend_from_slice(rest.as_bytes());
         let mut parts: Vec<Vec<u8>> = Vec::new();
         for (n, v) in assigns {
             let mut p = n.as_bytes().to_vec();
@@ -599,7 +591,25 @@ impl Interp<'_> {
         if parts.is_empty() {
             return;
         }
-        text.extend_from_slice(&parts.join(&b' '));
+        self.xtrace(state, &parts.join(&b' '), io, streams);
+    }
+
+    /// `set -x`: one line of trace (`PS4`'s first character once more per subshell level).
+    pub(super) fn xtrace(
+        &self,
+        state: &ShellState,
+        what: &[u8],
+        io: &Io,
+        streams: &dyn StreamSink,
+    ) {
+        let ps4 = state.vars.get("PS4").unwrap_or("+ ");
+        let mut text = Vec::new();
+        let (first, rest) = ps4.split_at(ps4.len().min(1));
+        for _ in 0..=state.subshell {
+            text.extend_from_slice(first.as_bytes());
+        }
+        text.extend_from_slice(rest.as_bytes());
+        text.extend_from_slice(what);
         text.push(b'\n');
         let rt = self.rt;
         let emitter = Emitter::new(
@@ -837,7 +847,9 @@ pub(super) fn trace_quote(w: &[u8]) -> Vec<u8> {
     if plain {
         return w.to_vec();
     }
-    if w.iter().any(|&b| b < 0x20 || b == 0x7f) {
+    if w.iter()
+        .any(|&b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f)
+    {
         let mut out = b"$'".to_vec();
         for &b in w {
             match b {
