@@ -1427,7 +1427,10 @@ impl Interp<'_> {
             if let Some(long) = verbose {
                 let mut missing = 0;
                 for n in rest {
-                    let kind = if state.functions.contains_key(n) {
+                    let kind = if matches!(n.as_str(), "bash" | "sh") {
+                        let p = format!("/usr/bin/{n}");
+                        Some((p.clone(), format!("{n} is {p}")))
+                    } else if state.functions.contains_key(n) {
                         Some((n.clone(), format!("{n} is a function")))
                     } else if Builtin::lookup(n).is_some() {
                         Some((n.clone(), format!("{n} is a shell builtin")))

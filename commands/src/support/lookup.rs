@@ -39,6 +39,10 @@ pub fn builtin(name: &str, denied: &[CommandName]) -> Option<CommandName> {
 /// Every path under which the program appears, in `PATH` order: its `/usr/bin/x` and, since
 /// `/bin` is a link to `/usr/bin` on a merged-/usr system, `/bin/x` as well.
 pub fn program_paths(name: &str, denied: &[CommandName]) -> Vec<String> {
+    // `bash` and `sh` run as child shells of the interpreter: programs, as in bash.
+    if matches!(name, "bash" | "sh") {
+        return vec![format!("/usr/bin/{name}"), format!("/bin/{name}")];
+    }
     let Some(path) = name
         .parse::<CommandName>()
         .ok()
