@@ -117,14 +117,17 @@ pub(crate) struct PipeReader {
     rx: Receiver<Vec<u8>>,
     chunk: Vec<u8>,
     pos: usize,
+    /// The line's deadline and cancel flag: a reader never waits past them.
+    guard: Arc<crate::limits::Guard>,
 }
 
 impl PipeReader {
-    pub(crate) fn new(rx: Receiver<Vec<u8>>) -> Self {
+    pub(crate) fn new(rx: Receiver<Vec<u8>>, guard: Arc<crate::limits::Guard>) -> Self {
         PipeReader {
             rx,
             chunk: Vec::new(),
             pos: 0,
+            guard,
         }
     }
 }
@@ -132,13 +135,18 @@ impl PipeReader {
 impl Read for PipeReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.pos >= self.chunk.len() {
-            match self.rx.recv() {
+            match self.rx.recv_timeout(std::time::Duration::from_millis(50)) {
                 Ok(chunk) => {
                     self.chunk = chunk;
                     self.pos = 0;
                 }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if self.guard.expired() {
+                        return Err(std::io::Error::from(std::io::ErrorKind::TimedOut));
+                    }
+                }
                 // The writer is done: end of file.
-                Err(_) => return Ok(0),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(0),
             }
         }
         let avail = self.chunk.get(self.pos..).unwrap_or_default();

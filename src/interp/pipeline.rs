@@ -24,6 +24,46 @@ use crate::exec::{ChannelSink, Out, PIPE_CHUNKS, PipeReader, StreamSink};
 use crate::io::Stream;
 use crate::shell::ast::{Command, Pipeline};
 
+/// Whether a simple command's expansion runs commands (`$(...)`, `<(...)`), which may read
+/// what an earlier stage writes.
+fn substitutes(cmd: &Command) -> bool {
+    use crate::shell::ast::{AssignValue, RedirKind, Word, WordPart};
+    fn part(p: &WordPart) -> bool {
+        match p {
+            WordPart::CommandSubst(_) | WordPart::ProcessSubst { .. } => true,
+            WordPart::DoubleQuoted(inner) => inner.iter().any(part),
+            WordPart::Arith(w) => word(w),
+            WordPart::Param(pe) => {
+                pe.index.as_ref().is_some_and(word) || pe.op.as_ref().is_some_and(|(_, w)| word(w))
+            }
+            WordPart::Literal(_) | WordPart::Quoted(_) => false,
+        }
+    }
+    fn word(w: &Word) -> bool {
+        w.parts.iter().any(part)
+    }
+    let Command::Simple(c) = cmd else {
+        return false;
+    };
+    c.words.iter().any(word)
+        || c.assignments.iter().any(|a| match &a.value {
+            AssignValue::Scalar(w) => word(w),
+            AssignValue::Array(ws) => ws.iter().any(word),
+        })
+        || c.redirects.iter().any(|r| match &r.kind {
+            RedirKind::Out(w)
+            | RedirKind::Clobber(w)
+            | RedirKind::Append(w)
+            | RedirKind::In(w)
+            | RedirKind::OutErr(w)
+            | RedirKind::AppendOutErr(w)
+            | RedirKind::ReadWrite(w)
+            | RedirKind::HereString(w) => word(w),
+            RedirKind::HereDoc { body, .. } => word(body),
+            RedirKind::DupOut(_) | RedirKind::DupIn(_) | RedirKind::Close => false,
+        })
+}
+
 /// The state a stage runs on.
 enum Stage {
     Copy(Box<ShellState>),
@@ -96,6 +136,7 @@ impl Interp<'_> {
             (1..n).map(|_| mpsc::channel()).unzip();
         let go_in = go_in.into_iter().map(Some).chain(std::iter::once(None));
         let mut go_out = Some(go_out);
+        let eager = pipeline.commands.iter().skip(1).any(substitutes);
         let mut statuses = Vec::new();
         // Each stage runs on a copy of the shell's state; with `shopt -s lastpipe` the last one
         // runs on the shell's own, as bash's last stage then does.
@@ -140,7 +181,10 @@ impl Interp<'_> {
                 };
                 let stage_io = Io {
                     stdin: match pipe_in {
-                        Some(rx) => Input::reader(Box::new(PipeReader::new(rx))),
+                        Some(rx) => Input::reader(Box::new(PipeReader::new(
+                            rx,
+                            std::sync::Arc::clone(&self.rt.guard),
+                        ))),
                         None => io.stdin.clone(),
                     },
                     out: match pipe_out {
@@ -169,9 +213,11 @@ impl Interp<'_> {
                             other => Some(Err((other, stage_io))),
                         };
                         drop(turn_out);
-                        // All stages are prepared once the last one is: it starts the others.
+                        // All stages are prepared once the last one is: it starts the others
+                        // (unless a later stage's expansion may read what an earlier one
+                        // writes, `a | b "$(cat)"`: then each starts once it is prepared).
                         drop(release);
-                        if let Some(go) = go {
+                        if let Some(go) = go.filter(|_| !eager) {
                             let _ = go.recv();
                         }
                         match ready {
