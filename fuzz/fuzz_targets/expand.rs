@@ -167,6 +167,10 @@ impl Walker<'_> {
             max_brace: 10_000,
             max_glob: 10_000,
             noglob: false,
+            nullglob: false,
+            failglob: false,
+            dotglob: false,
+            globstar: false,
         }
     }
 
@@ -291,6 +295,7 @@ impl Walker<'_> {
         for r in redirects {
             match &r.kind {
                 RedirKind::Out(w)
+                | RedirKind::Clobber(w)
                 | RedirKind::Append(w)
                 | RedirKind::In(w)
                 | RedirKind::OutErr(w)
