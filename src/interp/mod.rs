@@ -65,27 +65,45 @@ pub(crate) fn stack_left() -> bool {
 }
 
 /// Runs `f` on a thread with the interpreter's stack, its output going to `sink` as it comes;
-/// `None` if the thread could not run it to the end.
-pub(crate) fn on_interp_stack<T: Send>(
+/// `None` if the thread could not run it to the end. Where a thread that large cannot be
+/// made (an address-space limit, a sanitizer), smaller ones are tried, then the caller's own.
+pub(crate) fn on_interp_stack<T: Send, F: FnOnce(&dyn StreamSink) -> T + Send>(
     sink: &mut dyn crate::io::Sink,
-    f: impl FnOnce(&dyn StreamSink) -> T + Send,
+    f: F,
 ) -> Option<T> {
-    let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("trumansh-line".into())
-            .stack_size(INTERP_STACK)
-            .spawn_scoped(scope, move || {
-                mark_stack(INTERP_STACK);
-                let streams = crate::exec::ChannelSink(tx);
-                f(&streams)
-            })
-            .ok()?;
-        for (stream, bytes) in rx {
-            sink.write(stream, &bytes);
+    let slot = std::sync::Mutex::new(Some(f));
+    for size in [INTERP_STACK, 64 << 20, 16 << 20] {
+        let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
+        let ran = std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new()
+                .name("trumansh-line".into())
+                .stack_size(size)
+                .spawn_scoped(scope, || {
+                    mark_stack(size);
+                    let f = slot.lock().ok()?.take()?;
+                    let streams = crate::exec::ChannelSink(tx);
+                    Some(f(&streams))
+                });
+            let Ok(handle) = spawned else {
+                return Err(());
+            };
+            for (stream, bytes) in rx {
+                sink.write(stream, &bytes);
+            }
+            Ok(handle.join().ok().flatten())
+        });
+        if let Ok(result) = ran {
+            return result;
         }
-        handle.join().ok()
-    })
+    }
+    // No thread at all: here, on the caller's stack (checked against what is left of it).
+    let f = slot.into_inner().ok()??;
+    let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
+    let result = f(&crate::exec::ChannelSink(tx));
+    for (stream, bytes) in rx.try_iter() {
+        sink.write(stream, &bytes);
+    }
+    Some(result)
 }
 
 /// How a command ended, besides its status (which is in [`ShellState::last_status`]).
