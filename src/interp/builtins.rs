@@ -1609,16 +1609,7 @@ impl Interp<'_> {
                     head.extend_from_slice(b"'\n");
                     msg.extend_from_slice(&head);
                 }
-                let rt = self.rt;
-                let emitter = Emitter::new(
-                    &rt.sandbox,
-                    &rt.journal,
-                    Vec::new(),
-                    Out::Null,
-                    io.err.clone(),
-                    streams,
-                );
-                emitter.write(&io.err, &msg);
+                self.write_out(&io.err, &msg, streams);
                 state.set_status(if mode == Mode::Eval { 2 } else { 1 });
                 Flow::Normal
             }
@@ -1837,16 +1828,7 @@ impl Interp<'_> {
         io: &Io,
         streams: &dyn StreamSink,
     ) -> Flow {
-        let rt = self.rt;
-        let emitter = Emitter::new(
-            &rt.sandbox,
-            &rt.journal,
-            Vec::new(),
-            io.out.clone(),
-            io.err.clone(),
-            streams,
-        );
-        emitter.write(&io.err, &said.err);
+        self.write_out(&io.err, &said.err, streams);
         state.set_status(said.status);
         Flow::Normal
     }

@@ -455,6 +455,25 @@ impl Interp<'_> {
         }
     }
 
+    /// Writes the shell's own bytes (a trace, a report) to one of a command's outputs.
+    pub(crate) fn write_out(
+        &self,
+        target: &crate::exec::Out,
+        bytes: &[u8],
+        streams: &dyn StreamSink,
+    ) {
+        let rt = self.rt;
+        let emitter = crate::exec::Emitter::new(
+            &rt.sandbox,
+            &rt.journal,
+            Vec::new(),
+            crate::exec::Out::Null,
+            crate::exec::Out::Null,
+            streams,
+        );
+        emitter.write(target, bytes);
+    }
+
     /// Writes a diagnostic with the shell's prefix for the current mode.
     fn shell_error(&self, state: &ShellState, out: &dyn StreamSink, line: usize, msg: &[u8]) {
         let mut text = self.prefix(state, line);

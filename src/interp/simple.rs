@@ -371,16 +371,7 @@ impl Interp<'_> {
                 status,
                 err,
             } => {
-                let rt = self.rt;
-                let emitter = Emitter::new(
-                    &rt.sandbox,
-                    &rt.journal,
-                    Vec::new(),
-                    Out::Null,
-                    err,
-                    streams,
-                );
-                emitter.write(&emitter.err.clone(), &message);
+                self.write_out(&err, &message, streams);
                 state.set_status(status);
                 Flow::Normal
             }
@@ -611,16 +602,7 @@ impl Interp<'_> {
         text.extend_from_slice(rest.as_bytes());
         text.extend_from_slice(what);
         text.push(b'\n');
-        let rt = self.rt;
-        let emitter = Emitter::new(
-            &rt.sandbox,
-            &rt.journal,
-            Vec::new(),
-            Out::Null,
-            io.err.clone(),
-            streams,
-        );
-        emitter.write(&io.err, &text);
+        self.write_out(&io.err, &text, streams);
     }
 
     /// A path to a file run as a command: an executable script for bash or sh (a `#!` line
