@@ -194,6 +194,8 @@ pub(crate) struct Env<'a> {
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
+    /// The input fds above 2 (`read -u`, `mapfile -u`).
+    pub inputs: &'a [(u32, Stdin)],
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -395,6 +397,7 @@ pub(crate) fn run_command(
         spill: Some(emitter),
         walk_depth: env.walk_depth,
         denied: env.denied,
+        inputs: env.inputs,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -421,6 +424,7 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         spill: None,
         walk_depth: env.walk_depth,
         denied: env.denied,
+        inputs: &[],
     };
     f(&ctx)
 }

@@ -614,7 +614,7 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
         Some(Array::Assoc(m)) => {
             let mut items = String::new();
             for (k, x) in m {
-                let _ = write!(items, "[{k}]={} ", declare_quote(x));
+                let _ = write!(items, "[{}]={} ", declare_key(k), declare_quote(x));
             }
             format!("declare {flags} {name}=({items})\n")
         }
@@ -625,8 +625,12 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     }
 }
 
-/// A value as `declare -p` quotes it.
+/// A value as `declare -p` quotes it: `$'...'` when it holds a non-printable byte, else
+/// in double quotes (bash's `ansic_shouldquote`, `ansic_quote`, `sh_double_quote`).
 fn declare_quote(v: &str) -> String {
+    if v.bytes().any(|c| !(0x20..0x7f).contains(&c)) {
+        return trumansh_commands::ansic_if_needed(v);
+    }
     let mut out = String::from("\"");
     for c in v.chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {
@@ -636,6 +640,20 @@ fn declare_quote(v: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// An associative array's key as `declare -p` shows it: as it is, unless it holds a shell
+/// metacharacter (then quoted as a value is).
+fn declare_key(k: &str) -> String {
+    let metas = k
+        .bytes()
+        .any(|c| !(0x20..0x7f).contains(&c) || b" \t\n'\"\\|&;()<>!{}*[?]^$`".contains(&c))
+        || k.starts_with(['~', '#']);
+    if metas {
+        declare_quote(k)
+    } else {
+        k.to_string()
+    }
 }
 
 /// What a builtin prints and its status.
@@ -1540,7 +1558,7 @@ impl Interp<'_> {
 
     /// Parses and runs shell text in the current shell (`eval`, `source`).
     #[allow(clippy::too_many_arguments)]
-    fn run_text(
+    pub(super) fn run_text(
         &self,
         state: &mut ShellState,
         text: &[u8],
@@ -1836,7 +1854,7 @@ impl Interp<'_> {
 
 /// How shell text runs in the current shell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     Eval,
     Source,
 }

@@ -292,6 +292,18 @@ pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Resul
     Ok(())
 }
 
+/// Assigns `name` or an element `name[sub]` (`read`, `printf -v`), as an assignment
+/// statement does.
+pub(super) fn assign_ref(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
+    let Some((array, rest)) = name.split_once('[') else {
+        return assign(state, name, value);
+    };
+    let text = rest.strip_suffix(']').unwrap_or(rest);
+    let array = target(state, array);
+    let sub = subscript(state, &array, text).map_err(|e| e.message)?;
+    assign_element(state, &array, sub, value, false)
+}
+
 /// The elements of an array in order (a scalar: itself; unset: none).
 pub(super) fn elements(state: &ShellState, name: &str) -> Vec<String> {
     let name = &target(state, name);

@@ -495,6 +495,7 @@ impl Interp<'_> {
             stdout_is_tty: rt.config.stdout_is_tty,
             walk_depth: rt.config.policy.limits.walk_depth,
             denied: &rt.denied,
+            inputs: &[],
         }
     }
 

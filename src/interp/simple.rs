@@ -6,10 +6,10 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use trumansh_commands::{CommandName, FsView, Vars};
+use trumansh_commands::{CommandName, Directive, FsView, Stdin, Vars};
 
 use super::builtins::Builtin;
-use super::redirect::Fds;
+use super::redirect::{Fd, Fds};
 use super::state::{Frame, ShellState};
 use super::{Cx, Flow, Interp, Io, host};
 use crate::audit::fields;
@@ -453,7 +453,24 @@ impl Interp<'_> {
                 base: &rt.sandbox,
                 fds: &state.proc_fds,
             };
+            // `read -u N`, `mapfile -u N`: the input fds above 2, as their handlers see them.
+            let inputs: Vec<(u32, Stdin)> = if matches!(
+                command,
+                CommandName::Read | CommandName::Mapfile | CommandName::Readarray
+            ) {
+                fds.io
+                    .extra
+                    .iter()
+                    .filter_map(|(n, fd)| match fd {
+                        Fd::In(i) => Some((*n, i.stdin())),
+                        Fd::Out(_) => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let mut env = self.env(state);
+            env.inputs = &inputs;
             if !state.proc_fds.is_empty() {
                 env.fs = &overlay;
             }
@@ -468,6 +485,11 @@ impl Interp<'_> {
             let vars = copy.as_ref().unwrap_or(&state.vars);
             let status = run_command(&env, command, args, vars, &stdin, &emitter);
             fds.io.stdin.give_back(&stdin);
+            for (n, read) in &inputs {
+                if let Some(input) = fds.io.input(*n) {
+                    input.give_back(read);
+                }
+            }
             let directives = emitter.directives.take();
             (status, directives, emitter.out.clone(), emitter.err.clone())
         };
@@ -475,6 +497,21 @@ impl Interp<'_> {
         let mut messages = Vec::new();
         let mut status = status;
         for directive in directives {
+            if let Directive::MapLines {
+                name,
+                lines,
+                origin,
+                callback: Some(callback),
+            } = &directive
+            {
+                if let Err(msg) = self
+                    .map_with_callback(state, name, lines, *origin, callback, fds, line, streams)
+                {
+                    status = 1;
+                    messages.push((true, msg.into_bytes()));
+                }
+                continue;
+            }
             if let Some(said) = self.apply_directive(state, &directive, self.stage) {
                 status = said.status;
                 messages.extend(said.out.into_iter().map(|m| (false, m)));
@@ -492,6 +529,52 @@ impl Interp<'_> {
             }
         }
         status
+    }
+
+    /// `mapfile -C TEXT -c QUANTUM`: assigns the lines, running `TEXT INDEX 'LINE'` before
+    /// every QUANTUM-th line is assigned (it sees the lines before it in the array).
+    #[allow(clippy::too_many_arguments)]
+    fn map_with_callback(
+        &self,
+        state: &mut ShellState,
+        name: &str,
+        lines: &[String],
+        origin: Option<i64>,
+        (text, quantum): &(String, u64),
+        fds: &Fds,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<(), String> {
+        let at = |i: usize| i64::try_from(i).unwrap_or(i64::MAX);
+        let part_origin = |start: usize| origin.map(|o| o.saturating_add(at(start)));
+        let mut start = 0;
+        for (i, l) in lines.iter().enumerate() {
+            if !(i as u64 + 1).is_multiple_of(*quantum) {
+                continue;
+            }
+            let part = lines.get(start..i).unwrap_or_default();
+            super::directives::map_lines(state, name, part, part_origin(start), start == 0)?;
+            start = i;
+            let index = origin.unwrap_or(0).saturating_add(at(i));
+            let mut cmd = format!("{text} {index} '");
+            cmd.push_str(&l.replace('\'', "'\\''"));
+            cmd.push('\'');
+            let flow = self.run_text(
+                state,
+                cmd.as_bytes(),
+                "eval",
+                line,
+                &fds.io,
+                Cx::default(),
+                streams,
+                super::builtins::Mode::Eval,
+            );
+            if state.exit.is_some() || !matches!(flow, Flow::Normal) || self.stopped(state) {
+                return Ok(());
+            }
+        }
+        let rest = lines.get(start..).unwrap_or_default();
+        super::directives::map_lines(state, name, rest, part_origin(start), start == 0)
     }
 
     /// Calls a function: a new frame (positional parameters, `local`s, `FUNCNAME`), its

@@ -202,9 +202,20 @@ pub struct Ctx<'a> {
     /// Commands the policy denies: for the agent they do not exist (`help`, `type` and
     /// `which` do not show them).
     pub denied: &'a [CommandName],
+    /// The input fds above 2 open for the command (`3<f`, `exec 4<f`), for `read -u` and
+    /// `mapfile -u`.
+    pub inputs: &'a [(u32, Stdin)],
 }
 
 impl Ctx<'_> {
+    /// The input open on fd `n` (0: stdin); `None`: not open for reading.
+    pub fn input(&self, n: u32) -> Option<&Stdin> {
+        if n == 0 {
+            return Some(self.stdin);
+        }
+        self.inputs.iter().find(|(k, _)| *k == n).map(|(_, s)| s)
+    }
+
     /// Whether a command exists for the agent.
     pub fn available(&self, c: CommandName) -> bool {
         !self.denied.contains(&c)

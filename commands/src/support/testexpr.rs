@@ -561,6 +561,7 @@ mod tests {
             spill: None,
             walk_depth: 8,
             denied: &[],
+            inputs: &[],
         };
         f(&ctx)
     }

@@ -88,6 +88,7 @@ impl World {
             spill: None,
             walk_depth: 256,
             denied: &[],
+            inputs: &[],
         };
         crate::run(name, &os(args), &ctx)
     }
