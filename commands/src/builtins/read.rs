@@ -74,7 +74,7 @@ pub struct ReadHelp {
     /// whether input is available
     #[arg(short = 't', value_name = "timeout")]
     timeout: Option<OsString>,
-    /// read from file descriptor FD instead of the standard input (only 0 is open here)
+    /// read from file descriptor FD instead of the standard input (one opened by a redirection or exec)
     #[arg(short = 'u', value_name = "fd")]
     fd: Option<OsString>,
 }
