@@ -77,7 +77,7 @@ impl Capture {
         }
     }
     /// Appends; false when the cap is reached (the writer should stop).
-    fn push(&self, data: &[u8]) -> bool {
+    pub(crate) fn push(&self, data: &[u8]) -> bool {
         let Ok(mut buf) = self.bytes.lock() else {
             return false;
         };
@@ -219,6 +219,8 @@ pub(crate) struct Emitter<'a> {
     pub write_failed: Cell<bool>,
     /// The command being run, for its write-error message.
     pub command: Cell<Option<CommandName>>,
+    /// The `/dev/fd/N` of the command's `>(list)`s and their inputs.
+    pub proc_out: Vec<(PathBuf, Arc<Capture>)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -242,6 +244,7 @@ impl<'a> Emitter<'a> {
             closed: Cell::new(false),
             write_failed: Cell::new(false),
             command: Cell::new(None),
+            proc_out: Vec::new(),
         }
     }
 
@@ -334,6 +337,7 @@ impl<'a> Emitter<'a> {
             Step::Err(bytes) => self.write(&self.err, &bytes),
             Step::ShellErr(bytes) => self.shell_err(&bytes),
             Step::Directive(d) => self.directives.borrow_mut().push(d),
+            Step::Effect(effect) if self.write_proc_out(&effect.op) => {}
             Step::Effect(effect) => match apply_fs_effect(self.sandbox, self.journal, &effect.op) {
                 Ok(()) => {
                     if let Some(ok) = &effect.on_ok {
@@ -350,6 +354,20 @@ impl<'a> Emitter<'a> {
                     }
                 }
             },
+        }
+    }
+
+    /// A write to a `>(list)`'s `/dev/fd/N` goes into the list's input.
+    fn write_proc_out(&self, op: &Op) -> bool {
+        let Op::WriteFile { path, data, .. } = op else {
+            return false;
+        };
+        match self.proc_out.iter().find(|(p, _)| p == path) {
+            Some((_, capture)) => {
+                capture.push(data);
+                true
+            }
+            None => false,
         }
     }
 

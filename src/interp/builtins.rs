@@ -697,7 +697,8 @@ impl Interp<'_> {
         let mut said = Said::default();
         let mut flow = Flow::Normal;
         match b {
-            Builtin::Colon | Builtin::Wait => {}
+            Builtin::Colon => {}
+            Builtin::Wait => said.status = wait(state, &args, &mut said),
             Builtin::Break | Builtin::Continue => {
                 let name = if b == Builtin::Break {
                     "break"
@@ -1833,6 +1834,9 @@ impl Interp<'_> {
 
     /// The EXIT trap of a shell that ends (once).
     pub(crate) fn exit_trap(&self, state: &mut ShellState, io: &Io, streams: &dyn StreamSink) {
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, true, streams);
+        }
         if state.traps.contains_key("EXIT") {
             self.run_trap(state, "EXIT", io, streams);
             std::sync::Arc::make_mut(&mut state.traps).remove("EXIT");
@@ -1850,6 +1854,92 @@ impl Interp<'_> {
         state.set_status(said.status);
         Flow::Normal
     }
+}
+
+/// `wait [-fn] [-p var] [id ...]`: every job has finished already (nothing runs
+/// concurrently), so `wait` only answers with the status of the last ID named (0 for none).
+/// As bash: `wait -n` takes a job out of the job table; a pid's status stays known until a
+/// `wait` without IDs.
+fn wait(state: &mut ShellState, args: &[String], said: &mut Said) -> i32 {
+    let mut ids = args.iter().peekable();
+    let mut var = None;
+    let mut any = false;
+    while let Some(a) = ids.next_if(|a| a.starts_with('-') && a.len() > 1) {
+        if a == "--" {
+            break;
+        }
+        for c in a.chars().skip(1) {
+            match c {
+                'n' => any = true,
+                'f' => {}
+                'p' => var = ids.next().cloned(),
+                _ => {
+                    said.err(&format!("wait: -{c}: invalid option"), 2);
+                    said.err("wait: usage: wait [-fn] [-p var] [id ...]", 2);
+                    return 2;
+                }
+            }
+        }
+    }
+    let ids: Vec<&String> = ids.collect();
+    if ids.is_empty() && !any {
+        state.jobs.clear();
+        return 0;
+    }
+    // The job table: the jobs not yet waited for by number.
+    let table: Vec<usize> = (0..state.jobs.len())
+        .filter(|&i| state.jobs.get(i).is_some_and(|j| j.2))
+        .collect();
+    let mut status = 127;
+    let found = |state: &mut ShellState, at: Option<usize>, status: &mut i32| {
+        if let Some(job) = at.and_then(|i| state.jobs.get_mut(i)) {
+            // `wait -n` takes a job out of the table.
+            job.2 &= !any;
+            *status = job.1;
+            if let Some(v) = &var {
+                state.vars.set(v, job.0.to_string(), false);
+            }
+        }
+    };
+    if ids.is_empty() {
+        // `wait -n`: the next job to finish; none left: 127.
+        found(state, table.first().copied(), &mut status);
+        return status;
+    }
+    for id in ids {
+        status = 127;
+        let at = if let Some(spec) = id.strip_prefix('%') {
+            let at = match spec {
+                "" | "%" | "+" => table.last().copied(),
+                "-" => table.iter().rev().nth(1).copied(),
+                n => n
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| n.checked_sub(1))
+                    .and_then(|i| table.get(i).copied()),
+            }
+            .filter(|&i| state.jobs.get(i).is_some_and(|j| j.2));
+            if at.is_none() {
+                said.err(&format!("wait: {id}: no such job"), 127);
+            }
+            at
+        } else if let Ok(pid) = id.parse::<u32>() {
+            let at = state.jobs.iter().rposition(|j| j.0 == pid);
+            if at.is_none() {
+                said.err(
+                    &format!("wait: pid {pid} is not a child of this shell"),
+                    127,
+                );
+            }
+            at
+        } else {
+            said.err(&format!("wait: `{id}': not a pid or valid job spec"), 1);
+            status = 1;
+            continue;
+        };
+        found(state, at, &mut status);
+    }
+    status
 }
 
 /// How shell text runs in the current shell.

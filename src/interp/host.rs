@@ -558,22 +558,32 @@ impl expand::Host for Host<'_, '_> {
         arith(self.state, text)
     }
     fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        // bash's fd numbers count down from 63.
+        let used = self.state.proc_fds.len() + self.state.proc_out.len();
+        let fd = 63 - u32::try_from(used).unwrap_or(0).min(53);
         if out {
-            return Err(ExpandError::plain(
-                ">(...): output process substitution is not supported by this shell".into(),
-            ));
+            // The command writes to `/dev/fd/N` into a buffer; the list runs on it once the
+            // command is done (nothing runs concurrently).
+            let cap = self.interp.rt.config.policy.limits.var_bytes;
+            let pid = self.state.new_job();
+            self.state.proc_out.push(super::state::ProcOut {
+                pid,
+                fd,
+                capture: Arc::new(crate::exec::Capture::new(cap)),
+                script: Arc::new(script.clone()),
+                io: self.io.clone(),
+            });
+            return Ok(format!("/dev/fd/{fd}"));
         }
         // The list runs to completion first (nothing runs concurrently); the command reads
-        // its output at `/dev/fd/N`, bash's numbers counting down from 63.
+        // its output at `/dev/fd/N`.
         let status = self.state.last_status;
         let bytes = self
             .interp
             .captured(self.state, script, self.io, self.line, self.streams)?;
+        let pid = self.state.new_job();
+        self.state.job_done(pid, self.state.last_status);
         self.state.set_status(status);
-        let fd = 63
-            - u32::try_from(self.state.proc_fds.len())
-                .unwrap_or(0)
-                .min(53);
         self.state.proc_fds.push((fd, Arc::new(bytes)));
         Ok(format!("/dev/fd/{fd}"))
     }

@@ -150,6 +150,9 @@ impl Interp<'_> {
         }
         let flow = self.run_list(state, script, &io, Cx::default(), out);
         let _ = flow;
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, true, out);
+        }
         if state.exit.is_some() {
             self.exit_trap(state, &io, out);
         }
@@ -233,7 +236,8 @@ impl Interp<'_> {
         }
         if list.background {
             // `&`: the job ran to completion already (nothing runs concurrently); `$!` names it.
-            state.last_bg = Some(state.last_bg.map_or(4243, |p| p + 1));
+            let pid = state.new_job();
+            state.job_done(pid, state.last_status);
             state.set_status(0);
         }
         Flow::Normal
@@ -365,6 +369,11 @@ impl Interp<'_> {
                 state.nesting += 1;
                 let flow = self.run_compound(state, c, &fds.io, cx, out);
                 state.nesting -= 1;
+                drop(fds);
+                if !state.proc_out.is_empty() {
+                    // `{ ...; } > >(list)`: the list's input is complete now.
+                    self.run_proc_outs(state, false, out);
+                }
                 flow
             }
             Command::Function(def) => {

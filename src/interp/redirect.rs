@@ -485,6 +485,10 @@ impl Interp<'_> {
             return Ok(Out::Null);
         }
         let path = state.resolve(target);
+        if let Some(p) = state.proc_out.iter().find(|p| proc_path(p.fd) == path) {
+            // `> >(list)`: into the list's input.
+            return Ok(Out::Capture(Arc::clone(&p.capture)));
+        }
         // Opening is a change of its own (`> f` truncates even if the command then fails),
         // journaled like any other; the command's output is then appended.
         let open = Op::WriteFile {
@@ -563,4 +567,9 @@ fn source_text(word: &shell::ast::Word) -> Vec<u8> {
     let mut out = Vec::new();
     walk(&word.parts, &mut out);
     out
+}
+
+/// Where a process substitution's fd is seen: `/dev/fd/N`.
+pub(crate) fn proc_path(fd: u32) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("/dev/fd/{fd}"))
 }

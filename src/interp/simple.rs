@@ -353,8 +353,58 @@ impl Interp<'_> {
             .map(Target::Handler)
     }
 
-    /// Runs a prepared command.
+    /// Runs a prepared command, then the `>(list)`s it wrote to.
     pub(super) fn run_prepared(
+        &self,
+        state: &mut ShellState,
+        prepared: Prepared,
+        cx: Cx,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let flow = self.run_prepared_command(state, prepared, cx, streams);
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, false, streams);
+        }
+        flow
+    }
+
+    /// Runs the `>(list)`s waiting for their input, each in a subshell reading what was
+    /// written to it, with the fds the shell had when it was expanded; `$?` is kept. One
+    /// still open elsewhere (`exec > >(list)`) waits unless `all`: then it runs on what it
+    /// has so far and stays for what comes later.
+    pub(super) fn run_proc_outs(
+        &self,
+        state: &mut ShellState,
+        all: bool,
+        streams: &dyn StreamSink,
+    ) {
+        let status = state.last_status;
+        for p in std::mem::take(&mut state.proc_out) {
+            let open = Arc::strong_count(&p.capture) > 1;
+            if open && !all {
+                state.proc_out.push(p);
+                continue;
+            }
+            let mut sub = state.subshell();
+            let io = Io {
+                stdin: super::redirect::Input::bytes(p.capture.take()),
+                ..p.io.clone()
+            };
+            let this = Interp {
+                stage: false,
+                ..*self
+            };
+            this.run_list(&mut sub, &p.script, &io, Cx::default(), streams);
+            this.exit_trap(&mut sub, &io, streams);
+            state.job_done(p.pid, sub.exit.unwrap_or(sub.last_status));
+            if open {
+                state.proc_out.push(p);
+            }
+        }
+        state.set_status(status);
+    }
+
+    fn run_prepared_command(
         &self,
         state: &mut ShellState,
         prepared: Prepared,
@@ -440,7 +490,7 @@ impl Interp<'_> {
         let rt = self.rt;
         let prefix = self.prefix(state, line);
         let (status, directives, out, err) = {
-            let emitter = Emitter::new(
+            let mut emitter = Emitter::new(
                 &rt.sandbox,
                 &rt.journal,
                 prefix.clone(),
@@ -448,6 +498,11 @@ impl Interp<'_> {
                 fds.io.err.clone(),
                 streams,
             );
+            emitter.proc_out = state
+                .proc_out
+                .iter()
+                .map(|p| (super::redirect::proc_path(p.fd), Arc::clone(&p.capture)))
+                .collect();
             let stdin = fds.io.stdin.stdin();
             let overlay = ProcFds {
                 base: &rt.sandbox,
