@@ -196,6 +196,8 @@ pub(crate) struct Env<'a> {
     pub denied: &'a [CommandName],
     /// The input fds above 2 (`read -u`, `mapfile -u`).
     pub inputs: &'a [(u32, Stdin)],
+    /// `$SHELLOPTS` (`test -o`).
+    pub shellopts: &'a str,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -416,6 +418,7 @@ pub(crate) fn run_command(
         walk_depth: env.walk_depth,
         denied: env.denied,
         inputs: env.inputs,
+        shellopts: env.shellopts,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -443,6 +446,7 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         walk_depth: env.walk_depth,
         denied: env.denied,
         inputs: &[],
+        shellopts: env.shellopts,
     };
     f(&ctx)
 }

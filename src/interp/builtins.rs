@@ -33,6 +33,8 @@ pub(super) enum Builtin {
     Source,
     Let,
     Shell,
+    /// `sh`: a child shell in POSIX mode.
+    Sh,
     Command,
     /// `builtin NAME`.
     Direct,
@@ -66,7 +68,8 @@ impl Builtin {
             "eval" => Builtin::Eval,
             "source" | "." => Builtin::Source,
             "let" => Builtin::Let,
-            "bash" | "sh" => Builtin::Shell,
+            "bash" => Builtin::Shell,
+            "sh" => Builtin::Sh,
             "command" => Builtin::Command,
             "builtin" => Builtin::Direct,
             "exec" => Builtin::Exec,
@@ -84,134 +87,29 @@ impl Builtin {
             _ => return None,
         })
     }
-}
 
-/// The `set -o` names, in bash's listing order, with whether each is on.
-fn set_options(state: &ShellState) -> Vec<(&'static str, bool)> {
-    let o = &state.opts;
-    vec![
-        ("allexport", o.allexport),
-        ("braceexpand", true),
-        ("emacs", false),
-        ("errexit", o.errexit),
-        ("errtrace", false),
-        ("functrace", false),
-        ("hashall", true),
-        ("histexpand", false),
-        ("history", false),
-        ("ignoreeof", false),
-        ("interactive-comments", true),
-        ("keyword", false),
-        ("monitor", false),
-        ("noclobber", o.noclobber),
-        ("noexec", false),
-        ("noglob", o.noglob),
-        ("nolog", false),
-        ("notify", false),
-        ("nounset", o.nounset),
-        ("onecmd", false),
-        ("physical", false),
-        ("pipefail", o.pipefail),
-        ("posix", false),
-        ("privileged", false),
-        ("verbose", false),
-        ("vi", false),
-        ("xtrace", o.xtrace),
-    ]
-}
-
-/// Whether a `set -o` option is on (`[[ -o name ]]`).
-pub(super) fn option_on(state: &ShellState, name: &str) -> bool {
-    set_options(state).iter().any(|(n, on)| *n == name && *on)
-}
-
-/// Sets a `set -o` option by name; false when there is no such option.
-fn set_option(state: &mut ShellState, name: &str, on: bool) -> bool {
-    let o = &mut state.opts;
-    match name {
-        "allexport" => o.allexport = on,
-        "errexit" => o.errexit = on,
-        "noclobber" => o.noclobber = on,
-        "noglob" => o.noglob = on,
-        "nounset" => o.nounset = on,
-        "pipefail" => o.pipefail = on,
-        "xtrace" => o.xtrace = on,
-        "braceexpand"
-        | "emacs"
-        | "errtrace"
-        | "functrace"
-        | "hashall"
-        | "histexpand"
-        | "history"
-        | "ignoreeof"
-        | "interactive-comments"
-        | "keyword"
-        | "monitor"
-        | "noexec"
-        | "nolog"
-        | "notify"
-        | "onecmd"
-        | "physical"
-        | "posix"
-        | "privileged"
-        | "verbose"
-        | "vi" => {}
-        _ => return false,
+    /// POSIX's special builtins (of those the interpreter runs): in POSIX mode their usage
+    /// errors end the shell and the assignments before them stay.
+    pub(super) fn is_special(self) -> bool {
+        matches!(
+            self,
+            Builtin::Colon
+                | Builtin::Break
+                | Builtin::Continue
+                | Builtin::Return
+                | Builtin::Readonly
+                | Builtin::Shift
+                | Builtin::Set
+                | Builtin::Eval
+                | Builtin::Source
+                | Builtin::Exec
+                | Builtin::Trap
+        )
     }
-    true
 }
 
-/// A single-letter `set` flag's option name.
-fn flag_option(c: u8) -> Option<&'static str> {
-    Some(match c {
-        b'a' => "allexport",
-        b'e' => "errexit",
-        b'f' => "noglob",
-        b'u' => "nounset",
-        b'x' => "xtrace",
-        b'C' => "noclobber",
-        b'B' => "braceexpand",
-        b'h' => "hashall",
-        b'v' => "verbose",
-        b'n' => "noexec",
-        _ => return None,
-    })
-}
-
-/// The `shopt` options bash lists, with whether each is on.
-fn shopt_options(state: &ShellState) -> Vec<(&'static str, bool)> {
-    let o = &state.opts;
-    let mut v = vec![
-        ("dotglob", o.dotglob),
-        ("expand_aliases", o.expand_aliases),
-        ("extglob", o.extglob),
-        ("failglob", o.failglob),
-        ("globstar", o.globstar),
-        ("inherit_errexit", o.inherit_errexit),
-        ("lastpipe", o.lastpipe),
-        ("nocasematch", o.nocasematch),
-        ("nullglob", o.nullglob),
-    ];
-    v.sort_unstable();
-    v
-}
-
-fn set_shopt(state: &mut ShellState, name: &str, on: bool) -> bool {
-    let o = &mut state.opts;
-    match name {
-        "dotglob" => o.dotglob = on,
-        "expand_aliases" => o.expand_aliases = on,
-        "extglob" => o.extglob = on,
-        "failglob" => o.failglob = on,
-        "globstar" => o.globstar = on,
-        "inherit_errexit" => o.inherit_errexit = on,
-        "lastpipe" => o.lastpipe = on,
-        "nocasematch" => o.nocasematch = on,
-        "nullglob" => o.nullglob = on,
-        _ => return false,
-    }
-    true
-}
+pub(super) use super::options::option_on;
+use super::options::{flag_option, set_option, set_options, set_shopt, shopt_options};
 
 /// Whether a name is a valid variable name.
 fn is_name(s: &str) -> bool {
@@ -716,11 +614,7 @@ impl Interp<'_> {
                             128,
                         );
                         let done = self.finish(state, &said, io, line, streams);
-                        if state.nested() {
-                            state.exit = Some(128);
-                        } else {
-                            self.line.abort();
-                        }
+                        self.fatal(state, 128);
                         return done;
                     }
                     Some(Ok(n)) if n < 1 => {
@@ -753,6 +647,9 @@ impl Interp<'_> {
             }
             Builtin::Return => {
                 if state.frames.is_empty() && state.sourcing == 0 {
+                    if let Some(a) = args.first().filter(|a| a.parse::<i64>().is_err()) {
+                        said.err(&format!("return: {a}: numeric argument required"), 2);
+                    }
                     said.err(
                         "return: can only `return' from a function or sourced script",
                         2,
@@ -793,6 +690,9 @@ impl Interp<'_> {
                     Ok(n) => {
                         let n = usize::try_from(n).unwrap_or(usize::MAX);
                         if n > state.positional.len() {
+                            if state.opts.posix {
+                                said.err(&format!("shift: {n}: shift count out of range"), 1);
+                            }
                             said.status = 1;
                         } else {
                             let rest = state.positional.get(n..).unwrap_or_default().to_vec();
@@ -868,10 +768,19 @@ impl Interp<'_> {
                             f => f,
                         };
                     }
-                    Err(e) => said.err(&format!("{file}: {}", e.strerror()), 1),
+                    Err(e) => {
+                        said.err(&format!("{file}: {}", e.strerror()), 1);
+                        if state.opts.posix {
+                            // POSIX mode: a file `.` cannot read ends the shell.
+                            let done = self.finish(state, &said, io, line, streams);
+                            self.fatal(state, 1);
+                            return done;
+                        }
+                    }
                 }
             }
-            Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
+            Builtin::Shell => return self.child_shell(state, &args, false, io, line, streams),
+            Builtin::Sh => return self.child_shell(state, &args, true, io, line, streams),
             Builtin::Trap => trap(state, &args, &mut said),
             Builtin::Getopts => getopts(state, &args, &mut said),
             Builtin::Alias => alias(state, &args, &mut said),
@@ -1353,64 +1262,93 @@ impl Interp<'_> {
         }
     }
 
-    /// `shopt`.
+    /// `shopt [-pqsu] [-o] [optname ...]`: sets, unsets, lists or tests the `shopt` options
+    /// (the `set -o` ones with `-o`).
     fn shopt(state: &mut ShellState, args: &[String], said: &mut Said) {
-        let mut set = None;
-        let mut quiet = false;
-        let mut names = Vec::new();
-        let mut o_mode = false;
-        for a in args {
-            match a.as_str() {
-                "-s" => set = Some(true),
-                "-u" => set = Some(false),
-                "-q" => quiet = true,
-                "-p" => {}
-                "-o" => o_mode = true,
-                _ => names.push(a.clone()),
+        let (mut set, mut unset, mut quiet, mut print, mut o_mode) =
+            (false, false, false, false, false);
+        let mut names = args;
+        while let Some((a, rest)) = names.split_first() {
+            if a == "--" {
+                names = rest;
+                break;
             }
+            if !a.starts_with('-') || a.len() < 2 {
+                break;
+            }
+            for c in a.chars().skip(1) {
+                match c {
+                    's' => set = true,
+                    'u' => unset = true,
+                    'q' => quiet = true,
+                    'p' => print = true,
+                    'o' => o_mode = true,
+                    _ => {
+                        said.err(&format!("shopt: -{c}: invalid option"), 2);
+                        said.err("shopt: usage: shopt [-pqsu] [-o] [optname ...]", 2);
+                        return;
+                    }
+                }
+            }
+            names = rest;
         }
-        if o_mode {
-            for n in &names {
-                if let Some(on) = set
-                    && !set_option(state, n, on)
-                {
-                    said.err(&format!("shopt: {n}: invalid option name"), 1);
+        if set && unset {
+            said.err(
+                "shopt: cannot set and unset shell options simultaneously",
+                1,
+            );
+            return;
+        }
+        let unknown = if o_mode {
+            "invalid option name"
+        } else {
+            "invalid shell option name"
+        };
+        if (set || unset) && !names.is_empty() {
+            for n in names {
+                let known = if o_mode {
+                    set_option(state, n, set)
+                } else {
+                    set_shopt(state, n, set)
+                };
+                if !known {
+                    said.err(&format!("shopt: {n}: {unknown}"), 1);
                 }
             }
             return;
         }
-        let all = shopt_options(state);
-        if let Some(on) = set {
-            for n in &names {
-                if !set_shopt(state, n, on) {
-                    said.err(&format!("shopt: {n}: invalid shell option name"), 1);
-                }
-            }
+        let all = if o_mode {
+            set_options(state)
         } else {
-            let list: Vec<(&str, bool)> = if names.is_empty() {
-                all.clone()
-            } else {
-                let mut l = Vec::new();
-                for n in &names {
-                    match all.iter().find(|(k, _)| k == n) {
-                        Some(&(k, v)) => l.push((k, v)),
-                        None => said.err(&format!("shopt: {n}: invalid shell option name"), 1),
-                    }
+            shopt_options(state)
+        };
+        let mut list = Vec::new();
+        if names.is_empty() {
+            // `-s`/`-u` alone: only the options on/off.
+            list.extend(all.iter().filter(|(_, v)| !(set && !v || unset && *v)));
+        } else {
+            for n in names {
+                match all.iter().find(|(k, _)| k == n) {
+                    Some(o) => list.push(o),
+                    None => said.err(&format!("shopt: {n}: {unknown}"), 1),
                 }
-                l
+            }
+        }
+        let mut any_off = false;
+        for &(k, v) in list {
+            any_off |= !v;
+            if quiet {
+                continue;
+            }
+            let line = match (print, o_mode) {
+                (true, true) => format!("set {}o {k}\n", if v { '-' } else { '+' }),
+                (true, false) => format!("shopt {} {k}\n", if v { "-s" } else { "-u" }),
+                _ => format!("{k:<15}\t{}\n", if v { "on" } else { "off" }),
             };
-            let mut any_off = false;
-            for (k, v) in list {
-                any_off |= !v;
-                if !quiet {
-                    let s = if v { "on" } else { "off" };
-                    said.out
-                        .extend_from_slice(format!("{k:<15}\t{s}\n").as_bytes());
-                }
-            }
-            if any_off && !names.is_empty() && said.status == 0 {
-                said.status = 1;
-            }
+            said.out.extend_from_slice(line.as_bytes());
+        }
+        if any_off && !names.is_empty() && said.status == 0 {
+            said.status = 1;
         }
     }
 
@@ -1636,15 +1574,17 @@ impl Interp<'_> {
     }
 
     /// `bash FILE ARGS`, `bash -c TEXT [ARG0 ARGS]`, `sh ...`: a child shell, in process.
-    fn child_shell(
+    pub(super) fn child_shell(
         &self,
         state: &mut ShellState,
         args: &[String],
+        posix: bool,
         io: &Io,
         line: usize,
         streams: &dyn StreamSink,
     ) -> Flow {
         let mut said = Said::default();
+        let me = if posix { "sh" } else { "bash" };
         let mut opts: Vec<(String, bool)> = Vec::new();
         let mut command = None;
         let mut i = 0;
@@ -1658,7 +1598,7 @@ impl Interp<'_> {
                 if let Some(t) = args.get(i) {
                     command = Some(t.clone());
                 } else {
-                    said.err("bash: -c: option requires an argument", 2);
+                    said.err(&format!("{me}: -c: option requires an argument"), 2);
                     return self.finish_plain(state, &said, io, streams);
                 }
                 i += 1;
@@ -1685,9 +1625,14 @@ impl Interp<'_> {
             break;
         }
         let rest: Vec<String> = args.get(i..).unwrap_or_default().to_vec();
+        let reads = match (&command, rest.first()) {
+            (Some(t), _) if !t.is_empty() => "c",
+            (_, Some(_)) => "",
+            _ => "s",
+        };
         let (text, zero, params, script_name) = match command {
             Some(t) if !t.is_empty() => {
-                let zero = rest.first().cloned().unwrap_or_else(|| "bash".into());
+                let zero = rest.first().cloned().unwrap_or_else(|| me.into());
                 (
                     t.into_bytes(),
                     zero.clone(),
@@ -1706,7 +1651,7 @@ impl Interp<'_> {
                             file.clone(),
                         ),
                         Err(e) => {
-                            said.err(&format!("bash: {file}: {}", e.strerror()), 127);
+                            said.err(&format!("{me}: {file}: {}", e.strerror()), 127);
                             return self.finish_plain(state, &said, io, streams);
                         }
                     }
@@ -1714,12 +1659,16 @@ impl Interp<'_> {
                     // `bash` with no file reads its script from stdin.
                     let stdin = io.stdin.stdin();
                     let text = stdin.read_all().unwrap_or_default();
-                    (text, "bash".into(), Vec::new(), "bash".into())
+                    (text, me.into(), Vec::new(), me.into())
                 }
             }
         };
         let mut child = state.child(zero, params, &self.rt.config.identity);
         child.script_name = Some(Arc::from(script_name.as_str()));
+        child.reads = reads;
+        if posix {
+            set_option(&mut child, "posix", true);
+        }
         for (n, on) in opts {
             set_option(&mut child, &n, on);
         }

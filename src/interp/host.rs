@@ -500,7 +500,7 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
         b"PIPESTATUS" => state.pipestatus.first().map(i32::to_string),
         b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
         b"BASHPID" => Some(SHELL_PID.to_string()),
-        b"SHELLOPTS" => Some(shellopts(state)),
+        b"SHELLOPTS" => Some(super::options::shellopts(state)),
         _ => {
             let v = state.vars.var(name)?;
             if v.nameref {
@@ -517,29 +517,6 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
 }
 
 /// `$SHELLOPTS`.
-fn shellopts(state: &ShellState) -> String {
-    let o = &state.opts;
-    let mut names = vec!["braceexpand"];
-    if o.errexit {
-        names.push("errexit");
-    }
-    names.push("hashall");
-    if o.noglob {
-        names.push("noglob");
-    }
-    if o.nounset {
-        names.push("nounset");
-    }
-    if o.pipefail {
-        names.push("pipefail");
-    }
-    if o.xtrace {
-        names.push("xtrace");
-    }
-    names.sort_unstable();
-    names.join(":")
-}
-
 impl expand::Host for Host<'_, '_> {
     fn param(&self, name: &str) -> Option<String> {
         param(self.state, name)

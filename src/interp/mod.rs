@@ -14,6 +14,7 @@ mod builtins;
 mod compound;
 mod directives;
 mod host;
+mod options;
 mod pipeline;
 mod redirect;
 mod runtime;
@@ -250,11 +251,18 @@ impl Interp<'_> {
             self.run_trap(state, "ERR", io, out);
         }
         if state.opts.errexit && state.last_status != 0 && state.exit.is_none() {
-            if state.nested() {
-                state.exit = Some(state.last_status);
-            } else {
-                self.line.abort();
-            }
+            self.fatal(state, state.last_status);
+        }
+    }
+
+    /// An error that ends a non-interactive bash: a nested shell (or a pipeline stage)
+    /// exits with `status`; at the top, the rest of the input is dropped and the session
+    /// goes on.
+    pub(super) fn fatal(&self, state: &mut ShellState, status: i32) {
+        if state.nested() || self.stage {
+            state.exit = Some(status);
+        } else {
+            self.line.abort();
         }
     }
 
@@ -505,6 +513,7 @@ impl Interp<'_> {
             walk_depth: rt.config.policy.limits.walk_depth,
             denied: &rt.denied,
             inputs: &[],
+            shellopts: "",
         }
     }
 
@@ -522,11 +531,7 @@ impl Interp<'_> {
             self.shell_error(state, out, line, e.message.as_bytes());
         }
         if e.fatal {
-            if state.nested() || self.stage {
-                state.exit = Some(e.status);
-            } else {
-                self.line.abort();
-            }
+            self.fatal(state, e.status);
         }
         e.status
     }

@@ -20,8 +20,9 @@ use crate::shell::ast::{AssignValue, Assignment, FunctionDef, SimpleCommand};
 
 /// What a command name leads to.
 pub(super) enum Target {
-    /// A script file run by path (`./x.sh`): a child shell.
-    Script(OsString),
+    /// A script file run by path (`./x.sh`): a child shell (in POSIX mode for a `sh`
+    /// shebang).
+    Script(OsString, bool),
     Function(Arc<FunctionDef>),
     Builtin(Builtin),
     Handler(CommandName),
@@ -435,6 +436,13 @@ impl Interp<'_> {
                 Target::Handler(c) => {
                     let status = self.run_handler(state, c, &args, &assigns, &fds, line, streams);
                     state.set_status(status);
+                    if status == 2
+                        && state.opts.posix
+                        && matches!(c, CommandName::Export | CommandName::Unset)
+                    {
+                        // POSIX mode: a special builtin's usage error ends the shell.
+                        self.fatal(state, 2);
+                    }
                     Flow::Normal
                 }
                 Target::Function(def) => {
@@ -447,27 +455,25 @@ impl Interp<'_> {
                     pop_assigns(state, saved);
                     flow
                 }
-                Target::Script(path) => {
+                Target::Script(path, posix) => {
                     let mut words = vec![path.to_string_lossy().into_owned()];
                     words.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
-                    let words: Vec<OsString> = words.into_iter().map(OsString::from).collect();
                     let saved = push_assigns(state, &assigns);
-                    let flow = self.run_builtin(
-                        state,
-                        super::builtins::Builtin::Shell,
-                        &words,
-                        &fds.io,
-                        cx,
-                        line,
-                        streams,
-                    );
+                    let flow = self.child_shell(state, &words, posix, &fds.io, line, streams);
                     pop_assigns(state, saved);
                     flow
                 }
                 Target::Builtin(b) => {
                     let saved = push_assigns(state, &assigns);
                     let flow = self.run_builtin(state, b, &args, &fds.io, cx, line, streams);
-                    pop_assigns(state, saved);
+                    let special = state.opts.posix && b.is_special();
+                    if !special {
+                        pop_assigns(state, saved);
+                    }
+                    if special && state.last_status == 2 && state.exit.is_none() {
+                        // POSIX mode: a special builtin's usage error ends the shell.
+                        self.fatal(state, 2);
+                    }
                     flow
                 }
             },
@@ -524,8 +530,14 @@ impl Interp<'_> {
             } else {
                 Vec::new()
             };
+            let shellopts = if matches!(command, CommandName::Test | CommandName::Bracket) {
+                super::options::shellopts(state)
+            } else {
+                String::new()
+            };
             let mut env = self.env(state);
             env.inputs = &inputs;
+            env.shellopts = &shellopts;
             if !state.proc_fds.is_empty() {
                 env.fs = &overlay;
             }
@@ -760,6 +772,7 @@ impl Interp<'_> {
         }
         let head = self.rt.sandbox.read(&path).unwrap_or_default();
         let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        let mut posix = false;
         if let Some(interp) = first.strip_prefix(b"#!") {
             let text = String::from_utf8_lossy(interp).trim().to_string();
             let mut parts = text.split_whitespace();
@@ -769,6 +782,8 @@ impl Interp<'_> {
                 |p: &str| matches!(p, "/bin/bash" | "/usr/bin/bash" | "/bin/sh" | "/usr/bin/sh");
             let ok = shell(&prog)
                 || (prog == "/usr/bin/env" && matches!(arg.as_deref(), Some("bash" | "sh")));
+            posix =
+                prog.ends_with("/sh") || (prog == "/usr/bin/env" && arg.as_deref() == Some("sh"));
             if !ok {
                 let missing = if prog == "/usr/bin/env" {
                     "/usr/bin/env"
@@ -788,7 +803,7 @@ impl Interp<'_> {
                 126,
             ));
         }
-        Ok(Target::Script(name.clone()))
+        Ok(Target::Script(name.clone(), posix))
     }
 
     /// bash's answer for a name that is not a known command.

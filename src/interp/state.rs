@@ -44,7 +44,7 @@ pub const SHELL_PID: u32 = 4242;
 pub const PARENT_PID: u32 = 4241;
 
 /// `set -o` and `shopt` options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Options {
     pub errexit: bool,
     pub nounset: bool,
@@ -62,6 +62,12 @@ pub(crate) struct Options {
     pub lastpipe: bool,
     pub expand_aliases: bool,
     pub inherit_errexit: bool,
+    /// bash's POSIX mode (`sh`, `set -o posix`).
+    pub posix: bool,
+    /// The other `set -o` and `shopt` options: bit `i` set when option `i` of its table
+    /// differs from its default (see `options.rs`).
+    pub other_set: u64,
+    pub other_shopt: u64,
 }
 
 /// A function call in progress: what its `local`s shadowed, and the caller's positional
@@ -108,6 +114,9 @@ pub(crate) struct ShellState {
     pub subshell: usize,
     /// A child shell (`bash x.sh`, `sh -c`): `exit` and errexit end it, not the session.
     pub child: bool,
+    /// How this shell reads its commands, as `$-` ends: `s` (stdin: the session, `bash <
+    /// x`), `c` (`bash -c`), nothing (a script file).
+    pub reads: &'static str,
     /// `source`/`eval`/child shells nested here.
     pub source_depth: usize,
     /// `$(...)` nested here.
@@ -210,6 +219,7 @@ impl ShellState {
             exec_io: None,
             proc_fds: Vec::new(),
             proc_out: Vec::new(),
+            reads: "s",
             nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
@@ -294,24 +304,7 @@ impl ShellState {
 
     /// `$-`: the single-letter options that are on.
     pub fn flags(&self) -> String {
-        let mut f = String::from("h");
-        if self.opts.errexit {
-            f.push('e');
-        }
-        if self.opts.noglob {
-            f.push('f');
-        }
-        if self.opts.nounset {
-            f.push('u');
-        }
-        if self.opts.xtrace {
-            f.push('x');
-        }
-        f.push('B');
-        if self.opts.noclobber {
-            f.push('C');
-        }
-        f
+        super::options::flags(self)
     }
 
     /// `$RANDOM`: 0..32767, deterministic for the session.

@@ -205,6 +205,8 @@ pub struct Ctx<'a> {
     /// The input fds above 2 open for the command (`3<f`, `exec 4<f`), for `read -u` and
     /// `mapfile -u`.
     pub inputs: &'a [(u32, Stdin)],
+    /// The `set -o` options that are on, as `$SHELLOPTS` (`test -o`).
+    pub shellopts: &'a str,
 }
 
 impl Ctx<'_> {

@@ -89,6 +89,7 @@ impl World {
             walk_depth: 256,
             denied: &[],
             inputs: &[],
+            shellopts: "braceexpand:hashall:interactive-comments",
         };
         crate::run(name, &os(args), &ctx)
     }
