@@ -709,7 +709,9 @@ impl Interp<'_> {
                 } else {
                     let mut last = 0;
                     for a in &args {
-                        match super::host::arith_command(state, a, "let") {
+                        let value = super::host::arith_command(state, a, "let");
+                        self.flush_warnings(state, line, streams);
+                        match value {
                             Ok(v) => last = v,
                             Err(e) => {
                                 let status = self.expansion_failed(state, &e, line, streams);

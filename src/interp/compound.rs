@@ -409,8 +409,9 @@ impl Interp<'_> {
         if state.opts.xtrace {
             self.xtrace(state, format!("(( {text} ))").as_bytes(), io, out);
         }
-        super::host::arith_command(state, &text, "((")
-            .map_err(|e| self.expansion_failed(state, &e, line, out))
+        let value = super::host::arith_command(state, &text, "((");
+        self.flush_warnings(state, line, out);
+        value.map_err(|e| self.expansion_failed(state, &e, line, out))
     }
 
     /// An arithmetic error in a command (`(( ))`, `let`, `for ((`): its message; the command

@@ -59,7 +59,24 @@ impl Interp<'_> {
             dotglob,
             globstar,
         };
-        f(&mut ctx)
+        let result = f(&mut ctx);
+        self.flush_warnings(state, line, streams);
+        result
+    }
+
+    /// Prints what arithmetic warned about while it went on.
+    pub(super) fn flush_warnings(
+        &self,
+        state: &mut ShellState,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) {
+        if state.warnings.is_empty() {
+            return;
+        }
+        for w in std::mem::take(&mut state.warnings) {
+            self.shell_error(state, streams, line, w.as_bytes());
+        }
     }
 
     /// `$(...)`: [`Interp::captured`], NUL bytes dropped with bash's warning.
@@ -145,7 +162,10 @@ impl Interp<'_> {
 /// Evaluates arithmetic text on `state`'s variables.
 /// An error in `$((...))` abandons the command line, as in a non-interactive bash.
 pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
-    let mut env = Vars { state };
+    let mut env = Vars {
+        state,
+        command: None,
+    };
     arith::eval(text, &mut env).map_err(|e| ExpandError {
         message: e.message,
         status: 1,
@@ -160,7 +180,10 @@ pub(super) fn arith_command(
     text: &str,
     command: &str,
 ) -> Result<i64, ExpandError> {
-    let mut env = Vars { state };
+    let mut env = Vars {
+        state,
+        command: Some(command),
+    };
     arith::eval(text, &mut env).map_err(|e| {
         let message = match e.kind {
             arith::ArithErrorKind::Expression => format!("{command}: {}", e.message),
@@ -177,9 +200,21 @@ pub(super) fn arith_command(
 /// Arithmetic's view of the variables.
 struct Vars<'s> {
     state: &'s mut ShellState,
+    /// The command evaluating (`let`, `((`), named in expression messages.
+    command: Option<&'s str>,
 }
 
 impl ArithEnv for Vars<'_> {
+    fn warn(&mut self, warning: &arith::ArithError) {
+        let message = match (warning.kind, self.command) {
+            (arith::ArithErrorKind::Expression, Some(c)) => format!("{c}: {}", warning.message),
+            _ => warning.message.clone(),
+        };
+        // Bounded: a loop of bad subscripts keeps the last messages only.
+        if self.state.warnings.len() < 64 {
+            self.state.warnings.push(message);
+        }
+    }
     fn get(&mut self, name: &str, sub: Subscript<'_>) -> Option<String> {
         match sub {
             Subscript::None => param(self.state, name),

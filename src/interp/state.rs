@@ -117,6 +117,9 @@ pub(crate) struct ShellState {
     /// How this shell reads its commands, as `$-` ends: `s` (stdin: the session, `bash <
     /// x`), `c` (`bash -c`), nothing (a script file).
     pub reads: &'static str,
+    /// Messages arithmetic printed while it went on (`a[@]: bad array subscript`), shown
+    /// once the expansion or command is done.
+    pub warnings: Vec<String>,
     /// `source`/`eval`/child shells nested here.
     pub source_depth: usize,
     /// `$(...)` nested here.
@@ -220,6 +223,7 @@ impl ShellState {
             proc_fds: Vec::new(),
             proc_out: Vec::new(),
             reads: "s",
+            warnings: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
