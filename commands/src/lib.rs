@@ -55,6 +55,7 @@ pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, Re
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
 pub use registry::{HelpTopic, Kind};
 pub use support::args::parse_args;
+pub use support::datetime::format_now;
 pub use support::error::Stop;
 pub use support::fnmatch::fnmatch;
 pub use support::lookup::SHELL_BUILTINS;
