@@ -49,7 +49,8 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, ByteReader, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars,
+    resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};

@@ -43,6 +43,11 @@ impl Input {
             back: Mutex::new(Vec::new()),
         }))
     }
+    /// A file a redirection opened: read through a buffer (the commands sharing it read
+    /// from the buffer, so nothing read ahead is lost), not one system call per byte.
+    pub(crate) fn file(f: impl Read + Send + 'static) -> Self {
+        Input::reader(Box::new(std::io::BufReader::with_capacity(64 * 1024, f)))
+    }
     pub(crate) fn bytes(data: Vec<u8>) -> Self {
         Input::reader(Box::new(std::io::Cursor::new(data)))
     }
@@ -331,10 +336,7 @@ impl Interp<'_> {
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Empty)
                         } else {
-                            self.rt
-                                .sandbox
-                                .open_file(&path)
-                                .map(|f| Input::reader(Box::new(f)))
+                            self.rt.sandbox.open_file(&path).map(Input::file)
                         };
                         match input {
                             Ok(input) => fds.io.set_input(fd.unwrap_or(0), input),
@@ -367,7 +369,7 @@ impl Interp<'_> {
                     }
                     if fd.unwrap_or(0) == 0 {
                         match self.rt.sandbox.open_file(&path) {
-                            Ok(f) => fds.io.stdin = Input::reader(Box::new(f)),
+                            Ok(f) => fds.io.stdin = Input::file(f),
                             Err(e) => {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");

@@ -4,30 +4,26 @@
 //! the `-C` callback between lines).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::BuiltinGetopt;
 use crate::support::cnum::legal_number;
 use crate::support::ident::is_identifier;
-use crate::{Ctx, Directive, FsError, Outcome, Stdin};
+use crate::{ByteReader, Ctx, Directive, FsError, Outcome};
 
 /// Reads one line up to `delim` (kept), or what is left at the end; `None` when nothing is.
-fn line(stdin: &Stdin, delim: u8) -> Result<Option<Vec<u8>>, FsError> {
+fn line(stdin: &mut ByteReader<'_>, delim: u8) -> Result<Option<Vec<u8>>, FsError> {
     let mut out = Vec::new();
-    let mut b = [0u8; 1];
-    let mut r = stdin;
     loop {
-        match r.read(&mut b) {
-            Ok(0) => return Ok((!out.is_empty()).then_some(out)),
-            Ok(_) => {
-                out.push(b[0]);
-                if b[0] == delim {
+        match stdin.next_byte() {
+            Ok(None) => return Ok((!out.is_empty()).then_some(out)),
+            Ok(Some(b)) => {
+                out.push(b);
+                if b == delim {
                     return Ok(Some(out));
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(FsError::from_io(&e)),
         }
     }
@@ -109,16 +105,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     {
         return Err(Stop::FailWith(format!("{name}: not an indexed array"), 1));
     }
-    let stdin = ctx.input(fd).unwrap_or(ctx.stdin);
-    let read = |stdin| line(stdin, delim).map_err(|e| Stop::FailWith(format!("{e}"), 1));
+    let mut stdin = ctx.input(fd).unwrap_or(ctx.stdin).bytes_reader();
+    let mut read = || line(&mut stdin, delim).map_err(|e| Stop::FailWith(format!("{e}"), 1));
     for _ in 0..skip {
-        if read(stdin)?.is_none() {
+        if read()?.is_none() {
             break;
         }
     }
     let mut values = Vec::new();
     while max_lines == 0 || (values.len() as u64) < max_lines {
-        let Some(mut l) = read(stdin)? else {
+        let Some(mut l) = read()? else {
             break;
         };
         // A shell variable ends at its first NUL byte.

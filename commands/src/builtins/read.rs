@@ -18,7 +18,6 @@
 //! is available, as bash's `select` does for a file, a here-document or a closed pipe).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
@@ -26,7 +25,7 @@ use crate::support::args::{BuiltinGetopt, builtin_help_of};
 use crate::support::cnum::legal_number;
 use crate::support::escapes::utf8_locale;
 use crate::support::ident::{is_assignable, is_identifier};
-use crate::{Ctx, Directive, FsError, Outcome, Stdin};
+use crate::{ByteReader, Ctx, Directive, FsError, Outcome, Stdin};
 
 pub const USAGE: &str = "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]";
 
@@ -389,17 +388,8 @@ struct Line {
 }
 
 /// Reads one byte of stdin; `None` at its end.
-fn byte(stdin: &Stdin) -> Result<Option<u8>, FsError> {
-    let mut b = [0u8; 1];
-    let mut r = stdin;
-    loop {
-        match r.read(&mut b) {
-            Ok(0) => return Ok(None),
-            Ok(_) => return Ok(Some(b[0])),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(FsError::from_io(&e)),
-        }
-    }
+fn byte(stdin: &mut ByteReader<'_>) -> Result<Option<u8>, FsError> {
+    stdin.next_byte().map_err(|e| FsError::from_io(&e))
 }
 
 /// How many bytes a UTF-8 sequence starting with `b` has.
@@ -414,6 +404,7 @@ fn utf8_len(b: u8) -> usize {
 
 /// bash's reading loop, one byte at a time.
 fn read_line(o: &Opts, ifs: &Ifs, utf8: bool, stdin: &Stdin) -> Result<Line, FsError> {
+    let stdin = &mut stdin.bytes_reader();
     let skip_ctlesc = ifs.has(CTLESC);
     let skip_ctlnul = ifs.has(CTLNUL);
     let mut line = Line {
