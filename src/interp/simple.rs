@@ -934,7 +934,7 @@ fn split_keyed(
                         value.push(WordPart::Literal(rest.to_vec()));
                     }
                     value.extend(word.parts.iter().skip(k + 1).cloned());
-                    return Some((Word { parts: key }, Word { parts: value }));
+                    return Some((Word::new(key), Word::new(value)));
                 }
                 if !seg.is_empty() {
                     key.push(WordPart::Literal(seg.to_vec()));
