@@ -280,15 +280,20 @@ impl<'a> Lexer<'a> {
         substs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let mut out = Vec::with_capacity(end.saturating_sub(start));
         let mut at = start;
+        // `$'...'` is kept decoded.
+        let ansi = |rest: &[u8]| {
+            let mut sub = Lexer::new(rest, 1, true);
+            sub.read_ansi_c(1).ok().map(|v| (v, sub.pos))
+        };
         for (s, e, printed) in substs {
             if s < at || e > end {
                 continue;
             }
-            super::print::source_text(self.slice(at, s), &mut out);
+            super::print::source_text(self.slice(at, s), &mut out, &ansi);
             out.extend_from_slice(&printed);
             at = e;
         }
-        super::print::source_text(self.slice(at, end), &mut out);
+        super::print::source_text(self.slice(at, end), &mut out, &ansi);
         SourceText::new(&out)
     }
 

@@ -1017,11 +1017,17 @@ impl<'a> Parser<'a> {
         };
         let name =
             String::from_utf8_lossy(self.lx.slice(name_tok.start, name_tok.end)).into_owned();
-        if self.peek_op()? == Some(Operator::LParen) {
-            self.next()?;
-            let close = self.next()?;
-            if close.tok != Tok::Operator(Operator::RParen) {
-                return Err(syntax_near_nl(&close, &self.lx));
+        // `function f ()`; in `function f ( list )` the `(` opens the body, a subshell.
+        let open = self.peek()?.clone();
+        if open.tok == Tok::Operator(Operator::LParen) {
+            let after = self.lx.rest_from(open.end);
+            let blanks = after
+                .iter()
+                .take_while(|&&b| matches!(b, b' ' | b'\t'))
+                .count();
+            if after.get(blanks) == Some(&b')') {
+                self.next()?;
+                self.next()?;
             }
         }
         self.function_body(name, kw.line)

@@ -61,45 +61,52 @@ pub(crate) fn subst_text(open: &[u8], script: &Script) -> Vec<u8> {
 }
 
 /// Appends source text as bash keeps it in a word: `\`-newline pairs (line continuations)
-/// removed, except inside single quotes.
-pub(crate) fn source_text(raw: &[u8], out: &mut Vec<u8>) {
+/// removed except inside single quotes, `$'...'` decoded (by `ansi`, given the text after
+/// `$'`: the bytes and the length read) and single-quoted, `$"..."` as `"..."`.
+pub(crate) fn source_text(
+    raw: &[u8],
+    out: &mut Vec<u8>,
+    ansi: &dyn Fn(&[u8]) -> Option<(Vec<u8>, usize)>,
+) {
     #[derive(PartialEq)]
     enum Q {
         None,
         Single,
         Double,
-        Ansi,
     }
     let mut q = Q::None;
-    let mut it = raw.iter().copied().peekable();
-    while let Some(b) = it.next() {
+    let mut i = 0;
+    while let Some(&b) = raw.get(i) {
+        let next = raw.get(i + 1).copied();
         match (&q, b) {
-            (Q::Single, b'\'') | (Q::Double, b'"') | (Q::Ansi, b'\'') => q = Q::None,
+            (Q::Single, b'\'') | (Q::Double, b'"') => q = Q::None,
             (Q::Single, _) => {}
-            (Q::None | Q::Double | Q::Ansi, b'\\') => {
-                match it.next() {
-                    Some(b'\n') if q != Q::Ansi => {}
-                    Some(c) => {
-                        out.push(b);
-                        out.push(c);
-                    }
+            (Q::None | Q::Double, b'\\') => {
+                match next {
+                    Some(b'\n') => {}
+                    Some(c) => out.extend_from_slice(&[b, c]),
                     None => out.push(b),
                 }
+                i += 2;
                 continue;
             }
             (Q::None, b'\'') => q = Q::Single,
             (Q::None, b'"') => q = Q::Double,
-            (Q::None, b'$') if it.peek() == Some(&b'\'') => {
-                out.push(b);
-                if let Some(c) = it.next() {
-                    out.push(c);
+            (Q::None, b'$') if next == Some(b'\'') => {
+                if let Some((text, len)) = ansi(raw.get(i + 2..).unwrap_or_default()) {
+                    single_quote(&text, out);
+                    i += 2 + len;
+                    continue;
                 }
-                q = Q::Ansi;
+            }
+            (Q::None, b'$') if next == Some(b'"') => {
+                i += 1;
                 continue;
             }
             _ => {}
         }
         out.push(b);
+        i += 1;
     }
 }
 
@@ -764,8 +771,12 @@ impl<'a> Printer<'a> {
     }
 }
 
-/// `'text'`, each `'` written `'\''`.
+/// `'text'`, each `'` written `'\''` (a lone `'` is `\'`).
 fn single_quote(text: &[u8], out: &mut Vec<u8>) {
+    if text == b"'" {
+        out.extend_from_slice(b"\\'");
+        return;
+    }
     out.push(b'\'');
     for &b in text {
         if b == b'\'' {
