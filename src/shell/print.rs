@@ -7,7 +7,7 @@
 //! bash's command tree is binary: `a; b; c` is `(a; b); c`, `a && b || c` is
 //! `(a && b) || c`, `a | b | c` is `a | (b | c)`. Where a here-document body goes, and
 //! whether a command starts a line, depend on that shape, so the printer walks the lists of
-//! [`Script`], [`AndOr`] and [`Pipeline`] as that tree ([`Node`]).
+//! [`Script`], [`AndOr`] and [`Pipeline`] as that tree.
 #![deny(clippy::indexing_slicing)]
 
 use super::ast::{
@@ -63,11 +63,7 @@ pub(crate) fn subst_text(open: &[u8], script: &Script) -> Vec<u8> {
 /// Appends source text as bash keeps it in a word: `\`-newline pairs (line continuations)
 /// removed except inside single quotes, `$'...'` decoded (by `ansi`, given the text after
 /// `$'`: the bytes and the length read) and single-quoted, `$"..."` as `"..."`.
-pub(crate) fn source_text(
-    raw: &[u8],
-    out: &mut Vec<u8>,
-    ansi: &dyn Fn(&[u8]) -> Option<(Vec<u8>, usize)>,
-) {
+pub(crate) fn source_text(raw: &[u8], out: &mut Vec<u8>, ansi: AnsiDecoder<'_>) {
     #[derive(PartialEq)]
     enum Q {
         None,
@@ -80,7 +76,6 @@ pub(crate) fn source_text(
         let next = raw.get(i + 1).copied();
         match (&q, b) {
             (Q::Single, b'\'') | (Q::Double, b'"') => q = Q::None,
-            (Q::Single, _) => {}
             (Q::None | Q::Double, b'\\') => {
                 match next {
                     Some(b'\n') => {}
@@ -110,6 +105,9 @@ pub(crate) fn source_text(
     }
 }
 
+/// Decodes the text after `$'`: the bytes and how many were read.
+pub(crate) type AnsiDecoder<'d> = &'d dyn Fn(&[u8]) -> Option<(Vec<u8>, usize)>;
+
 /// The separators of bash's command tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Conn {
@@ -119,18 +117,6 @@ enum Conn {
     Pipe,
     And,
     Or,
-}
-
-/// A node of bash's binary command tree, over the lists of the AST.
-#[derive(Clone, Copy)]
-enum Node<'a> {
-    /// The and-or lists of a list, the last one without its separator.
-    Seq(&'a [AndOr]),
-    /// The first `n` pipelines of an and-or list.
-    AndOr(&'a AndOr, usize),
-    /// The commands of a pipeline from the `n`th on.
-    Pipe(&'a Pipeline, usize),
-    Cmd(&'a Command),
 }
 
 #[derive(Default)]
@@ -187,88 +173,117 @@ impl<'a> Printer<'a> {
         match items.split_last() {
             None => {}
             Some((last, _)) if last.background => {
-                self.connection(Node::Seq(items), Conn::Amp, None, false);
+                self.open(false);
+                self.seq(items);
+                self.connector(Conn::Amp, false);
+                self.close();
             }
-            Some(_) => self.node(Node::Seq(items), false),
+            Some(_) => self.seq(items),
         }
     }
 
-    fn node(&mut self, node: Node<'a>, invert: bool) {
-        match node {
-            Node::Seq(items) => match items.split_last() {
-                Some((last, [])) => self.node(Node::AndOr(last, last.rest.len() + 1), false),
-                Some((last, rest)) => {
-                    let conn = rest.last().map_or(Conn::Semi, |a| {
-                        if a.background {
-                            Conn::Amp
-                        } else if a.newline {
-                            Conn::Newline
-                        } else {
-                            Conn::Semi
-                        }
-                    });
-                    let second = Node::AndOr(last, last.rest.len() + 1);
-                    self.connection(Node::Seq(rest), conn, Some(second), false);
-                }
-                None => {}
-            },
-            Node::AndOr(a, n) => {
-                if n <= 1 {
-                    self.node(Node::Pipe(&a.first, 0), false);
-                } else if let Some((op, p)) = a.rest.get(n - 2) {
-                    let conn = match op {
-                        AndOrOp::And => Conn::And,
-                        AndOrOp::Or => Conn::Or,
-                    };
-                    self.connection(Node::AndOr(a, n - 1), conn, Some(Node::Pipe(p, 0)), false);
-                }
-            }
-            Node::Pipe(p, i) => {
-                let invert = invert || (i == 0 && p.negated);
-                let Some(cmd) = p.commands.get(i) else {
-                    return;
-                };
-                if i + 1 < p.commands.len() {
-                    self.connection(
-                        Node::Cmd(cmd),
-                        Conn::Pipe,
-                        Some(Node::Pipe(p, i + 1)),
-                        invert,
-                    );
-                } else {
-                    self.node(Node::Cmd(cmd), invert);
-                }
-            }
-            Node::Cmd(cmd) => {
-                self.start();
-                if invert {
-                    self.put(b"! ");
-                }
-                self.command(cmd);
-            }
+    /// The and-or lists of a list, the last one without its separator: `(a; b); c`, each
+    /// connection opened first, then closed after its second command (a loop, not a
+    /// recursion: a list may be long).
+    fn seq(&mut self, items: &'a [AndOr]) {
+        let Some((first, rest)) = items.split_first() else {
+            return;
+        };
+        for _ in rest {
+            self.open(false);
+        }
+        self.and_or(first);
+        let mut prev = first;
+        for item in rest {
+            let conn = if prev.background {
+                Conn::Amp
+            } else if prev.newline {
+                Conn::Newline
+            } else {
+                Conn::Semi
+            };
+            self.connector(conn, true);
+            self.and_or(item);
+            self.close();
+            prev = item;
         }
     }
 
-    /// Two commands and the separator between them (`second` is missing after a final `&`).
-    fn connection(&mut self, first: Node<'a>, conn: Conn, second: Option<Node<'a>>, invert: bool) {
+    /// `(a && b) || c`.
+    fn and_or(&mut self, a: &'a AndOr) {
+        for _ in &a.rest {
+            self.open(false);
+        }
+        self.pipeline(&a.first);
+        for (op, p) in &a.rest {
+            self.connector(
+                match op {
+                    AndOrOp::And => Conn::And,
+                    AndOrOp::Or => Conn::Or,
+                },
+                true,
+            );
+            self.pipeline(p);
+            self.close();
+        }
+    }
+
+    /// `a | (b | c)`, the `!` before it all.
+    fn pipeline(&mut self, p: &'a Pipeline) {
+        let Some((last, init)) = p.commands.split_last() else {
+            return;
+        };
+        for (i, cmd) in init.iter().enumerate() {
+            self.open(i == 0 && p.negated);
+            self.command_node(cmd, false);
+            self.connector(Conn::Pipe, true);
+        }
+        self.command_node(last, init.is_empty() && p.negated);
+        for _ in init {
+            self.close();
+        }
+    }
+
+    fn command_node(&mut self, cmd: &'a Command, invert: bool) {
+        self.start();
+        if invert {
+            self.put(b"! ");
+        }
+        self.command(cmd);
+    }
+
+    /// Starts a connection: its first command goes where the connection does.
+    fn open(&mut self, invert: bool) {
         self.start();
         if invert {
             self.put(b"! ");
         }
         self.skip_indent += 1;
         self.connections += 1;
-        self.node(first, false);
+    }
+
+    /// Ends a connection: here-document bodies still waiting go now.
+    fn close(&mut self) {
+        if !self.deferred.is_empty() {
+            self.flush_heredocs(b"");
+        }
+        self.connections = self.connections.saturating_sub(1);
+    }
+
+    /// The separator between a connection's two commands (`second`: there is one after it;
+    /// not after a final `&`).
+    fn connector(&mut self, conn: Conn, second: bool) {
         match conn {
             Conn::Amp | Conn::Pipe => {
                 self.flush_heredocs(if conn == Conn::Amp { b" &" } else { b" |" });
-                if conn == Conn::Pipe || second.is_some() {
+                if conn == Conn::Pipe || second {
                     self.put(b" ");
                     self.skip_indent += 1;
                 }
             }
             Conn::And | Conn::Or => {
                 self.flush_heredocs(if conn == Conn::And { b" && " } else { b" || " });
-                if second.is_some() {
+                if second {
                     self.skip_indent += 1;
                 }
             }
@@ -293,19 +308,12 @@ impl<'a> Printer<'a> {
                     if conn == Conn::Semi {
                         self.put(b" ");
                     }
-                    if second.is_some() {
+                    if second {
                         self.skip_indent += 1;
                     }
                 }
             }
         }
-        if let Some(second) = second {
-            self.node(second, false);
-        }
-        if !self.deferred.is_empty() {
-            self.flush_heredocs(b"");
-        }
-        self.connections -= 1;
     }
 
     /// The separator `sep`, then the bodies of the here-documents waiting for it. A lone
@@ -588,41 +596,47 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// `if`: an `elif` is an `if` in the `else` branch.
+    /// `if`: an `elif` is an `if` in the `else` branch (each opened in turn, then closed
+    /// innermost first).
     fn if_command(&mut self, branches: &'a [(Script, Script)], otherwise: Option<&'a Script>) {
-        let Some(((cond, body), rest)) = branches.split_first() else {
-            return;
-        };
-        self.put(b"if ");
-        self.skip_indent += 1;
-        self.list(&cond.items);
-        self.semicolon();
-        self.put(b" then\n");
-        self.indent += STEP;
-        self.list(&body.items);
-        if !self.deferred.is_empty() {
-            self.flush_heredocs(b"");
-        }
-        self.indent -= STEP;
-        if !rest.is_empty() || otherwise.is_some() {
-            self.semicolon();
-            self.newline(b"else\n");
-            self.indent += STEP;
-            if rest.is_empty() {
-                if let Some(s) = otherwise {
-                    self.list(&s.items);
-                }
-            } else {
+        let n = branches.len();
+        let has_else = |i: usize| i + 1 < n || otherwise.is_some();
+        for (i, (cond, body)) in branches.iter().enumerate() {
+            if i > 0 {
                 self.start();
-                self.if_command(rest, otherwise);
             }
+            self.put(b"if ");
+            self.skip_indent += 1;
+            self.list(&cond.items);
+            self.semicolon();
+            self.put(b" then\n");
+            self.indent += STEP;
+            self.list(&body.items);
             if !self.deferred.is_empty() {
                 self.flush_heredocs(b"");
             }
             self.indent -= STEP;
+            if has_else(i) {
+                self.semicolon();
+                self.newline(b"else\n");
+                self.indent += STEP;
+            }
+            if i + 1 == n
+                && let Some(s) = otherwise
+            {
+                self.list(&s.items);
+            }
         }
-        self.semicolon();
-        self.newline(b"fi");
+        for i in (0..n).rev() {
+            if has_else(i) {
+                if !self.deferred.is_empty() {
+                    self.flush_heredocs(b"");
+                }
+                self.indent -= STEP;
+            }
+            self.semicolon();
+            self.newline(b"fi");
+        }
     }
 
     fn cond(&mut self, e: &CondExpr) {
@@ -661,15 +675,28 @@ impl<'a> Printer<'a> {
                 self.cond(inner);
                 self.put(b" )");
             }
-            CondExpr::And(l, r) => {
-                self.cond(l);
-                self.put(b" && ");
-                self.cond(r);
-            }
-            CondExpr::Or(l, r) => {
-                self.cond(l);
-                self.put(b" || ");
-                self.cond(r);
+            CondExpr::And(..) | CondExpr::Or(..) => {
+                // `(a && b) || c`: down the left operands in a loop (a chain may be long).
+                let mut rights: Vec<(&[u8], &CondExpr)> = Vec::new();
+                let mut left = e;
+                loop {
+                    match left {
+                        CondExpr::And(l, r) => {
+                            rights.push((b" && ", r));
+                            left = l;
+                        }
+                        CondExpr::Or(l, r) => {
+                            rights.push((b" || ", r));
+                            left = l;
+                        }
+                        _ => break,
+                    }
+                }
+                self.cond(left);
+                for (op, r) in rights.into_iter().rev() {
+                    self.put(op);
+                    self.cond(r);
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Printing functions back: bash's layout, and round trips (print, parse the text again,
 //! print again: the same text).
+#![allow(clippy::expect_used)]
 
 use super::function_text;
 use crate::shell::ast::{Command, FunctionDef};
@@ -155,5 +156,42 @@ fn substitutions() {
     assert_eq!(
         round_trip("b() { x=$( ); echo a\\\nb; }"),
         "b () \n{ \n    x=$();\n    echo ab\n}"
+    );
+}
+
+#[test]
+fn long_chains_print_without_deep_recursion() {
+    let n = 20_000;
+    let mut src = String::from("f() { ");
+    for _ in 0..n {
+        src.push_str("a && b | c; ");
+    }
+    src.push_str("if a; then b");
+    // Each `elif` is one level deeper (as bash prints it): the text grows as its square.
+    for _ in 0..n / 20 {
+        src.push_str("; elif c; then d");
+    }
+    src.push_str("; fi; }");
+    let text = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let defs = functions(&src);
+            defs.first().map(|d| function_text(d).len())
+        })
+        .expect("spawn")
+        .join()
+        .expect("no overflow");
+    assert!(text.unwrap_or(0) > n * 10);
+}
+
+#[test]
+fn comsub_layout() {
+    assert_eq!(
+        round_trip("f() { x=$(cat <<E\nhi $y\nE\n); y=$(a | b; c && d\ne &); }"),
+        "f () \n{ \n    x=$(cat <<E\nhi $y\nE\n);\n    y=$(a | b; c && d\ne &)\n}"
+    );
+    assert_eq!(
+        round_trip("f() { echo $'a\\'b' $'\\x27' $\"c\"; }"),
+        "f () \n{ \n    echo 'a'\\''b' \\' \"c\"\n}"
     );
 }
