@@ -470,6 +470,15 @@ struct Attrs {
 }
 
 /// A variable as `declare -p` prints it.
+/// bash's reserved words.
+pub(super) fn is_keyword(name: &str) -> bool {
+    [
+        "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+        "function", "{", "}", "[[", "]]", "!", "in", "select", "time", "coproc",
+    ]
+    .contains(&name)
+}
+
 fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     use trumansh_commands::Array;
     let mut flags = String::new();
@@ -1020,17 +1029,23 @@ impl Interp<'_> {
                 operands.clone()
             };
             for n in names {
-                if state.functions.contains_key(&n) {
+                if let Some(def) = state.functions.get(&n) {
                     if names_only {
-                        // `declare -F f` names it; `declare -F` lists declarations.
-                        let text = if operands.is_empty() {
+                        // `declare -F f` names it; `declare -F` and `declare -pF f` list
+                        // declarations.
+                        let text = if operands.is_empty() || print {
                             format!("declare -f {n}\n")
                         } else {
                             format!("{n}\n")
                         };
                         said.out.extend_from_slice(text.as_bytes());
+                    } else {
+                        said.out
+                            .extend_from_slice(&crate::shell::print::function_text(def));
+                        said.out.push(b'\n');
                     }
                 } else {
+                    // A missing name fails without a word.
                     said.status = 1;
                 }
             }
@@ -1193,6 +1208,12 @@ impl Interp<'_> {
                     let q = trumansh_commands::quote_if_needed(val);
                     said.out.extend_from_slice(format!("{n}={q}\n").as_bytes());
                 }
+            }
+            // Then every function, as `declare -f` prints it.
+            for def in state.functions.values() {
+                said.out
+                    .extend_from_slice(&crate::shell::print::function_text(def));
+                said.out.push(b'\n');
             }
             return;
         }
@@ -1389,8 +1410,12 @@ impl Interp<'_> {
                     let kind = if matches!(n.as_str(), "bash" | "sh") {
                         let p = format!("/usr/bin/{n}");
                         Some((p.clone(), format!("{n} is {p}")))
-                    } else if state.functions.contains_key(n) {
-                        Some((n.clone(), format!("{n} is a function")))
+                    } else if let Some(def) = state.functions.get(n) {
+                        let text = crate::shell::print::function_text(def);
+                        Some((
+                            n.clone(),
+                            format!("{n} is a function\n{}", String::from_utf8_lossy(&text)),
+                        ))
                     } else if Builtin::lookup(n).is_some() {
                         Some((n.clone(), format!("{n} is a shell builtin")))
                     } else if let Some(c) = n
@@ -1404,12 +1429,7 @@ impl Interp<'_> {
                             let p = c.program_path().unwrap_or_default();
                             Some((p.clone(), format!("{n} is {p}")))
                         }
-                    } else if [
-                        "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
-                        "case", "esac", "function", "{", "}", "[[", "]]", "!", "in",
-                    ]
-                    .contains(&n.as_str())
-                    {
+                    } else if is_keyword(n) {
                         Some((n.clone(), format!("{n} is a shell keyword")))
                     } else {
                         None

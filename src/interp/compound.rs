@@ -438,6 +438,7 @@ impl Interp<'_> {
     ) -> Result<bool, i32> {
         match expr {
             CondExpr::Not(inner) => Ok(!self.cond(state, inner, io, line, out)?),
+            CondExpr::Group(inner) => self.cond(state, inner, io, line, out),
             CondExpr::And(first, second) => Ok(self.cond(state, first, io, line, out)?
                 && self.cond(state, second, io, line, out)?),
             CondExpr::Or(first, second) => Ok(self.cond(state, first, io, line, out)?

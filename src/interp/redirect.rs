@@ -350,7 +350,7 @@ impl Interp<'_> {
                         }
                     }
                 }
-                RedirKind::HereDoc { body, expand } => {
+                RedirKind::HereDoc { body, expand, .. } => {
                     let data = if *expand {
                         self.expand_body(body, state, &base, line, streams)?
                     } else {

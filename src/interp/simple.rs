@@ -433,6 +433,11 @@ impl Interp<'_> {
                 fds,
                 line,
             } => match target {
+                Target::Handler(CommandName::Type) if names_function(state, &args) => {
+                    let status = self.run_type(state, &args, &assigns, &fds, line, streams);
+                    state.set_status(status);
+                    Flow::Normal
+                }
                 Target::Handler(c) => {
                     let status = self.run_handler(state, c, &args, &assigns, &fds, line, streams);
                     state.set_status(status);
@@ -478,6 +483,58 @@ impl Interp<'_> {
                 }
             },
         }
+    }
+
+    /// `type` naming a function: the shell answers for functions (`f is a function` and
+    /// its text, as `declare -f` prints it), the handler for every other name, in order.
+    fn run_type(
+        &self,
+        state: &mut ShellState,
+        args: &[OsString],
+        assigns: &[(String, String)],
+        fds: &Fds,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> i32 {
+        let (opts, names) = type_options(args);
+        let flag = |c: u8| opts.iter().any(|o| o.as_bytes().contains(&c));
+        let mut status = 0;
+        for name in names {
+            let text = name.to_str().unwrap_or_default();
+            let def = state.functions.get(text).map(Arc::clone);
+            let Some(def) = def.filter(|_| !super::builtins::is_keyword(text)) else {
+                let mut one = opts.clone();
+                one.push(name.clone());
+                let s =
+                    self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+                if s != 0 {
+                    status = s;
+                }
+                continue;
+            };
+            let said = if flag(b't') {
+                b"function\n".to_vec()
+            } else if flag(b'p') {
+                Vec::new()
+            } else {
+                let mut t = format!("{text} is a function\n").into_bytes();
+                t.extend_from_slice(&crate::shell::print::function_text(&def));
+                t.push(b'\n');
+                t
+            };
+            self.write_out(&fds.io.out, &said, streams);
+            // `type -a`: the builtin or programs of the same name too.
+            let more = super::builtins::Builtin::lookup(text).is_some()
+                || text
+                    .parse::<CommandName>()
+                    .is_ok_and(|c| !self.rt.denied.contains(&c));
+            if flag(b'a') && more {
+                let mut one = opts.clone();
+                one.push(name.clone());
+                self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+            }
+        }
+        status
     }
 
     /// Runs a handler: its steps go through an [`Emitter`] as they come; then its
@@ -903,6 +960,41 @@ impl FsView for ProcFds<'_> {
 }
 
 /// Prefix assignments for a function or builtin: set (exported) while it runs.
+/// `type`'s options and its names.
+fn type_options(args: &[OsString]) -> (Vec<OsString>, &[OsString]) {
+    let mut opts = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let b = a.as_bytes();
+        if b == b"--" {
+            i += 1;
+            break;
+        }
+        if b.len() < 2 || b.first() != Some(&b'-') {
+            break;
+        }
+        opts.push(a.clone());
+        i += 1;
+    }
+    (opts, args.get(i..).unwrap_or_default())
+}
+
+/// Whether `type` (without `-f` or `-P`) is asked about a function.
+fn names_function(state: &ShellState, args: &[OsString]) -> bool {
+    let (opts, names) = type_options(args);
+    if opts.iter().any(|o| {
+        o.as_bytes()
+            .iter()
+            .skip(1)
+            .any(|c| matches!(c, b'f' | b'P'))
+    }) {
+        return false;
+    }
+    names
+        .iter()
+        .any(|n| n.to_str().is_some_and(|t| state.functions.contains_key(t)))
+}
+
 fn push_assigns(
     state: &mut ShellState,
     assigns: &[(String, String)],
@@ -949,7 +1041,7 @@ fn split_keyed(
                         value.push(WordPart::Literal(rest.to_vec()));
                     }
                     value.extend(word.parts.iter().skip(k + 1).cloned());
-                    return Some((Word { parts: key }, Word { parts: value }));
+                    return Some((Word::new(key), Word::new(value)));
                 }
                 if !seg.is_empty() {
                     key.push(WordPart::Literal(seg.to_vec()));

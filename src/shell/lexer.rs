@@ -11,7 +11,7 @@
 //! hostile input cannot overflow the stack.
 #![deny(clippy::indexing_slicing)]
 
-use super::ast::{Anchor, ParamExp, ParamOp, Word, WordPart};
+use super::ast::{Anchor, ParamExp, ParamOp, SourceText, Word, WordPart};
 use super::parser::ParseError;
 
 /// How deep `${...}` and quotes may nest inside one word.
@@ -187,6 +187,9 @@ pub(crate) struct Lexer<'a> {
     /// The subscript read after the name of the `${...}` being read (`${a[1]}`), given to
     /// its [`ParamExp`] once it is complete.
     subscript: Option<Word>,
+    /// The `$(...)`, `<(...)` and `>(...)` read so far (start, end, text re-printed from
+    /// the parse): bash keeps a word's text with them re-printed ([`Lexer::text`]).
+    substs: Vec<(usize, usize, Vec<u8>)>,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -249,6 +252,7 @@ impl<'a> Lexer<'a> {
             depth: 0,
             in_dq: false,
             subscript: None,
+            substs: Vec::new(),
         }
     }
 
@@ -263,6 +267,34 @@ impl<'a> Lexer<'a> {
     /// The input bytes between two offsets (empty when out of range).
     pub(crate) fn slice(&self, start: usize, end: usize) -> &'a [u8] {
         self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// The text bash keeps for the input between two offsets: line continuations removed
+    /// and each `$(...)` read in that range replaced by its re-print.
+    pub(crate) fn text(&mut self, start: usize, end: usize) -> SourceText {
+        let (mut substs, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.substs)
+            .into_iter()
+            .partition(|&(s, ..)| s < end);
+        self.substs = later;
+        // An outer substitution first: it holds the ones read inside it.
+        substs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut out = Vec::with_capacity(end.saturating_sub(start));
+        let mut at = start;
+        // `$'...'` is kept decoded.
+        let ansi = |rest: &[u8]| {
+            let mut sub = Lexer::new(rest, 1, true);
+            sub.read_ansi_c(1).ok().map(|v| (v, sub.pos))
+        };
+        for (s, e, printed) in substs {
+            if s < at || e > end {
+                continue;
+            }
+            super::print::source_text(self.slice(at, s), &mut out, &ansi);
+            out.extend_from_slice(&printed);
+            at = e;
+        }
+        super::print::source_text(self.slice(at, end), &mut out, &ansi);
+        SourceText::new(&out)
     }
 
     /// The input from an offset on.
@@ -398,7 +430,9 @@ impl<'a> Lexer<'a> {
                 }];
                 let rest = self.read_word()?;
                 parts.extend(rest.parts);
-                return Ok(tok(Tok::Word(Word { parts }), self.pos));
+                let mut word = Word::new(parts);
+                word.text = self.text(start, self.pos);
+                return Ok(tok(Tok::Word(word), self.pos));
             }
             (b'<', Some(b'<'), Some(b'<')) => (Operator::TLess, 3),
             (b'<', Some(b'<'), Some(b'-')) => (Operator::DLessDash, 3),
@@ -428,7 +462,8 @@ impl<'a> Lexer<'a> {
                         }
                     }
                 }
-                let word = self.read_word()?;
+                let mut word = self.read_word()?;
+                word.text = self.text(start, self.pos);
                 // `{fd}>file`: bash allocates a descriptor into a variable.
                 if matches!(self.peek(), Some(b'<' | b'>')) {
                     let raw = self.slice(start, self.pos);
@@ -478,7 +513,7 @@ impl<'a> Lexer<'a> {
             }
         }
         flush!();
-        Ok(Word { parts })
+        Ok(Word::new(parts))
     }
 
     /// Reads a quote, escape or `$` construct of unquoted text (a word or the word of an
@@ -1032,7 +1067,7 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        Ok((Word { parts }, slash))
+        Ok((Word::new(parts), slash))
     }
 
     /// Reads `$'...'` after the opening quote and decodes its escapes as bash does.
@@ -1199,16 +1234,15 @@ impl<'a> Lexer<'a> {
                     message,
                 });
             }
-            let word = if doc.expand {
+            let mut word = if doc.expand {
                 let mut sub = Lexer::new(&body, body_line, true);
                 sub.depth = self.depth;
                 let parts = sub.read_dq(Quoting::HereDoc, body_line)?;
-                Word { parts }
+                Word::new(parts)
             } else {
-                Word {
-                    parts: vec![WordPart::Quoted(body)],
-                }
+                Word::new(vec![WordPart::Quoted(body.clone())])
             };
+            word.text = SourceText::new(&body);
             self.bodies.push(word);
         }
         Ok(())
@@ -1218,6 +1252,7 @@ impl<'a> Lexer<'a> {
     /// of its own over the same input, up to the closing `)`.
     fn read_subst(&mut self, line: usize) -> Result<super::ast::Script, ParseError> {
         self.enter()?;
+        let open = self.pos.saturating_sub(2);
         let mut sub = Lexer::new(self.src, self.line, self.at_eof);
         sub.pos = self.pos;
         sub.depth = self.depth;
@@ -1226,6 +1261,8 @@ impl<'a> Lexer<'a> {
         self.line = sub.line;
         self.warnings.extend(sub.warnings);
         self.leave();
+        let printed = super::print::subst_text(self.slice(open, open + 2), &script);
+        self.substs.push((open, self.pos, printed));
         Ok(script)
     }
 
@@ -1341,7 +1378,7 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                     flush(&mut parts, &mut text);
                     self.leave();
-                    return Ok(Some(Word { parts }));
+                    return Ok(Some(Word::new(parts)));
                 }
                 b'\\' => {
                     self.pos += 1;
@@ -1383,7 +1420,7 @@ impl<'a> Lexer<'a> {
         }
         flush(&mut parts, &mut text);
         self.leave();
-        Ok(Some(Word { parts }))
+        Ok(Some(Word::new(parts)))
     }
 
     /// Reads the right side of `=~` in `[[ ]]`: a word in which `(`, `)` and `|` are plain
@@ -1425,7 +1462,7 @@ impl<'a> Lexer<'a> {
             }
         }
         flush!();
-        Ok((self.pos > start).then_some(Word { parts }))
+        Ok((self.pos > start).then_some(Word::new(parts)))
     }
 
     /// Reads an array subscript after its `[`, up to the matching `]`: text with parameter
@@ -1470,7 +1507,7 @@ impl<'a> Lexer<'a> {
             parts.push(WordPart::Literal(text));
         }
         self.leave();
-        Ok(Word { parts })
+        Ok(Word::new(parts))
     }
 
     /// Whether the input at the current position starts with `bytes`.
@@ -1515,7 +1552,7 @@ fn param_op(c: u8, colon: bool) -> ParamOp {
 }
 
 /// The delimiter of `<<word`: the word with quotes removed (bash does not expand it).
-fn delimiter_text(raw: &[u8]) -> Vec<u8> {
+pub(super) fn delimiter_text(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut it = raw.iter().copied();
     let mut quote: Option<u8> = None;
