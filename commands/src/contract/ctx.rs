@@ -50,10 +50,11 @@ impl Var {
     }
 }
 
-/// The session's shell variables (never the host's environment).
+/// The session's shell variables (never the host's environment), in a hash map: every
+/// command and expansion looks names up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Vars {
-    map: BTreeMap<String, Var>,
+    map: hashbrown::HashMap<String, Var>,
 }
 
 impl Vars {
@@ -146,7 +147,9 @@ impl Vars {
     }
     /// All variables in name order (C locale).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Var)> {
-        self.map.iter().map(|(k, v)| (k.as_str(), v))
+        let mut all: Vec<(&str, &Var)> = self.map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        all.sort_unstable_by_key(|(k, _)| *k);
+        all.into_iter()
     }
 }
 
