@@ -117,10 +117,13 @@ impl crate::CommandName {
 impl std::str::FromStr for crate::CommandName {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        Self::ALL
-            .iter()
+        // Looked up for every command run: a hash map built once, not a scan of the table.
+        static BY_NAME: std::sync::OnceLock<hashbrown::HashMap<&'static str, crate::CommandName>> =
+            std::sync::OnceLock::new();
+        BY_NAME
+            .get_or_init(|| Self::ALL.iter().map(|&c| (c.as_str(), c)).collect())
+            .get(s)
             .copied()
-            .find(|c| c.as_str() == s)
             .ok_or(())
     }
 }
