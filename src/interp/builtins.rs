@@ -14,7 +14,7 @@ use super::state::ShellState;
 use super::{Cx, Flow, Interp, Io};
 use crate::exec::{Emitter, Out, StreamSink};
 use crate::io::Stream;
-use crate::shell::{self, ParseError};
+use crate::shell::ParseError;
 
 /// The interpreter's builtins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +186,7 @@ fn shopt_options(state: &ShellState) -> Vec<(&'static str, bool)> {
         ("expand_aliases", o.expand_aliases),
         ("extglob", o.extglob),
         ("failglob", o.failglob),
+        ("globskipdots", o.globskipdots),
         ("globstar", o.globstar),
         ("inherit_errexit", o.inherit_errexit),
         ("lastpipe", o.lastpipe),
@@ -203,6 +204,7 @@ fn set_shopt(state: &mut ShellState, name: &str, on: bool) -> bool {
         "expand_aliases" => o.expand_aliases = on,
         "extglob" => o.extglob = on,
         "failglob" => o.failglob = on,
+        "globskipdots" => o.globskipdots = on,
         "globstar" => o.globstar = on,
         "inherit_errexit" => o.inherit_errexit = on,
         "lastpipe" => o.lastpipe = on,
@@ -1564,56 +1566,52 @@ impl Interp<'_> {
             return Flow::Normal;
         }
         let first = if mode == Mode::Eval { line } else { 1 };
-        match shell::parse_at_eof(text, first) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    self.shell_error(state, streams, w.line, w.message.as_bytes());
-                }
-                state.source_depth += 1;
-                state.set_status(0);
-                let flow = self.run_list(state, &parsed.script, io, cx, streams);
-                state.source_depth -= 1;
-                flow
+        state.source_depth += 1;
+        state.set_status(0);
+        let (flow, error) = self.read_and_run(state, text, first, streams, |state, script| {
+            self.run_list(state, script, io, cx, streams)
+        });
+        state.source_depth -= 1;
+        let Some(e) = error else {
+            return flow;
+        };
+        let (message, l) = match e {
+            ParseError::Syntax { message, line } | ParseError::Unsupported { message, line } => {
+                (message, line)
             }
-            Err(e) => {
-                let (message, l) = match e {
-                    ParseError::Syntax { message, line }
-                    | ParseError::Unsupported { message, line } => (message, line),
-                    ParseError::Incomplete { message } => (message, first),
-                };
-                let l = if message == "syntax error: unexpected end of file" {
-                    first + text.split(|&b| b == b'\n').count()
-                } else {
-                    l
-                };
-                let mut head = if mode == Mode::Eval {
-                    // `bash: eval: line N: ` (the shell's name, then eval's own line).
-                    let mut p = self.prefix(state, line);
-                    let keep = p.iter().position(|&b| b == b':').map_or(p.len(), |i| i + 2);
-                    p.truncate(keep);
-                    p.extend_from_slice(format!("eval: line {l}: ").as_bytes());
-                    p
-                } else {
-                    format!("{what}: line {l}: ").into_bytes()
-                };
-                let mut msg = head.clone();
-                msg.extend_from_slice(message.as_bytes());
-                msg.push(b'\n');
-                if message.starts_with("syntax error near") {
-                    let src = text
-                        .split(|&b| b == b'\n')
-                        .nth(l.saturating_sub(first))
-                        .unwrap_or_default();
-                    head.push(b'`');
-                    head.extend_from_slice(src);
-                    head.extend_from_slice(b"'\n");
-                    msg.extend_from_slice(&head);
-                }
-                self.write_out(&io.err, &msg, streams);
-                state.set_status(if mode == Mode::Eval { 2 } else { 1 });
-                Flow::Normal
-            }
+            ParseError::Incomplete { message } => (message, first),
+        };
+        let l = if message == "syntax error: unexpected end of file" {
+            first + text.split(|&b| b == b'\n').count()
+        } else {
+            l
+        };
+        let mut head = if mode == Mode::Eval {
+            // `bash: eval: line N: ` (the shell's name, then eval's own line).
+            let mut p = self.prefix(state, line);
+            let keep = p.iter().position(|&b| b == b':').map_or(p.len(), |i| i + 2);
+            p.truncate(keep);
+            p.extend_from_slice(format!("eval: line {l}: ").as_bytes());
+            p
+        } else {
+            format!("{what}: line {l}: ").into_bytes()
+        };
+        let mut msg = head.clone();
+        msg.extend_from_slice(message.as_bytes());
+        msg.push(b'\n');
+        if message.starts_with("syntax error near") {
+            let src = text
+                .split(|&b| b == b'\n')
+                .nth(l.saturating_sub(first))
+                .unwrap_or_default();
+            head.push(b'`');
+            head.extend_from_slice(src);
+            head.extend_from_slice(b"'\n");
+            msg.extend_from_slice(&head);
         }
+        self.write_out(&io.err, &msg, streams);
+        state.set_status(if mode == Mode::Eval { 2 } else { 1 });
+        Flow::Normal
     }
 
     /// `bash FILE ARGS`, `bash -c TEXT [ARG0 ARGS]`, `sh ...`: a child shell, in process.
@@ -1735,43 +1733,29 @@ impl Interp<'_> {
             stage: false,
             ..*self
         };
-        match shell::parse_at_eof(text, 1) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    self.shell_error(&child, streams, w.line, w.message.as_bytes());
+        let (_, error) = this.read_and_run(&mut child, text, 1, streams, |child, script| {
+            this.run_list(child, script, io, Cx::default(), streams)
+        });
+        if let Some(e) = error {
+            let (message, l) = match e {
+                ParseError::Syntax { message, line } | ParseError::Unsupported { message, line } => {
+                    (message, line)
                 }
-                this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
-            }
-            Err(e) => {
-                // Run what parses (the commands before the error), then report it.
-                let (message, l) = match e {
-                    ParseError::Syntax { message, line }
-                    | ParseError::Unsupported { message, line } => (message, line),
-                    ParseError::Incomplete { message } => (message, 1),
-                };
-                let upto = text
-                    .split_inclusive(|&b| b == b'\n')
-                    .take(l.saturating_sub(1))
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<u8>>();
-                if let Ok(parsed) = shell::parse_at_eof(&upto, 1) {
-                    this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
+                ParseError::Incomplete { message } => (message, 1),
+            };
+            if child.exit.is_none() {
+                self.shell_error(&child, streams, l, message.as_bytes());
+                if message.starts_with("syntax error near") {
+                    let src = text
+                        .split(|&b| b == b'\n')
+                        .nth(l.saturating_sub(1))
+                        .unwrap_or_default();
+                    let mut echo = b"`".to_vec();
+                    echo.extend_from_slice(src);
+                    echo.push(b'\'');
+                    self.shell_error(&child, streams, l, &echo);
                 }
-                if child.exit.is_none() {
-                    self.shell_error(&child, streams, l, message.as_bytes());
-                    if message.starts_with("syntax error near") {
-                        let src = text
-                            .split(|&b| b == b'\n')
-                            .nth(l.saturating_sub(1))
-                            .unwrap_or_default();
-                        let mut echo = b"`".to_vec();
-                        echo.extend_from_slice(src);
-                        echo.push(b'\'');
-                        self.shell_error(&child, streams, l, &echo);
-                    }
-                    child.exit = Some(2);
-                }
+                child.exit = Some(2);
             }
         }
         self.exit_trap(&mut child, io, streams);
@@ -1797,13 +1781,13 @@ impl Interp<'_> {
         if cmd.is_empty() {
             return;
         }
-        let Ok(parsed) = shell::parse_at_eof(cmd.as_bytes(), state.lineno.max(1)) else {
-            return;
-        };
         let status = state.last_status;
         let exit = state.exit.take();
         state.in_trap = true;
-        let _ = self.run_list(state, &parsed.script, io, Cx::default(), streams);
+        let line = state.lineno.max(1);
+        let _ = self.read_and_run(state, cmd.as_bytes(), line, streams, |state, script| {
+            self.run_list(state, script, io, Cx::default(), streams)
+        });
         state.in_trap = false;
         // `exit` in an EXIT trap sets the status; elsewhere `$?` is kept.
         state.exit = match (exit, state.exit) {

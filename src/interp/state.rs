@@ -39,6 +39,8 @@ pub(crate) struct Options {
     pub lastpipe: bool,
     pub expand_aliases: bool,
     pub inherit_errexit: bool,
+    /// On by default (bash 5.2): pathname expansion never matches `.` and `..`.
+    pub globskipdots: bool,
 }
 
 /// A function call in progress: what its `local`s shadowed, and the caller's positional
@@ -158,7 +160,10 @@ impl ShellState {
             script_name: None,
             frames: Vec::new(),
             loop_depth: 0,
-            opts: Options::default(),
+            opts: Options {
+                globskipdots: true,
+                ..Options::default()
+            },
             pipestatus: vec![0],
             subshell: 0,
             child: false,

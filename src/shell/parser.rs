@@ -38,9 +38,11 @@ use super::ast::{
     AndOr, AndOrOp, AssignValue, Assignment, CaseArm, CaseEnd, Command, Compound, CondExpr,
     FunctionDef, Pipeline, RedirKind, Redirect, Script, SimpleCommand, Word, WordPart,
 };
-use super::lexer::{ArithEnd, Lexer, MAX_DEPTH, Operator, Tok, Token, is_name_char, is_name_start};
+use super::lexer::{
+    ArithEnd, Lexer, MAX_DEPTH, Operator, Src, Tok, Token, is_name_char, is_name_start,
+};
 
-pub use super::lexer::Warning;
+pub use super::lexer::{ParseOpts, Warning};
 
 /// Why an input could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,9 +70,84 @@ pub struct Parsed {
 
 /// Parses a complete input (one or more lines). `first_line` numbers its first line.
 pub fn parse(input: &[u8], first_line: usize) -> Result<Script, ParseError> {
-    Parser::new(input, first_line, false)
-        .script()
-        .map(|p| p.script)
+    parse_with_opts(input, first_line, ParseOpts::default())
+}
+
+/// [`parse`] with the options in force (`extglob`, the aliases): what a front end asks to
+/// know whether an input is complete.
+pub fn parse_with_opts(
+    input: &[u8],
+    first_line: usize,
+    opts: ParseOpts<'_>,
+) -> Result<Script, ParseError> {
+    let mut lx = Lexer::new(input, first_line, false);
+    lx.opts = opts;
+    Parser::with_lexer(lx).script().map(|p| p.script)
+}
+
+/// Reads an input that will not grow one complete command at a time, as bash reads a
+/// script: a line (or the lines of a compound command, a here-document, a quoted newline),
+/// each parsed with the options in force after the one before ran. End of file is handled
+/// as by [`parse_at_eof`].
+pub struct Reader<'t> {
+    text: Src<'t>,
+    pos: usize,
+    line: usize,
+    done: bool,
+    /// Aliases whose text (pasted in) is still being read.
+    alias_uses: Vec<super::lexer::AliasUse>,
+}
+
+impl<'t> Reader<'t> {
+    /// A reader of `text`, whose first line is `first_line`.
+    pub fn new(text: &'t [u8], first_line: usize) -> Self {
+        Reader {
+            text: Src::Borrowed(text),
+            pos: 0,
+            line: first_line,
+            done: false,
+            alias_uses: Vec::new(),
+        }
+    }
+
+    /// The next complete command, parsed with `opts`; `None` at the end of the input.
+    /// After an error, the reader is done.
+    pub fn next_command(&mut self, opts: ParseOpts<'_>) -> Option<Result<Parsed, ParseError>> {
+        if self.done {
+            return None;
+        }
+        // The options borrow only for this command: the lexer gets a text it can keep.
+        let text: Src<'_> = match &self.text {
+            Src::Borrowed(b) => Src::Borrowed(b),
+            Src::Owned(b) => Src::Owned(b.clone()),
+        };
+        let mut lx = Lexer::resume(text, self.pos, self.line, true, opts);
+        lx.alias_uses = std::mem::take(&mut self.alias_uses);
+        let mut p = Parser::with_lexer(lx);
+        let result = p.unit();
+        match result {
+            Ok(Some(mut script)) => {
+                fill_heredocs(&mut script, std::mem::take(&mut p.lx.bodies));
+                let warnings = std::mem::take(&mut p.lx.warnings);
+                let (text, pos, line, uses) = p.lx.into_text();
+                if let Src::Owned(b) = text {
+                    self.text = Src::Owned(b);
+                }
+                self.pos = pos;
+                self.line = line;
+                self.alias_uses = uses;
+                Some(Ok(Parsed { script, warnings }))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
 }
 
 /// Parses an input that will not grow: end of file closes open here-documents (with bash's
@@ -85,6 +162,11 @@ struct Parser<'a> {
     peeked: Option<Token>,
     /// How deep compound commands nest here (with the lexer's depth for `$(...)`).
     depth: usize,
+    /// The last alias pasted in ended with a blank: the next word may be an alias too.
+    alias_next: bool,
+    /// The last word found not to be an alias (its start, and the pastes before it): it is
+    /// not checked twice.
+    alias_checked: Option<(usize, usize)>,
 }
 
 /// What ends a list.
@@ -269,7 +351,105 @@ impl<'a> Parser<'a> {
             lx,
             peeked: None,
             depth,
+            alias_next: false,
+            alias_checked: None,
         }
+    }
+
+    /// At a word where an alias is expanded (command position, or after an alias whose
+    /// text ends with a blank): while it is an unquoted alias name not already being
+    /// expanded there, pastes the alias's text in its place.
+    fn expand_alias(&mut self) -> Result<(), ParseError> {
+        let Some(aliases) = self.lx.opts.aliases else {
+            return Ok(());
+        };
+        // Whether the last text pasted in ends with a blank.
+        let mut pasted: Option<bool> = None;
+        loop {
+            let tok = self.peek()?.clone();
+            let Tok::Word(w) = &tok.tok else {
+                break;
+            };
+            let here = Some((tok.start, self.lx.alias_count));
+            if self.alias_checked == here {
+                break;
+            }
+            let Some(name) = plain_literal(w) else {
+                // A quoted word is no alias, and leaves the blank's effect for the next.
+                break;
+            };
+            let value = match aliases.get(&*String::from_utf8_lossy(name)) {
+                Some(v)
+                    if self.lx.slice(tok.start, tok.end) == name
+                        && !self
+                            .lx
+                            .alias_in_use(&String::from_utf8_lossy(name), tok.start) =>
+                {
+                    v
+                }
+                _ => {
+                    self.alias_checked = here;
+                    self.alias_next = pasted.unwrap_or(false);
+                    break;
+                }
+            };
+            let name = String::from_utf8_lossy(name).into_owned();
+            self.peeked = None;
+            pasted = Some(value.ends_with([' ', '\t']));
+            self.lx
+                .paste_alias((tok.start, tok.end, tok.line), &name, value.as_bytes())?;
+        }
+        if let Some(blank) = pasted {
+            self.alias_next = blank;
+        }
+        Ok(())
+    }
+
+    /// One complete command at the top level: an and-or list up to the end of its line (or
+    /// of the input), its here-documents read. `None`: the input is over.
+    fn unit(&mut self) -> Result<Option<Script>, ParseError> {
+        self.skip_newlines()?;
+        if self.peek()?.tok == Tok::Eof {
+            return Ok(None);
+        }
+        let mut items: Vec<AndOr> = Vec::new();
+        loop {
+            self.expand_alias()?;
+            match self.peek()?.tok {
+                Tok::Eof => break,
+                Tok::Operator(Operator::Newline) if !items.is_empty() => {
+                    self.next()?;
+                    break;
+                }
+                _ => {}
+            }
+            let mut item = self.and_or()?;
+            let tok = self.peek()?.clone();
+            match tok.tok {
+                Tok::Operator(Operator::Semi) => {
+                    self.next()?;
+                }
+                Tok::Operator(Operator::Amp) => {
+                    self.next()?;
+                    item.background = true;
+                }
+                Tok::Operator(Operator::Newline) => {
+                    self.next()?;
+                    items.push(item);
+                    break;
+                }
+                Tok::Eof => {}
+                _ => {
+                    let tok = self.next()?;
+                    return Err(syntax_near(&tok, &self.lx));
+                }
+            }
+            items.push(item);
+        }
+        if self.lx.has_pending() {
+            self.lx.next_token()?;
+        }
+        Ok(Some(Script { items }))
     }
 
     fn peek(&mut self) -> Result<&Token, ParseError> {
@@ -356,6 +536,7 @@ impl<'a> Parser<'a> {
         let mut items: Vec<AndOr> = Vec::new();
         loop {
             self.skip_newlines()?;
+            self.expand_alias()?;
             if self.at_end(end)? {
                 break;
             }
@@ -415,6 +596,7 @@ impl<'a> Parser<'a> {
         let mut negated = false;
         // `!` is a reserved word only when unquoted, alone, and in command position.
         loop {
+            self.expand_alias()?;
             let is_bang =
                 matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"!"));
             if !is_bang {
@@ -487,6 +669,7 @@ impl<'a> Parser<'a> {
     }
 
     fn command(&mut self) -> Result<Command, ParseError> {
+        self.expand_alias()?;
         let first = self.peek()?.clone();
         let compound = match &first.tok {
             Tok::Word(w) => match plain_literal(w) {
@@ -973,7 +1156,12 @@ impl<'a> Parser<'a> {
                         });
                     }
                 } else {
-                    let r = self.next()?;
+                    // bash 5.2 reads the pattern of `==`, `!=` and `=` with extended
+                    // patterns, whatever `extglob` says.
+                    self.lx.ext_word = matches!(op.as_str(), "==" | "!=" | "=");
+                    let r = self.next();
+                    self.lx.ext_word = false;
+                    let r = r?;
                     match r.tok {
                         Tok::Word(rw) if !is_word(&r, &["]]"]) => rw,
                         _ => {
@@ -1051,6 +1239,9 @@ impl<'a> Parser<'a> {
         };
         let mut any = false;
         loop {
+            if cmd.words.is_empty() || self.alias_next {
+                self.expand_alias()?;
+            }
             let tok = self.peek()?.clone();
             match tok.tok {
                 Tok::Word(word) => {
@@ -1157,9 +1348,9 @@ impl<'a> Parser<'a> {
             Operator::AndDGreat => RedirKind::AppendOutErr(word),
             Operator::TLess => RedirKind::HereString(word),
             Operator::DLess | Operator::DLessDash => {
-                let raw = self.lx.slice(target.start, target.end);
+                let raw = self.lx.slice(target.start, target.end).to_vec();
                 self.lx
-                    .push_heredoc(raw, op == Operator::DLessDash, tok.line);
+                    .push_heredoc(&raw, op == Operator::DLessDash, tok.line);
                 RedirKind::HereDoc {
                     body: Word::default(),
                     expand: !raw.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')),
