@@ -265,10 +265,9 @@ fn scan_ext(pat: &[PatByte], start: usize) -> Option<(Vec<(usize, usize)>, usize
         }
         match p.b {
             b'\\' => i += 2,
-            b'[' => match bracket(pat, i + 1) {
-                Some((_, next)) => i = next,
-                None => i += 1,
-            },
+            // A bracket expression may hold `|` and `)`; one never closed leaves the
+            // extended part unclosed too (bash then takes it all literally).
+            b'[' => i = bracket(pat, i + 1)?.1,
             b'(' => {
                 depth += 1;
                 i += 1;
@@ -759,6 +758,8 @@ mod tests {
         assert!(!m("+(a|@(b|c)d)", "abd c"));
         assert!(m("@(*.c|[xy]?)", "yz"));
         assert!(m("@([)]|x)", ")"));
+        assert!(!m("@(a|x|[)", "x"));
+        assert!(m("@(a|x|[)", "@(a|x|[)"));
         // Not closed: literal text.
         assert!(m("@(a", "@(a"));
         assert!(!m("@(a", "a"));

@@ -1610,7 +1610,7 @@ impl Interp<'_> {
             msg.extend_from_slice(&head);
         }
         self.write_out(&io.err, &msg, streams);
-        state.set_status(if mode == Mode::Eval { 2 } else { 1 });
+        state.set_status(2);
         Flow::Normal
     }
 

@@ -470,6 +470,12 @@ impl<'a> Lexer<'a> {
                 Some(b'\\') if self.peek_at(1) == Some(b'\n') => {
                     self.pos += 2;
                     self.line += 1;
+                    if self.peek().is_none() && !self.at_eof {
+                        // A line continued at the end of the input: the command goes on.
+                        return Err(ParseError::Incomplete {
+                            message: String::new(),
+                        });
+                    }
                 }
                 Some(b'#') => {
                     while let Some(b) = self.peek() {
@@ -668,6 +674,12 @@ impl<'a> Lexer<'a> {
                 match self.peek() {
                     Some(b'\n') => {
                         self.bump();
+                        if self.peek().is_none() && !self.at_eof {
+                            // The word goes on on the next line, not read yet.
+                            return Err(ParseError::Incomplete {
+                                message: String::new(),
+                            });
+                        }
                     }
                     Some(c) => {
                         self.pos += 1;

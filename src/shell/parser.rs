@@ -1238,11 +1238,22 @@ impl<'a> Parser<'a> {
             ..SimpleCommand::default()
         };
         let mut any = false;
+        // bash numbers a simple command with the line its parser had reached when it took
+        // the first word: the end of the token after it (`cmd "a<newline>b"` is on line 2).
+        let mut first_end = None;
         loop {
             if cmd.words.is_empty() || self.alias_next {
                 self.expand_alias()?;
             }
             let tok = self.peek()?.clone();
+            if let Some(end) = first_end.take() {
+                cmd.line = match tok.tok {
+                    Tok::Eof | Tok::Operator(Operator::Newline) => end,
+                    _ => self.end_line(&tok),
+                };
+            } else if !any {
+                first_end = Some(self.end_line(&tok));
+            }
             match tok.tok {
                 Tok::Word(word) => {
                     self.next()?;
@@ -1307,6 +1318,12 @@ impl<'a> Parser<'a> {
             return Err(syntax_near(&tok, &self.lx));
         }
         Ok(Command::Simple(cmd))
+    }
+
+    /// The line a token ends on.
+    fn end_line(&self, tok: &Token) -> usize {
+        let text = self.lx.slice(tok.start, tok.end);
+        tok.line + text.iter().filter(|&&b| b == b'\n').count()
     }
 
     /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
