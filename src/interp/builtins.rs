@@ -472,10 +472,28 @@ fn set_pwd(state: &mut ShellState, old: &std::path::Path) {
     state.vars.set("PWD", now, false);
 }
 
-/// `alias [-p] [name[=value] ...]`: kept and listed; like a non-interactive bash, they are
-/// not expanded (unless `shopt -s expand_aliases`, which trumansh does not honour yet).
+/// `alias [-p] [name[=value] ...]`: defines and lists aliases (expanded by the parser, with
+/// `shopt -s expand_aliases`, from the next complete command on). `-p` lists them all first.
 fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
-    let names: Vec<&String> = args.iter().filter(|a| a.as_str() != "-p").collect();
+    let mut list_all = false;
+    let mut rest = args;
+    while let Some((first, tail)) = rest.split_first() {
+        match first.as_str() {
+            "-p" => list_all = true,
+            "--" => {
+                rest = tail;
+                break;
+            }
+            o if o.starts_with('-') && o.len() > 1 => {
+                said.err(&format!("alias: {o}: invalid option"), 2);
+                said.err("alias: usage: alias [-p] [name[=value] ... ]", 2);
+                return;
+            }
+            _ => break,
+        }
+        rest = tail;
+    }
+    let names: Vec<&String> = rest.iter().collect();
     let show = |said: &mut Said, n: &str, v: &str| {
         let q = trumansh_commands::quote(v);
         let q = if q.starts_with('\'') {
@@ -484,13 +502,12 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
             format!("'{v}'")
         };
         said.out
-            .extend_from_slice(format!("alias {n}={q}\n").as_bytes());
+            .extend_from_slice(format!("alias {dash}{n}={q}\n", dash = if n.starts_with('-') { "-- " } else { "" }).as_bytes());
     };
-    if names.is_empty() {
+    if names.is_empty() || list_all {
         for (n, v) in state.aliases.iter() {
             show(said, n, v);
         }
-        return;
     }
     for a in names {
         match a.split_once('=') {

@@ -51,6 +51,7 @@ impl Src<'_> {
 #[derive(Debug, Clone)]
 pub(crate) struct AliasUse {
     pub name: String,
+    pub start: usize,
     pub end: usize,
 }
 
@@ -370,6 +371,7 @@ impl<'a> Lexer<'a> {
         }
         self.alias_uses.push(AliasUse {
             name: name.to_string(),
+            start,
             end: start + value.len(),
         });
         self.text = Src::Owned(Rc::from(text));
@@ -409,9 +411,17 @@ impl<'a> Lexer<'a> {
         let b = self.peek()?;
         self.pos += 1;
         if b == b'\n' {
-            self.line += 1;
+            self.count_line(self.pos - 1);
         }
         Some(b)
+    }
+
+    /// Counts the newline at `at`: one of the input's, not of an alias's text (bash does
+    /// not count those).
+    fn count_line(&mut self, at: usize) {
+        if !self.alias_uses.iter().any(|u| (u.start..u.end).contains(&at)) {
+            self.line += 1;
+        }
     }
 
     fn incomplete(&self, message: String, line: usize) -> ParseError {
@@ -469,7 +479,7 @@ impl<'a> Lexer<'a> {
                 Some(b' ' | b'\t') => self.pos += 1,
                 Some(b'\\') if self.peek_at(1) == Some(b'\n') => {
                     self.pos += 2;
-                    self.line += 1;
+                    self.count_line(self.pos - 1);
                     if self.peek().is_none() && !self.at_eof {
                         // A line continued at the end of the input: the command goes on.
                         return Err(ParseError::Incomplete {

@@ -162,8 +162,9 @@ struct Parser<'a> {
     peeked: Option<Token>,
     /// How deep compound commands nest here (with the lexer's depth for `$(...)`).
     depth: usize,
-    /// The last alias pasted in ended with a blank: the next word may be an alias too.
-    alias_next: bool,
+    /// The last alias pasted in ended with a blank: the word after its text (at or past
+    /// this offset) may be an alias too.
+    alias_next: Option<usize>,
     /// The last word found not to be an alias (its start, and the pastes before it): it is
     /// not checked twice.
     alias_checked: Option<(usize, usize)>,
@@ -351,58 +352,61 @@ impl<'a> Parser<'a> {
             lx,
             peeked: None,
             depth,
-            alias_next: false,
+            alias_next: None,
             alias_checked: None,
         }
     }
 
-    /// At a word where an alias is expanded (command position, or after an alias whose
-    /// text ends with a blank): while it is an unquoted alias name not already being
-    /// expanded there, pastes the alias's text in its place.
-    fn expand_alias(&mut self) -> Result<(), ParseError> {
+    /// At a word where an alias is expanded (`cmd_pos`: command position; else the word
+    /// after the text of an alias that ends with a blank): while it is an unquoted alias
+    /// name not already being expanded there, pastes the alias's text in its place.
+    fn expand_alias(&mut self, cmd_pos: bool) -> Result<(), ParseError> {
         let Some(aliases) = self.lx.opts.aliases else {
             return Ok(());
         };
-        // Whether the last text pasted in ends with a blank.
-        let mut pasted: Option<bool> = None;
+        // The first word of a text pasted in is checked as the word it replaced was.
+        let mut pasted_at = None;
         loop {
             let tok = self.peek()?.clone();
             let Tok::Word(w) = &tok.tok else {
-                break;
+                return Ok(());
             };
+            let after_blank = self.alias_next.is_some_and(|from| tok.start >= from);
+            if !cmd_pos && !after_blank && pasted_at != Some(tok.start) {
+                return Ok(());
+            }
             let here = Some((tok.start, self.lx.alias_count));
             if self.alias_checked == here {
-                break;
+                return Ok(());
             }
             let Some(name) = plain_literal(w) else {
                 // A quoted word is no alias, and leaves the blank's effect for the next.
-                break;
+                return Ok(());
             };
-            let value = match aliases.get(&*String::from_utf8_lossy(name)) {
+            let name = String::from_utf8_lossy(name).into_owned();
+            let value = match aliases.get(&name) {
                 Some(v)
-                    if self.lx.slice(tok.start, tok.end) == name
-                        && !self
-                            .lx
-                            .alias_in_use(&String::from_utf8_lossy(name), tok.start) =>
+                    if self.lx.slice(tok.start, tok.end) == name.as_bytes()
+                        && !self.lx.alias_in_use(&name, tok.start) =>
                 {
                     v
                 }
                 _ => {
                     self.alias_checked = here;
-                    self.alias_next = pasted.unwrap_or(false);
-                    break;
+                    if after_blank {
+                        self.alias_next = None;
+                    }
+                    return Ok(());
                 }
             };
-            let name = String::from_utf8_lossy(name).into_owned();
             self.peeked = None;
-            pasted = Some(value.ends_with([' ', '\t']));
+            pasted_at = Some(tok.start);
+            self.alias_next = value
+                .ends_with([' ', '\t'])
+                .then_some(tok.start + value.len());
             self.lx
                 .paste_alias((tok.start, tok.end, tok.line), &name, value.as_bytes())?;
         }
-        if let Some(blank) = pasted {
-            self.alias_next = blank;
-        }
-        Ok(())
     }
 
     /// One complete command at the top level: an and-or list up to the end of its line (or
@@ -414,7 +418,7 @@ impl<'a> Parser<'a> {
         }
         let mut items: Vec<AndOr> = Vec::new();
         loop {
-            self.expand_alias()?;
+            self.expand_alias(true)?;
             match self.peek()?.tok {
                 Tok::Eof => break,
                 Tok::Operator(Operator::Newline) if !items.is_empty() => {
@@ -536,7 +540,7 @@ impl<'a> Parser<'a> {
         let mut items: Vec<AndOr> = Vec::new();
         loop {
             self.skip_newlines()?;
-            self.expand_alias()?;
+            self.expand_alias(true)?;
             if self.at_end(end)? {
                 break;
             }
@@ -596,7 +600,7 @@ impl<'a> Parser<'a> {
         let mut negated = false;
         // `!` is a reserved word only when unquoted, alone, and in command position.
         loop {
-            self.expand_alias()?;
+            self.expand_alias(true)?;
             let is_bang =
                 matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"!"));
             if !is_bang {
@@ -669,7 +673,7 @@ impl<'a> Parser<'a> {
     }
 
     fn command(&mut self) -> Result<Command, ParseError> {
-        self.expand_alias()?;
+        self.expand_alias(true)?;
         let first = self.peek()?.clone();
         let compound = match &first.tok {
             Tok::Word(w) => match plain_literal(w) {
@@ -1242,8 +1246,8 @@ impl<'a> Parser<'a> {
         // the first word: the end of the token after it (`cmd "a<newline>b"` is on line 2).
         let mut first_end = None;
         loop {
-            if cmd.words.is_empty() || self.alias_next {
-                self.expand_alias()?;
+            if cmd.words.is_empty() || self.alias_next.is_some() {
+                self.expand_alias(cmd.words.is_empty())?;
             }
             let tok = self.peek()?.clone();
             if let Some(end) = first_end.take() {
