@@ -22,8 +22,8 @@ use crate::io::human_bytes;
 pub use crate::io::{Captured, Sink, Stream};
 use crate::limits::Guard;
 use crate::sandbox::{Sandbox, SetupError, unique_name};
-use crate::shell::ast::Script;
 use crate::shell::ParseError;
+use crate::shell::ast::Script;
 use crate::txn::journal::{Journal, Reverted};
 
 /// A shell session on one sandbox: the public API, and one transaction per input line.
@@ -131,7 +131,12 @@ impl Session {
 
     /// The options the shell's syntax depends on now, for a front end to know where an
     /// input ends: `extglob`, and the aliases when they are expanded.
-    pub fn parse_settings(&self) -> (bool, Option<Arc<std::collections::BTreeMap<String, String>>>) {
+    pub fn parse_settings(
+        &self,
+    ) -> (
+        bool,
+        Option<Arc<std::collections::BTreeMap<String, String>>>,
+    ) {
         (
             self.state.opts.extglob,
             self.state

@@ -182,7 +182,13 @@ impl Pattern {
 
 /// Compiles a pattern (or one alternative of an extended part, `depth` deep).
 fn compile(pat: &[PatByte], syntax: Syntax, depth: usize, exts: &mut Vec<Ext>) -> Vec<Node> {
-    let byte = |b: u8| Node::Byte(if syntax.fold { b.to_ascii_lowercase() } else { b });
+    let byte = |b: u8| {
+        Node::Byte(if syntax.fold {
+            b.to_ascii_lowercase()
+        } else {
+            b
+        })
+    };
     let mut nodes = Vec::with_capacity(pat.len());
     let mut i = 0usize;
     while let Some(&p) = pat.get(i) {
@@ -446,7 +452,11 @@ impl<'p, 't> Run<'p, 't> {
                     );
                 }
                 Node::Any => {
-                    next.extend(cur.iter().filter(|&&p| p < n && !self.dot_at(p)).map(|p| p + 1));
+                    next.extend(
+                        cur.iter()
+                            .filter(|&&p| p < n && !self.dot_at(p))
+                            .map(|p| p + 1),
+                    );
                 }
                 Node::Set(set) => {
                     next.extend(

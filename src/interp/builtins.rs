@@ -501,8 +501,13 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
         } else {
             format!("'{v}'")
         };
-        said.out
-            .extend_from_slice(format!("alias {dash}{n}={q}\n", dash = if n.starts_with('-') { "-- " } else { "" }).as_bytes());
+        said.out.extend_from_slice(
+            format!(
+                "alias {dash}{n}={q}\n",
+                dash = if n.starts_with('-') { "-- " } else { "" }
+            )
+            .as_bytes(),
+        );
     };
     if names.is_empty() || list_all {
         for (n, v) in state.aliases.iter() {
@@ -1755,9 +1760,8 @@ impl Interp<'_> {
         });
         if let Some(e) = error {
             let (message, l) = match e {
-                ParseError::Syntax { message, line } | ParseError::Unsupported { message, line } => {
-                    (message, line)
-                }
+                ParseError::Syntax { message, line }
+                | ParseError::Unsupported { message, line } => (message, line),
                 ParseError::Incomplete { message } => (message, 1),
             };
             if child.exit.is_none() {

@@ -288,7 +288,13 @@ fn unsupported(what: &str, line: usize) -> ParseError {
 
 impl<'a> Lexer<'a> {
     pub(crate) fn new(src: &'a [u8], first_line: usize, at_eof: bool) -> Self {
-        Self::resume(Src::Borrowed(src), 0, first_line, at_eof, ParseOpts::default())
+        Self::resume(
+            Src::Borrowed(src),
+            0,
+            first_line,
+            at_eof,
+            ParseOpts::default(),
+        )
     }
 
     /// A lexer on `text` from `pos` (on line `line`).
@@ -329,7 +335,13 @@ impl<'a> Lexer<'a> {
 
     /// A lexer for text nested in this one's (`$(...)`), from the current position.
     fn nested(&self) -> Lexer<'a> {
-        let mut sub = Lexer::resume(self.text.clone(), self.pos, self.line, self.at_eof, self.opts);
+        let mut sub = Lexer::resume(
+            self.text.clone(),
+            self.pos,
+            self.line,
+            self.at_eof,
+            self.opts,
+        );
         sub.depth = self.depth;
         sub.alias_uses.clone_from(&self.alias_uses);
         sub.alias_count = self.alias_count;
@@ -419,7 +431,11 @@ impl<'a> Lexer<'a> {
     /// Counts the newline at `at`: one of the input's, not of an alias's text (bash does
     /// not count those).
     fn count_line(&mut self, at: usize) {
-        if !self.alias_uses.iter().any(|u| (u.start..u.end).contains(&at)) {
+        if !self
+            .alias_uses
+            .iter()
+            .any(|u| (u.start..u.end).contains(&at))
+        {
             self.line += 1;
         }
     }

@@ -1327,7 +1327,7 @@ impl<'a> Parser<'a> {
     /// The line a token ends on.
     fn end_line(&self, tok: &Token) -> usize {
         let text = self.lx.slice(tok.start, tok.end);
-        tok.line + text.iter().filter(|&&b| b == b'\n').count()
+        tok.line + text.split(|&b| b == b'\n').count() - 1
     }
 
     /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
