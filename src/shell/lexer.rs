@@ -31,18 +31,30 @@ pub struct ParseOpts<'a> {
     pub aliases: Option<&'a BTreeMap<String, String>>,
 }
 
-/// The text a lexer reads: the caller's, or its own once an alias was pasted in.
+/// The text a lexer reads: the caller's, or its own once an alias was pasted in (from
+/// `base` on: what was read before it is dropped without a copy).
 #[derive(Debug, Clone)]
 pub(crate) enum Src<'a> {
     Borrowed(&'a [u8]),
-    Owned(Rc<[u8]>),
+    Owned { buf: Rc<[u8]>, base: usize },
 }
 
-impl Src<'_> {
+impl<'a> Src<'a> {
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Src::Borrowed(b) => b,
-            Src::Owned(b) => b,
+            Src::Owned { buf, base } => buf.get(*base..).unwrap_or_default(),
+        }
+    }
+
+    /// The text from `pos` on.
+    pub(crate) fn advance(self, pos: usize) -> Src<'a> {
+        match self {
+            Src::Borrowed(b) => Src::Borrowed(b.get(pos..).unwrap_or_default()),
+            Src::Owned { buf, base } => Src::Owned {
+                buf,
+                base: base + pos,
+            },
         }
     }
 }
@@ -386,7 +398,10 @@ impl<'a> Lexer<'a> {
             start,
             end: start + value.len(),
         });
-        self.text = Src::Owned(Rc::from(text));
+        self.text = Src::Owned {
+            buf: Rc::from(text),
+            base: 0,
+        };
         self.pos = start;
         self.line = line;
         Ok(())

@@ -119,7 +119,10 @@ impl<'t> Reader<'t> {
         // The options borrow only for this command: the lexer gets a text it can keep.
         let text: Src<'_> = match &self.text {
             Src::Borrowed(b) => Src::Borrowed(b),
-            Src::Owned(b) => Src::Owned(b.clone()),
+            Src::Owned { buf, base } => Src::Owned {
+                buf: buf.clone(),
+                base: *base,
+            },
         };
         let mut lx = Lexer::resume(text, self.pos, self.line, true, opts);
         lx.alias_uses = std::mem::take(&mut self.alias_uses);
@@ -129,12 +132,20 @@ impl<'t> Reader<'t> {
             Ok(Some(mut script)) => {
                 fill_heredocs(&mut script, std::mem::take(&mut p.lx.bodies));
                 let warnings = std::mem::take(&mut p.lx.warnings);
-                let (text, pos, line, uses) = p.lx.into_text();
-                if let Src::Owned(b) = text {
-                    self.text = Src::Owned(b);
+                let (text, pos, line, mut uses) = p.lx.into_text();
+                // The next command starts the text: what was read is dropped.
+                self.text = match text {
+                    Src::Owned { buf, base } => Src::Owned { buf, base },
+                    Src::Borrowed(_) => std::mem::replace(&mut self.text, Src::Borrowed(&[])),
                 }
-                self.pos = pos;
+                .advance(pos);
+                self.pos = 0;
                 self.line = line;
+                uses.retain(|u| u.end > pos);
+                for u in &mut uses {
+                    u.start = u.start.saturating_sub(pos);
+                    u.end -= pos;
+                }
                 self.alias_uses = uses;
                 Some(Ok(Parsed { script, warnings }))
             }
