@@ -15,6 +15,11 @@
 //! was told does not exist, with the true reason it never sees), `denied` (a command the
 //! policy denies), `limit` (a limit that was hit), `undo`, `rollback` and `recovery`.
 //!
+//! `command` records are kept in memory and written with the next record of another kind, at
+//! the end of the input line, or once 64 KiB have gathered (a loop runs many commands; one
+//! write per command would dominate its time); every other record is written at once, so
+//! an `effect` is on disk before its change is made.
+//!
 //! Strings are escaped so that reading the log in a terminal is safe: JSON escapes the C0
 //! controls, and this module also escapes DEL, the C1 controls (`U+009B` is a CSI), line and
 //! paragraph separators and the bidirectional overrides as `\uXXXX`; bytes that are not UTF-8
@@ -39,9 +44,14 @@ pub const AUDIT_FILE: &str = "audit.jsonl";
 /// How many `refused` events one input line may log.
 pub const MAX_REFUSALS_PER_LINE: u32 = 100;
 
+/// The bytes of `command` records kept before they are written with the next record that
+/// is not one, at the end of the input line, or once this many have gathered.
+const COMMAND_BUFFER: usize = 64 * 1024;
+
 /// An open audit log.
 pub struct Audit {
-    file: Mutex<Option<File>>,
+    /// The log, and the `command` records not written yet.
+    file: Mutex<(Option<File>, Vec<u8>)>,
     session: String,
     refusals: AtomicU32,
 }
@@ -54,7 +64,7 @@ impl Audit {
         opts.create(true).append(true);
         let file = state.open_with(AUDIT_FILE, &opts).ok();
         Audit {
-            file: Mutex::new(file),
+            file: Mutex::new((file, Vec::new())),
             session: session.to_string(),
             refusals: AtomicU32::new(0),
         }
@@ -63,7 +73,7 @@ impl Audit {
     /// An audit that writes nothing (tests of the sandbox alone).
     pub fn none() -> Audit {
         Audit {
-            file: Mutex::new(None),
+            file: Mutex::new((None, Vec::new())),
             session: String::new(),
             refusals: AtomicU32::new(0),
         }
@@ -76,21 +86,54 @@ impl Audit {
 
     /// Writes one event with its fields.
     pub fn event(&self, event: &str, fields: Map<String, Value>) {
-        let mut obj = Map::new();
-        obj.insert("time".into(), Value::String(rfc3339_now()));
-        obj.insert("session".into(), Value::String(self.session.clone()));
-        obj.insert("event".into(), Value::String(event.into()));
-        obj.extend(fields);
-        let Ok(text) = serde_json::to_string(&Value::Object(obj)) else {
-            return;
-        };
+        // The object written by hand, its keys in this order (one record per command: no
+        // map is built for it).
+        let mut text = String::with_capacity(160);
+        text.push_str("{\"time\":\"");
+        text.push_str(&rfc3339_now());
+        text.push_str("\",\"session\":");
+        push_json(&mut text, &Value::String(self.session.clone()));
+        text.push_str(",\"event\":");
+        push_json(&mut text, &Value::String(event.into()));
+        for (k, v) in fields {
+            if matches!(k.as_str(), "time" | "session" | "event") {
+                continue;
+            }
+            text.push(',');
+            push_json(&mut text, &Value::String(k));
+            text.push(':');
+            push_json(&mut text, &v);
+        }
+        text.push('}');
         let mut line = escape_controls(&text).into_bytes();
         line.push(b'\n');
-        if let Ok(mut guard) = self.file.lock()
-            && let Some(f) = guard.as_mut()
-        {
-            // One write(2) per record: concurrent sessions' records do not interleave.
-            let _ = f.write_all(&line);
+        let Ok(mut guard) = self.file.lock() else {
+            return;
+        };
+        let (file, pending) = &mut *guard;
+        let Some(f) = file.as_mut() else {
+            return;
+        };
+        // `command` records (one per command a loop runs) gather in memory; every other
+        // record (an effect is logged before it is applied) goes out at once, after them.
+        pending.extend_from_slice(&line);
+        if event != "command" || pending.len() >= COMMAND_BUFFER {
+            // Whole records in one write(2): concurrent sessions' records do not interleave.
+            let _ = f.write_all(pending);
+            pending.clear();
+        }
+    }
+
+    /// Writes the records still in memory (at the end of each input line).
+    pub fn flush(&self) {
+        if let Ok(mut guard) = self.file.lock() {
+            let (file, pending) = &mut *guard;
+            if let Some(f) = file.as_mut()
+                && !pending.is_empty()
+            {
+                let _ = f.write_all(pending);
+            }
+            pending.clear();
         }
     }
 
@@ -160,7 +203,28 @@ pub fn rfc3339_now() -> String {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    rfc3339(d.as_secs(), d.subsec_millis())
+    // The text up to the seconds is made once per second (a loop logs many records in one).
+    thread_local! {
+        static SECOND: std::cell::RefCell<(u64, String)> = const {
+            std::cell::RefCell::new((u64::MAX, String::new()))
+        };
+    }
+    SECOND.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        if cache.0 != d.as_secs() {
+            let full = rfc3339(d.as_secs(), 0);
+            let head = full.strip_suffix(".000Z").unwrap_or(&full).to_string();
+            *cache = (d.as_secs(), head);
+        }
+        format!("{}.{:03}Z", cache.1, d.subsec_millis())
+    })
+}
+
+/// Appends a value as JSON.
+fn push_json(out: &mut String, v: &Value) {
+    if let Ok(t) = serde_json::to_string(v) {
+        out.push_str(&t);
+    }
 }
 
 /// Seconds since the epoch as an RFC 3339 UTC timestamp with milliseconds.
@@ -174,6 +238,12 @@ pub fn rfc3339(secs: u64, millis: u32) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+impl Drop for Audit {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.

@@ -77,7 +77,7 @@ impl Capture {
         }
     }
     /// Appends; false when the cap is reached (the writer should stop).
-    fn push(&self, data: &[u8]) -> bool {
+    pub(crate) fn push(&self, data: &[u8]) -> bool {
         let Ok(mut buf) = self.bytes.lock() else {
             return false;
         };
@@ -194,6 +194,10 @@ pub(crate) struct Env<'a> {
     pub walk_depth: usize,
     /// Commands the policy denies.
     pub denied: &'a [CommandName],
+    /// The input fds above 2 (`read -u`, `mapfile -u`).
+    pub inputs: &'a [(u32, Stdin)],
+    /// `$SHELLOPTS` (`test -o`).
+    pub shellopts: &'a str,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -217,6 +221,8 @@ pub(crate) struct Emitter<'a> {
     pub write_failed: Cell<bool>,
     /// The command being run, for its write-error message.
     pub command: Cell<Option<CommandName>>,
+    /// The `/dev/fd/N` of the command's `>(list)`s and their inputs.
+    pub proc_out: Vec<(PathBuf, Arc<Capture>)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -240,6 +246,7 @@ impl<'a> Emitter<'a> {
             closed: Cell::new(false),
             write_failed: Cell::new(false),
             command: Cell::new(None),
+            proc_out: Vec::new(),
         }
     }
 
@@ -332,6 +339,7 @@ impl<'a> Emitter<'a> {
             Step::Err(bytes) => self.write(&self.err, &bytes),
             Step::ShellErr(bytes) => self.shell_err(&bytes),
             Step::Directive(d) => self.directives.borrow_mut().push(d),
+            Step::Effect(effect) if self.write_proc_out(&effect.op) => {}
             Step::Effect(effect) => match apply_fs_effect(self.sandbox, self.journal, &effect.op) {
                 Ok(()) => {
                     if let Some(ok) = &effect.on_ok {
@@ -348,6 +356,20 @@ impl<'a> Emitter<'a> {
                     }
                 }
             },
+        }
+    }
+
+    /// A write to a `>(list)`'s `/dev/fd/N` goes into the list's input.
+    fn write_proc_out(&self, op: &Op) -> bool {
+        let Op::WriteFile { path, data, .. } = op else {
+            return false;
+        };
+        match self.proc_out.iter().find(|(p, _)| p == path) {
+            Some((_, capture)) => {
+                capture.push(data);
+                true
+            }
+            None => false,
         }
     }
 
@@ -395,6 +417,8 @@ pub(crate) fn run_command(
         spill: Some(emitter),
         walk_depth: env.walk_depth,
         denied: env.denied,
+        inputs: env.inputs,
+        shellopts: env.shellopts,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -421,6 +445,8 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         spill: None,
         walk_depth: env.walk_depth,
         denied: env.denied,
+        inputs: &[],
+        shellopts: env.shellopts,
     };
     f(&ctx)
 }

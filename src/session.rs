@@ -242,6 +242,8 @@ impl Session {
         self.line.rolled_back = 0;
         self.line.start();
         let status = self.parse_and_run(request.input, request.first_line, sink);
+        // A line that did not parse logged records too.
+        self.rt.audit().flush();
         self.line.stdin = None;
         let (effects, effects_omitted) = self.rt.journal.take_applied();
         Report {
@@ -425,6 +427,7 @@ impl Session {
                 sink.write(Stream::Stderr, &rt.prefixed(last_line, msg.as_bytes()));
             }
         }
+        rt.audit().flush();
         status
     }
 

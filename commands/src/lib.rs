@@ -49,12 +49,14 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, ByteReader, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars,
+    resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
 pub use registry::{HelpTopic, Kind};
 pub use support::args::parse_args;
+pub use support::datetime::format_now;
 pub use support::error::Stop;
 pub use support::fnmatch::fnmatch;
 pub use support::lookup::SHELL_BUILTINS;

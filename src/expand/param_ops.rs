@@ -1272,6 +1272,8 @@ struct PromptEnv {
     pwd: Vec<u8>,
     home: Option<Vec<u8>>,
     root: bool,
+    /// The exported `TZ`, for the time escapes.
+    tz: Option<String>,
 }
 
 impl PromptEnv {
@@ -1283,6 +1285,7 @@ impl PromptEnv {
             pwd: get("PWD").unwrap_or_default(),
             home: get("HOME"),
             root: get("EUID").is_some_and(|u| u == b"0"),
+            tz: ex.lookup("TZ"),
         }
     }
 
@@ -1344,6 +1347,27 @@ impl PromptEnv {
                         out.extend_from_slice(base);
                     }
                 }
+                b'd' | b't' | b'T' | b'@' | b'A' => {
+                    let fmt: &[u8] = match c {
+                        b'd' => b"%a %b %d",
+                        b't' => b"%H:%M:%S",
+                        b'T' => b"%I:%M:%S",
+                        b'@' => b"%I:%M %p",
+                        _ => b"%H:%M",
+                    };
+                    out.extend(trumansh_commands::format_now(fmt, self.tz.as_deref()));
+                }
+                b'D' if v.get(i) == Some(&b'{') => {
+                    let rest = v.get(i + 1..).unwrap_or_default();
+                    // Without its `}`, the format runs to the end (bash).
+                    let end = rest.iter().position(|&c| c == b'}').unwrap_or(rest.len());
+                    let fmt = rest.get(..end).unwrap_or_default();
+                    let fmt: &[u8] = if fmt.is_empty() { b"%X" } else { fmt };
+                    out.extend(trumansh_commands::format_now(fmt, self.tz.as_deref()));
+                    i += end + 2;
+                }
+                b'j' => out.push(b'0'),
+                b'l' => out.extend_from_slice(b"tty"),
                 b'0'..=b'7' => {
                     let mut n = u32::from(c - b'0');
                     for _ in 0..2 {

@@ -33,6 +33,8 @@ pub(super) enum Builtin {
     Source,
     Let,
     Shell,
+    /// `sh`: a child shell in POSIX mode.
+    Sh,
     Command,
     /// `builtin NAME`.
     Direct,
@@ -66,7 +68,8 @@ impl Builtin {
             "eval" => Builtin::Eval,
             "source" | "." => Builtin::Source,
             "let" => Builtin::Let,
-            "bash" | "sh" => Builtin::Shell,
+            "bash" => Builtin::Shell,
+            "sh" => Builtin::Sh,
             "command" => Builtin::Command,
             "builtin" => Builtin::Direct,
             "exec" => Builtin::Exec,
@@ -84,136 +87,29 @@ impl Builtin {
             _ => return None,
         })
     }
-}
 
-/// The `set -o` names, in bash's listing order, with whether each is on.
-fn set_options(state: &ShellState) -> Vec<(&'static str, bool)> {
-    let o = &state.opts;
-    vec![
-        ("allexport", o.allexport),
-        ("braceexpand", true),
-        ("emacs", false),
-        ("errexit", o.errexit),
-        ("errtrace", false),
-        ("functrace", false),
-        ("hashall", true),
-        ("histexpand", false),
-        ("history", false),
-        ("ignoreeof", false),
-        ("interactive-comments", true),
-        ("keyword", false),
-        ("monitor", false),
-        ("noclobber", o.noclobber),
-        ("noexec", false),
-        ("noglob", o.noglob),
-        ("nolog", false),
-        ("notify", false),
-        ("nounset", o.nounset),
-        ("onecmd", false),
-        ("physical", false),
-        ("pipefail", o.pipefail),
-        ("posix", false),
-        ("privileged", false),
-        ("verbose", false),
-        ("vi", false),
-        ("xtrace", o.xtrace),
-    ]
-}
-
-/// Whether a `set -o` option is on (`[[ -o name ]]`).
-pub(super) fn option_on(state: &ShellState, name: &str) -> bool {
-    set_options(state).iter().any(|(n, on)| *n == name && *on)
-}
-
-/// Sets a `set -o` option by name; false when there is no such option.
-fn set_option(state: &mut ShellState, name: &str, on: bool) -> bool {
-    let o = &mut state.opts;
-    match name {
-        "allexport" => o.allexport = on,
-        "errexit" => o.errexit = on,
-        "noclobber" => o.noclobber = on,
-        "noglob" => o.noglob = on,
-        "nounset" => o.nounset = on,
-        "pipefail" => o.pipefail = on,
-        "xtrace" => o.xtrace = on,
-        "braceexpand"
-        | "emacs"
-        | "errtrace"
-        | "functrace"
-        | "hashall"
-        | "histexpand"
-        | "history"
-        | "ignoreeof"
-        | "interactive-comments"
-        | "keyword"
-        | "monitor"
-        | "noexec"
-        | "nolog"
-        | "notify"
-        | "onecmd"
-        | "physical"
-        | "posix"
-        | "privileged"
-        | "verbose"
-        | "vi" => {}
-        _ => return false,
+    /// POSIX's special builtins (of those the interpreter runs): in POSIX mode their usage
+    /// errors end the shell and the assignments before them stay.
+    pub(super) fn is_special(self) -> bool {
+        matches!(
+            self,
+            Builtin::Colon
+                | Builtin::Break
+                | Builtin::Continue
+                | Builtin::Return
+                | Builtin::Readonly
+                | Builtin::Shift
+                | Builtin::Set
+                | Builtin::Eval
+                | Builtin::Source
+                | Builtin::Exec
+                | Builtin::Trap
+        )
     }
-    true
 }
 
-/// A single-letter `set` flag's option name.
-fn flag_option(c: u8) -> Option<&'static str> {
-    Some(match c {
-        b'a' => "allexport",
-        b'e' => "errexit",
-        b'f' => "noglob",
-        b'u' => "nounset",
-        b'x' => "xtrace",
-        b'C' => "noclobber",
-        b'B' => "braceexpand",
-        b'h' => "hashall",
-        b'v' => "verbose",
-        b'n' => "noexec",
-        _ => return None,
-    })
-}
-
-/// The `shopt` options bash lists, with whether each is on.
-fn shopt_options(state: &ShellState) -> Vec<(&'static str, bool)> {
-    let o = &state.opts;
-    let mut v = vec![
-        ("dotglob", o.dotglob),
-        ("expand_aliases", o.expand_aliases),
-        ("extglob", o.extglob),
-        ("failglob", o.failglob),
-        ("globskipdots", o.globskipdots),
-        ("globstar", o.globstar),
-        ("inherit_errexit", o.inherit_errexit),
-        ("lastpipe", o.lastpipe),
-        ("nocasematch", o.nocasematch),
-        ("nullglob", o.nullglob),
-    ];
-    v.sort_unstable();
-    v
-}
-
-fn set_shopt(state: &mut ShellState, name: &str, on: bool) -> bool {
-    let o = &mut state.opts;
-    match name {
-        "dotglob" => o.dotglob = on,
-        "expand_aliases" => o.expand_aliases = on,
-        "extglob" => o.extglob = on,
-        "failglob" => o.failglob = on,
-        "globskipdots" => o.globskipdots = on,
-        "globstar" => o.globstar = on,
-        "inherit_errexit" => o.inherit_errexit = on,
-        "lastpipe" => o.lastpipe = on,
-        "nocasematch" => o.nocasematch = on,
-        "nullglob" => o.nullglob = on,
-        _ => return false,
-    }
-    true
-}
+pub(super) use super::options::option_on;
+use super::options::{flag_option, set_option, set_options, set_shopt, shopt_options};
 
 /// Whether a name is a valid variable name.
 fn is_name(s: &str) -> bool {
@@ -596,6 +492,15 @@ struct Attrs {
 }
 
 /// A variable as `declare -p` prints it.
+/// bash's reserved words.
+pub(super) fn is_keyword(name: &str) -> bool {
+    [
+        "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+        "function", "{", "}", "[[", "]]", "!", "in", "select", "time", "coproc",
+    ]
+    .contains(&name)
+}
+
 fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     use trumansh_commands::Array;
     let mut flags = String::new();
@@ -638,7 +543,7 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
         Some(Array::Assoc(m)) => {
             let mut items = String::new();
             for (k, x) in m {
-                let _ = write!(items, "[{k}]={} ", declare_quote(x));
+                let _ = write!(items, "[{}]={} ", declare_key(k), declare_quote(x));
             }
             format!("declare {flags} {name}=({items})\n")
         }
@@ -649,8 +554,12 @@ fn declare_line(name: &str, v: &trumansh_commands::Var) -> String {
     }
 }
 
-/// A value as `declare -p` quotes it.
+/// A value as `declare -p` quotes it: `$'...'` when it holds a non-printable byte, else
+/// in double quotes (bash's `ansic_shouldquote`, `ansic_quote`, `sh_double_quote`).
 fn declare_quote(v: &str) -> String {
+    if v.bytes().any(|c| !(0x20..0x7f).contains(&c)) {
+        return trumansh_commands::ansic_if_needed(v);
+    }
     let mut out = String::from("\"");
     for c in v.chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {
@@ -660,6 +569,20 @@ fn declare_quote(v: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// An associative array's key as `declare -p` shows it: as it is, unless it holds a shell
+/// metacharacter (then quoted as a value is).
+fn declare_key(k: &str) -> String {
+    let metas = k
+        .bytes()
+        .any(|c| !(0x20..0x7f).contains(&c) || b" \t\n'\"\\|&;()<>!{}*[?]^$`".contains(&c))
+        || k.starts_with(['~', '#']);
+    if metas {
+        declare_quote(k)
+    } else {
+        k.to_string()
+    }
 }
 
 /// What a builtin prints and its status.
@@ -703,7 +626,8 @@ impl Interp<'_> {
         let mut said = Said::default();
         let mut flow = Flow::Normal;
         match b {
-            Builtin::Colon | Builtin::Wait => {}
+            Builtin::Colon => {}
+            Builtin::Wait => said.status = wait(state, &args, &mut said),
             Builtin::Break | Builtin::Continue => {
                 let name = if b == Builtin::Break {
                     "break"
@@ -721,11 +645,7 @@ impl Interp<'_> {
                             128,
                         );
                         let done = self.finish(state, &said, io, line, streams);
-                        if state.nested() {
-                            state.exit = Some(128);
-                        } else {
-                            self.line.abort();
-                        }
+                        self.fatal(state, 128);
                         return done;
                     }
                     Some(Ok(n)) if n < 1 => {
@@ -758,6 +678,9 @@ impl Interp<'_> {
             }
             Builtin::Return => {
                 if state.frames.is_empty() && state.sourcing == 0 {
+                    if let Some(a) = args.first().filter(|a| a.parse::<i64>().is_err()) {
+                        said.err(&format!("return: {a}: numeric argument required"), 2);
+                    }
                     said.err(
                         "return: can only `return' from a function or sourced script",
                         2,
@@ -798,6 +721,9 @@ impl Interp<'_> {
                     Ok(n) => {
                         let n = usize::try_from(n).unwrap_or(usize::MAX);
                         if n > state.positional.len() {
+                            if state.opts.posix {
+                                said.err(&format!("shift: {n}: shift count out of range"), 1);
+                            }
                             said.status = 1;
                         } else {
                             let rest = state.positional.get(n..).unwrap_or_default().to_vec();
@@ -814,7 +740,9 @@ impl Interp<'_> {
                 } else {
                     let mut last = 0;
                     for a in &args {
-                        match super::host::arith_command(state, a, "let") {
+                        let value = super::host::arith_command(state, a, "let");
+                        self.flush_warnings(state, line, streams);
+                        match value {
                             Ok(v) => last = v,
                             Err(e) => {
                                 let status = self.expansion_failed(state, &e, line, streams);
@@ -873,10 +801,19 @@ impl Interp<'_> {
                             f => f,
                         };
                     }
-                    Err(e) => said.err(&format!("{file}: {}", e.strerror()), 1),
+                    Err(e) => {
+                        said.err(&format!("{file}: {}", e.strerror()), 1);
+                        if state.opts.posix {
+                            // POSIX mode: a file `.` cannot read ends the shell.
+                            let done = self.finish(state, &said, io, line, streams);
+                            self.fatal(state, 1);
+                            return done;
+                        }
+                    }
                 }
             }
-            Builtin::Shell => return self.child_shell(state, &args, io, line, streams),
+            Builtin::Shell => return self.child_shell(state, &args, false, io, line, streams),
+            Builtin::Sh => return self.child_shell(state, &args, true, io, line, streams),
             Builtin::Trap => trap(state, &args, &mut said),
             Builtin::Getopts => getopts(state, &args, &mut said),
             Builtin::Alias => alias(state, &args, &mut said),
@@ -1114,17 +1051,23 @@ impl Interp<'_> {
                 operands.clone()
             };
             for n in names {
-                if state.functions.contains_key(&n) {
+                if let Some(def) = state.functions.get(&n) {
                     if names_only {
-                        // `declare -F f` names it; `declare -F` lists declarations.
-                        let text = if operands.is_empty() {
+                        // `declare -F f` names it; `declare -F` and `declare -pF f` list
+                        // declarations.
+                        let text = if operands.is_empty() || print {
                             format!("declare -f {n}\n")
                         } else {
                             format!("{n}\n")
                         };
                         said.out.extend_from_slice(text.as_bytes());
+                    } else {
+                        said.out
+                            .extend_from_slice(&crate::shell::print::function_text(def));
+                        said.out.push(b'\n');
                     }
                 } else {
+                    // A missing name fails without a word.
                     said.status = 1;
                 }
             }
@@ -1288,6 +1231,12 @@ impl Interp<'_> {
                     said.out.extend_from_slice(format!("{n}={q}\n").as_bytes());
                 }
             }
+            // Then every function, as `declare -f` prints it.
+            for def in state.functions.values() {
+                said.out
+                    .extend_from_slice(&crate::shell::print::function_text(def));
+                said.out.push(b'\n');
+            }
             return;
         }
         let mut i = 0;
@@ -1358,64 +1307,93 @@ impl Interp<'_> {
         }
     }
 
-    /// `shopt`.
+    /// `shopt [-pqsu] [-o] [optname ...]`: sets, unsets, lists or tests the `shopt` options
+    /// (the `set -o` ones with `-o`).
     fn shopt(state: &mut ShellState, args: &[String], said: &mut Said) {
-        let mut set = None;
-        let mut quiet = false;
-        let mut names = Vec::new();
-        let mut o_mode = false;
-        for a in args {
-            match a.as_str() {
-                "-s" => set = Some(true),
-                "-u" => set = Some(false),
-                "-q" => quiet = true,
-                "-p" => {}
-                "-o" => o_mode = true,
-                _ => names.push(a.clone()),
+        let (mut set, mut unset, mut quiet, mut print, mut o_mode) =
+            (false, false, false, false, false);
+        let mut names = args;
+        while let Some((a, rest)) = names.split_first() {
+            if a == "--" {
+                names = rest;
+                break;
             }
+            if !a.starts_with('-') || a.len() < 2 {
+                break;
+            }
+            for c in a.chars().skip(1) {
+                match c {
+                    's' => set = true,
+                    'u' => unset = true,
+                    'q' => quiet = true,
+                    'p' => print = true,
+                    'o' => o_mode = true,
+                    _ => {
+                        said.err(&format!("shopt: -{c}: invalid option"), 2);
+                        said.err("shopt: usage: shopt [-pqsu] [-o] [optname ...]", 2);
+                        return;
+                    }
+                }
+            }
+            names = rest;
         }
-        if o_mode {
-            for n in &names {
-                if let Some(on) = set
-                    && !set_option(state, n, on)
-                {
-                    said.err(&format!("shopt: {n}: invalid option name"), 1);
+        if set && unset {
+            said.err(
+                "shopt: cannot set and unset shell options simultaneously",
+                1,
+            );
+            return;
+        }
+        let unknown = if o_mode {
+            "invalid option name"
+        } else {
+            "invalid shell option name"
+        };
+        if (set || unset) && !names.is_empty() {
+            for n in names {
+                let known = if o_mode {
+                    set_option(state, n, set)
+                } else {
+                    set_shopt(state, n, set)
+                };
+                if !known {
+                    said.err(&format!("shopt: {n}: {unknown}"), 1);
                 }
             }
             return;
         }
-        let all = shopt_options(state);
-        if let Some(on) = set {
-            for n in &names {
-                if !set_shopt(state, n, on) {
-                    said.err(&format!("shopt: {n}: invalid shell option name"), 1);
-                }
-            }
+        let all = if o_mode {
+            set_options(state)
         } else {
-            let list: Vec<(&str, bool)> = if names.is_empty() {
-                all.clone()
-            } else {
-                let mut l = Vec::new();
-                for n in &names {
-                    match all.iter().find(|(k, _)| k == n) {
-                        Some(&(k, v)) => l.push((k, v)),
-                        None => said.err(&format!("shopt: {n}: invalid shell option name"), 1),
-                    }
+            shopt_options(state)
+        };
+        let mut list = Vec::new();
+        if names.is_empty() {
+            // `-s`/`-u` alone: only the options on/off.
+            list.extend(all.iter().filter(|(_, v)| !(set && !v || unset && *v)));
+        } else {
+            for n in names {
+                match all.iter().find(|(k, _)| k == n) {
+                    Some(o) => list.push(o),
+                    None => said.err(&format!("shopt: {n}: {unknown}"), 1),
                 }
-                l
+            }
+        }
+        let mut any_off = false;
+        for &(k, v) in list {
+            any_off |= !v;
+            if quiet {
+                continue;
+            }
+            let line = match (print, o_mode) {
+                (true, true) => format!("set {}o {k}\n", if v { '-' } else { '+' }),
+                (true, false) => format!("shopt {} {k}\n", if v { "-s" } else { "-u" }),
+                _ => format!("{k:<15}\t{}\n", if v { "on" } else { "off" }),
             };
-            let mut any_off = false;
-            for (k, v) in list {
-                any_off |= !v;
-                if !quiet {
-                    let s = if v { "on" } else { "off" };
-                    said.out
-                        .extend_from_slice(format!("{k:<15}\t{s}\n").as_bytes());
-                }
-            }
-            if any_off && !names.is_empty() && said.status == 0 {
-                said.status = 1;
-            }
+            said.out.extend_from_slice(line.as_bytes());
+        }
+        if any_off && !names.is_empty() && said.status == 0 {
+            said.status = 1;
         }
     }
 
@@ -1454,8 +1432,12 @@ impl Interp<'_> {
                     let kind = if matches!(n.as_str(), "bash" | "sh") {
                         let p = format!("/usr/bin/{n}");
                         Some((p.clone(), format!("{n} is {p}")))
-                    } else if state.functions.contains_key(n) {
-                        Some((n.clone(), format!("{n} is a function")))
+                    } else if let Some(def) = state.functions.get(n) {
+                        let text = crate::shell::print::function_text(def);
+                        Some((
+                            n.clone(),
+                            format!("{n} is a function\n{}", String::from_utf8_lossy(&text)),
+                        ))
                     } else if Builtin::lookup(n).is_some() {
                         Some((n.clone(), format!("{n} is a shell builtin")))
                     } else if let Some(c) = n
@@ -1469,12 +1451,7 @@ impl Interp<'_> {
                             let p = c.program_path().unwrap_or_default();
                             Some((p.clone(), format!("{n} is {p}")))
                         }
-                    } else if [
-                        "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
-                        "case", "esac", "function", "{", "}", "[[", "]]", "!", "in",
-                    ]
-                    .contains(&n.as_str())
-                    {
+                    } else if is_keyword(n) {
                         Some((n.clone(), format!("{n} is a shell keyword")))
                     } else {
                         None
@@ -1564,7 +1541,7 @@ impl Interp<'_> {
 
     /// Parses and runs shell text in the current shell (`eval`, `source`).
     #[allow(clippy::too_many_arguments)]
-    fn run_text(
+    pub(super) fn run_text(
         &self,
         state: &mut ShellState,
         text: &[u8],
@@ -1637,15 +1614,17 @@ impl Interp<'_> {
     }
 
     /// `bash FILE ARGS`, `bash -c TEXT [ARG0 ARGS]`, `sh ...`: a child shell, in process.
-    fn child_shell(
+    pub(super) fn child_shell(
         &self,
         state: &mut ShellState,
         args: &[String],
+        posix: bool,
         io: &Io,
         line: usize,
         streams: &dyn StreamSink,
     ) -> Flow {
         let mut said = Said::default();
+        let me = if posix { "sh" } else { "bash" };
         let mut opts: Vec<(String, bool)> = Vec::new();
         let mut command = None;
         let mut i = 0;
@@ -1659,7 +1638,7 @@ impl Interp<'_> {
                 if let Some(t) = args.get(i) {
                     command = Some(t.clone());
                 } else {
-                    said.err("bash: -c: option requires an argument", 2);
+                    said.err(&format!("{me}: -c: option requires an argument"), 2);
                     return self.finish_plain(state, &said, io, streams);
                 }
                 i += 1;
@@ -1686,9 +1665,14 @@ impl Interp<'_> {
             break;
         }
         let rest: Vec<String> = args.get(i..).unwrap_or_default().to_vec();
+        let reads = match (&command, rest.first()) {
+            (Some(t), _) if !t.is_empty() => "c",
+            (_, Some(_)) => "",
+            _ => "s",
+        };
         let (text, zero, params, script_name) = match command {
             Some(t) if !t.is_empty() => {
-                let zero = rest.first().cloned().unwrap_or_else(|| "bash".into());
+                let zero = rest.first().cloned().unwrap_or_else(|| me.into());
                 (
                     t.into_bytes(),
                     zero.clone(),
@@ -1707,7 +1691,7 @@ impl Interp<'_> {
                             file.clone(),
                         ),
                         Err(e) => {
-                            said.err(&format!("bash: {file}: {}", e.strerror()), 127);
+                            said.err(&format!("{me}: {file}: {}", e.strerror()), 127);
                             return self.finish_plain(state, &said, io, streams);
                         }
                     }
@@ -1715,12 +1699,16 @@ impl Interp<'_> {
                     // `bash` with no file reads its script from stdin.
                     let stdin = io.stdin.stdin();
                     let text = stdin.read_all().unwrap_or_default();
-                    (text, "bash".into(), Vec::new(), "bash".into())
+                    (text, me.into(), Vec::new(), me.into())
                 }
             }
         };
         let mut child = state.child(zero, params, &self.rt.config.identity);
         child.script_name = Some(Arc::from(script_name.as_str()));
+        child.reads = reads;
+        if posix {
+            set_option(&mut child, "posix", true);
+        }
         for (n, on) in opts {
             set_option(&mut child, &n, on);
         }
@@ -1820,6 +1808,9 @@ impl Interp<'_> {
 
     /// The EXIT trap of a shell that ends (once).
     pub(crate) fn exit_trap(&self, state: &mut ShellState, io: &Io, streams: &dyn StreamSink) {
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, true, streams);
+        }
         if state.traps.contains_key("EXIT") {
             self.run_trap(state, "EXIT", io, streams);
             std::sync::Arc::make_mut(&mut state.traps).remove("EXIT");
@@ -1839,9 +1830,95 @@ impl Interp<'_> {
     }
 }
 
+/// `wait [-fn] [-p var] [id ...]`: every job has finished already (nothing runs
+/// concurrently), so `wait` only answers with the status of the last ID named (0 for none).
+/// As bash: `wait -n` takes a job out of the job table; a pid's status stays known until a
+/// `wait` without IDs.
+fn wait(state: &mut ShellState, args: &[String], said: &mut Said) -> i32 {
+    let mut ids = args.iter().peekable();
+    let mut var = None;
+    let mut any = false;
+    while let Some(a) = ids.next_if(|a| a.starts_with('-') && a.len() > 1) {
+        if a == "--" {
+            break;
+        }
+        for c in a.chars().skip(1) {
+            match c {
+                'n' => any = true,
+                'f' => {}
+                'p' => var = ids.next().cloned(),
+                _ => {
+                    said.err(&format!("wait: -{c}: invalid option"), 2);
+                    said.err("wait: usage: wait [-fn] [-p var] [id ...]", 2);
+                    return 2;
+                }
+            }
+        }
+    }
+    let ids: Vec<&String> = ids.collect();
+    if ids.is_empty() && !any {
+        state.jobs.clear();
+        return 0;
+    }
+    // The job table: the jobs not yet waited for by number.
+    let table: Vec<usize> = (0..state.jobs.len())
+        .filter(|&i| state.jobs.get(i).is_some_and(|j| j.2))
+        .collect();
+    let mut status = 127;
+    let found = |state: &mut ShellState, at: Option<usize>, status: &mut i32| {
+        if let Some(job) = at.and_then(|i| state.jobs.get_mut(i)) {
+            // `wait -n` takes a job out of the table.
+            job.2 &= !any;
+            *status = job.1;
+            if let Some(v) = &var {
+                state.vars.set(v, job.0.to_string(), false);
+            }
+        }
+    };
+    if ids.is_empty() {
+        // `wait -n`: the next job to finish; none left: 127.
+        found(state, table.first().copied(), &mut status);
+        return status;
+    }
+    for id in ids {
+        status = 127;
+        let at = if let Some(spec) = id.strip_prefix('%') {
+            let at = match spec {
+                "" | "%" | "+" => table.last().copied(),
+                "-" => table.iter().rev().nth(1).copied(),
+                n => n
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| n.checked_sub(1))
+                    .and_then(|i| table.get(i).copied()),
+            }
+            .filter(|&i| state.jobs.get(i).is_some_and(|j| j.2));
+            if at.is_none() {
+                said.err(&format!("wait: {id}: no such job"), 127);
+            }
+            at
+        } else if let Ok(pid) = id.parse::<u32>() {
+            let at = state.jobs.iter().rposition(|j| j.0 == pid);
+            if at.is_none() {
+                said.err(
+                    &format!("wait: pid {pid} is not a child of this shell"),
+                    127,
+                );
+            }
+            at
+        } else {
+            said.err(&format!("wait: `{id}': not a pid or valid job spec"), 1);
+            status = 1;
+            continue;
+        };
+        found(state, at, &mut status);
+    }
+    status
+}
+
 /// How shell text runs in the current shell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     Eval,
     Source,
 }

@@ -408,8 +408,9 @@ impl Interp<'_> {
         if state.opts.xtrace {
             self.xtrace(state, format!("(( {text} ))").as_bytes(), io, out);
         }
-        super::host::arith_command(state, &text, "((")
-            .map_err(|e| self.expansion_failed(state, &e, line, out))
+        let value = super::host::arith_command(state, &text, "((");
+        self.flush_warnings(state, line, out);
+        value.map_err(|e| self.expansion_failed(state, &e, line, out))
     }
 
     /// An arithmetic error in a command (`(( ))`, `let`, `for ((`): its message; the command
@@ -436,6 +437,7 @@ impl Interp<'_> {
     ) -> Result<bool, i32> {
         match expr {
             CondExpr::Not(inner) => Ok(!self.cond(state, inner, io, line, out)?),
+            CondExpr::Group(inner) => self.cond(state, inner, io, line, out),
             CondExpr::And(first, second) => Ok(self.cond(state, first, io, line, out)?
                 && self.cond(state, second, io, line, out)?),
             CondExpr::Or(first, second) => Ok(self.cond(state, first, io, line, out)?

@@ -31,10 +31,19 @@ impl Interp<'_> {
                 name,
                 value,
                 export,
-            } => match value {
-                Some(v) => state.vars.set(name, v.clone(), *export),
-                None => state.vars.export(name),
-            },
+            } => {
+                if let Some(v) = value
+                    && let Err(msg) = super::host::assign_ref(state, name, v.clone())
+                {
+                    let mut said = Said::default();
+                    said.err.push(msg.into_bytes());
+                    said.status = 1;
+                    return Some(said);
+                }
+                if *export {
+                    state.vars.export(name);
+                }
+            }
             Directive::UnsetVar { name } if name.ends_with(']') && name.contains('[') => {
                 // `unset 'a[i]'`: one element.
                 let (array, rest) = name.split_once('[').unwrap_or_default();
@@ -71,6 +80,19 @@ impl Interp<'_> {
             Directive::SetArray { name, values } => {
                 let items = values.iter().map(|v| (None, v.clone())).collect();
                 if let Err(msg) = super::host::assign_array(state, name, items, false, false) {
+                    let mut said = Said::default();
+                    said.err.push(msg.into_bytes());
+                    said.status = 1;
+                    return Some(said);
+                }
+            }
+            Directive::MapLines {
+                name,
+                lines,
+                origin,
+                ..
+            } => {
+                if let Err(msg) = map_lines(state, name, lines, *origin, true) {
                     let mut said = Said::default();
                     said.err.push(msg.into_bytes());
                     said.status = 1;
@@ -192,4 +214,28 @@ pub(super) struct Said {
     pub out: Vec<Vec<u8>>,
     pub err: Vec<Vec<u8>>,
     pub status: i32,
+}
+
+/// `mapfile`'s assignment: `lines` into the indexed array `name` from `origin` (from 0 into a
+/// cleared array when `None`). `first`: this is the first part of the lines (the array is
+/// made or cleared then; later parts, after a callback, add to it).
+pub(super) fn map_lines(
+    state: &mut ShellState,
+    name: &str,
+    lines: &[String],
+    origin: Option<i64>,
+    first: bool,
+) -> Result<(), String> {
+    if super::host::is_assoc(state, name) {
+        return Err(format!("{name}: not an indexed array"));
+    }
+    let items = lines
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let key = origin.map(|o| o.saturating_add(i64::try_from(i).unwrap_or(i64::MAX)));
+            (key.map(|k| k.to_string()), v.clone())
+        })
+        .collect();
+    super::host::assign_array(state, name, items, origin.is_some() || !first, false)
 }

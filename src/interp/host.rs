@@ -62,7 +62,24 @@ impl Interp<'_> {
             extglob,
             globskipdots,
         };
-        f(&mut ctx)
+        let result = f(&mut ctx);
+        self.flush_warnings(state, line, streams);
+        result
+    }
+
+    /// Prints what arithmetic warned about while it went on.
+    pub(super) fn flush_warnings(
+        &self,
+        state: &mut ShellState,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) {
+        if state.warnings.is_empty() {
+            return;
+        }
+        for w in std::mem::take(&mut state.warnings) {
+            self.shell_error(state, streams, line, w.as_bytes());
+        }
     }
 
     /// `$(...)`: [`Interp::captured`], NUL bytes dropped with bash's warning.
@@ -148,7 +165,10 @@ impl Interp<'_> {
 /// Evaluates arithmetic text on `state`'s variables.
 /// An error in `$((...))` abandons the command line, as in a non-interactive bash.
 pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
-    let mut env = Vars { state };
+    let mut env = Vars {
+        state,
+        command: None,
+    };
     arith::eval(text, &mut env).map_err(|e| ExpandError {
         message: e.message,
         status: 1,
@@ -163,7 +183,10 @@ pub(super) fn arith_command(
     text: &str,
     command: &str,
 ) -> Result<i64, ExpandError> {
-    let mut env = Vars { state };
+    let mut env = Vars {
+        state,
+        command: Some(command),
+    };
     arith::eval(text, &mut env).map_err(|e| {
         let message = match e.kind {
             arith::ArithErrorKind::Expression => format!("{command}: {}", e.message),
@@ -180,9 +203,21 @@ pub(super) fn arith_command(
 /// Arithmetic's view of the variables.
 struct Vars<'s> {
     state: &'s mut ShellState,
+    /// The command evaluating (`let`, `((`), named in expression messages.
+    command: Option<&'s str>,
 }
 
 impl ArithEnv for Vars<'_> {
+    fn warn(&mut self, warning: &arith::ArithError) {
+        let message = match (warning.kind, self.command) {
+            (arith::ArithErrorKind::Expression, Some(c)) => format!("{c}: {}", warning.message),
+            _ => warning.message.clone(),
+        };
+        // Bounded: a loop of bad subscripts keeps the last messages only.
+        if self.state.warnings.len() < 64 {
+            self.state.warnings.push(message);
+        }
+    }
     fn get(&mut self, name: &str, sub: Subscript<'_>) -> Option<String> {
         match sub {
             Subscript::None => param(self.state, name),
@@ -293,6 +328,18 @@ pub(super) fn assign(state: &mut ShellState, name: &str, value: String) -> Resul
     let export = state.opts.allexport;
     state.vars.set(name, value, export);
     Ok(())
+}
+
+/// Assigns `name` or an element `name[sub]` (`read`, `printf -v`), as an assignment
+/// statement does.
+pub(super) fn assign_ref(state: &mut ShellState, name: &str, value: String) -> Result<(), String> {
+    let Some((array, rest)) = name.split_once('[') else {
+        return assign(state, name, value);
+    };
+    let text = rest.strip_suffix(']').unwrap_or(rest);
+    let array = target(state, array);
+    let sub = subscript(state, &array, text).map_err(|e| e.message)?;
+    assign_element(state, &array, sub, value, false)
 }
 
 /// The elements of an array in order (a scalar: itself; unset: none).
@@ -491,7 +538,7 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
         b"PIPESTATUS" => state.pipestatus.first().map(i32::to_string),
         b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
         b"BASHPID" => Some(SHELL_PID.to_string()),
-        b"SHELLOPTS" => Some(shellopts(state)),
+        b"SHELLOPTS" => Some(super::options::shellopts(state)),
         _ => {
             let v = state.vars.var(name)?;
             if v.nameref {
@@ -508,29 +555,6 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
 }
 
 /// `$SHELLOPTS`.
-fn shellopts(state: &ShellState) -> String {
-    let o = &state.opts;
-    let mut names = vec!["braceexpand"];
-    if o.errexit {
-        names.push("errexit");
-    }
-    names.push("hashall");
-    if o.noglob {
-        names.push("noglob");
-    }
-    if o.nounset {
-        names.push("nounset");
-    }
-    if o.pipefail {
-        names.push("pipefail");
-    }
-    if o.xtrace {
-        names.push("xtrace");
-    }
-    names.sort_unstable();
-    names.join(":")
-}
-
 impl expand::Host for Host<'_, '_> {
     fn param(&self, name: &str) -> Option<String> {
         param(self.state, name)
@@ -549,22 +573,32 @@ impl expand::Host for Host<'_, '_> {
         arith(self.state, text)
     }
     fn process_subst(&mut self, script: &Script, out: bool) -> Result<String, ExpandError> {
+        // bash's fd numbers count down from 63.
+        let used = self.state.proc_fds.len() + self.state.proc_out.len();
+        let fd = 63 - u32::try_from(used).unwrap_or(0).min(53);
         if out {
-            return Err(ExpandError::plain(
-                ">(...): output process substitution is not supported by this shell".into(),
-            ));
+            // The command writes to `/dev/fd/N` into a buffer; the list runs on it once the
+            // command is done (nothing runs concurrently).
+            let cap = self.interp.rt.config.policy.limits.var_bytes;
+            let pid = self.state.new_job();
+            self.state.proc_out.push(super::state::ProcOut {
+                pid,
+                fd,
+                capture: Arc::new(crate::exec::Capture::new(cap)),
+                script: Arc::new(script.clone()),
+                io: self.io.clone(),
+            });
+            return Ok(format!("/dev/fd/{fd}"));
         }
         // The list runs to completion first (nothing runs concurrently); the command reads
-        // its output at `/dev/fd/N`, bash's numbers counting down from 63.
+        // its output at `/dev/fd/N`.
         let status = self.state.last_status;
         let bytes = self
             .interp
             .captured(self.state, script, self.io, self.line, self.streams)?;
+        let pid = self.state.new_job();
+        self.state.job_done(pid, self.state.last_status);
         self.state.set_status(status);
-        let fd = 63
-            - u32::try_from(self.state.proc_fds.len())
-                .unwrap_or(0)
-                .min(53);
         self.state.proc_fds.push((fd, Arc::new(bytes)));
         Ok(format!("/dev/fd/{fd}"))
     }

@@ -14,6 +14,7 @@ mod builtins;
 mod compound;
 mod directives;
 mod host;
+mod options;
 mod pipeline;
 mod redirect;
 mod runtime;
@@ -150,6 +151,9 @@ impl Interp<'_> {
         }
         let flow = self.run_list(state, script, &io, Cx::default(), out);
         let _ = flow;
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, true, out);
+        }
         if state.exit.is_some() {
             self.exit_trap(state, &io, out);
         }
@@ -275,7 +279,8 @@ impl Interp<'_> {
         }
         if list.background {
             // `&`: the job ran to completion already (nothing runs concurrently); `$!` names it.
-            state.last_bg = Some(state.last_bg.map_or(4243, |p| p + 1));
+            let pid = state.new_job();
+            state.job_done(pid, state.last_status);
             state.set_status(0);
         }
         Flow::Normal
@@ -288,11 +293,18 @@ impl Interp<'_> {
             self.run_trap(state, "ERR", io, out);
         }
         if state.opts.errexit && state.last_status != 0 && state.exit.is_none() {
-            if state.nested() {
-                state.exit = Some(state.last_status);
-            } else {
-                self.line.abort();
-            }
+            self.fatal(state, state.last_status);
+        }
+    }
+
+    /// An error that ends a non-interactive bash: a nested shell (or a pipeline stage)
+    /// exits with `status`; at the top, the rest of the input is dropped and the session
+    /// goes on.
+    pub(super) fn fatal(&self, state: &mut ShellState, status: i32) {
+        if state.nested() || self.stage {
+            state.exit = Some(status);
+        } else {
+            self.line.abort();
         }
     }
 
@@ -407,6 +419,11 @@ impl Interp<'_> {
                 state.nesting += 1;
                 let flow = self.run_compound(state, c, &fds.io, cx, out);
                 state.nesting -= 1;
+                drop(fds);
+                if !state.proc_out.is_empty() {
+                    // `{ ...; } > >(list)`: the list's input is complete now.
+                    self.run_proc_outs(state, false, out);
+                }
                 flow
             }
             Command::Function(def) => {
@@ -537,6 +554,8 @@ impl Interp<'_> {
             stdout_is_tty: rt.config.stdout_is_tty,
             walk_depth: rt.config.policy.limits.walk_depth,
             denied: &rt.denied,
+            inputs: &[],
+            shellopts: "",
         }
     }
 
@@ -554,11 +573,7 @@ impl Interp<'_> {
             self.shell_error(state, out, line, e.message.as_bytes());
         }
         if e.fatal {
-            if state.nested() || self.stage {
-                state.exit = Some(e.status);
-            } else {
-                self.line.abort();
-            }
+            self.fatal(state, e.status);
         }
         e.status
     }

@@ -43,6 +43,11 @@ impl Input {
             back: Mutex::new(Vec::new()),
         }))
     }
+    /// A file a redirection opened: read through a buffer (the commands sharing it read
+    /// from the buffer, so nothing read ahead is lost), not one system call per byte.
+    pub(crate) fn file(f: impl Read + Send + 'static) -> Self {
+        Input::reader(Box::new(std::io::BufReader::with_capacity(64 * 1024, f)))
+    }
     pub(crate) fn bytes(data: Vec<u8>) -> Self {
         Input::reader(Box::new(std::io::Cursor::new(data)))
     }
@@ -331,10 +336,7 @@ impl Interp<'_> {
                         let input = if target.as_bytes() == b"/dev/null" {
                             Ok(Input::Empty)
                         } else {
-                            self.rt
-                                .sandbox
-                                .open_file(&path)
-                                .map(|f| Input::reader(Box::new(f)))
+                            self.rt.sandbox.open_file(&path).map(Input::file)
                         };
                         match input {
                             Ok(input) => fds.io.set_input(fd.unwrap_or(0), input),
@@ -348,7 +350,7 @@ impl Interp<'_> {
                         }
                     }
                 }
-                RedirKind::HereDoc { body, expand } => {
+                RedirKind::HereDoc { body, expand, .. } => {
                     let data = if *expand {
                         self.expand_body(body, state, &base, line, streams)?
                     } else {
@@ -367,7 +369,7 @@ impl Interp<'_> {
                     }
                     if fd.unwrap_or(0) == 0 {
                         match self.rt.sandbox.open_file(&path) {
-                            Ok(f) => fds.io.stdin = Input::reader(Box::new(f)),
+                            Ok(f) => fds.io.stdin = Input::file(f),
                             Err(e) => {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");
@@ -485,6 +487,10 @@ impl Interp<'_> {
             return Ok(Out::Null);
         }
         let path = state.resolve(target);
+        if let Some(p) = state.proc_out.iter().find(|p| proc_path(p.fd) == path) {
+            // `> >(list)`: into the list's input.
+            return Ok(Out::Capture(Arc::clone(&p.capture)));
+        }
         // Opening is a change of its own (`> f` truncates even if the command then fails),
         // journaled like any other; the command's output is then appended.
         let open = Op::WriteFile {
@@ -563,4 +569,9 @@ fn source_text(word: &shell::ast::Word) -> Vec<u8> {
     let mut out = Vec::new();
     walk(&word.parts, &mut out);
     out
+}
+
+/// Where a process substitution's fd is seen: `/dev/fd/N`.
+pub(crate) fn proc_path(fd: u32) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("/dev/fd/{fd}"))
 }

@@ -6,10 +6,10 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use trumansh_commands::{CommandName, FsView, Vars};
+use trumansh_commands::{CommandName, Directive, FsView, Stdin, Vars};
 
 use super::builtins::Builtin;
-use super::redirect::Fds;
+use super::redirect::{Fd, Fds};
 use super::state::{Frame, ShellState};
 use super::{Cx, Flow, Interp, Io, host};
 use crate::audit::fields;
@@ -20,8 +20,9 @@ use crate::shell::ast::{AssignValue, Assignment, FunctionDef, SimpleCommand};
 
 /// What a command name leads to.
 pub(super) enum Target {
-    /// A script file run by path (`./x.sh`): a child shell.
-    Script(OsString),
+    /// A script file run by path (`./x.sh`): a child shell (in POSIX mode for a `sh`
+    /// shebang).
+    Script(OsString, bool),
     Function(Arc<FunctionDef>),
     Builtin(Builtin),
     Handler(CommandName),
@@ -353,8 +354,58 @@ impl Interp<'_> {
             .map(Target::Handler)
     }
 
-    /// Runs a prepared command.
+    /// Runs a prepared command, then the `>(list)`s it wrote to.
     pub(super) fn run_prepared(
+        &self,
+        state: &mut ShellState,
+        prepared: Prepared,
+        cx: Cx,
+        streams: &dyn StreamSink,
+    ) -> Flow {
+        let flow = self.run_prepared_command(state, prepared, cx, streams);
+        if !state.proc_out.is_empty() {
+            self.run_proc_outs(state, false, streams);
+        }
+        flow
+    }
+
+    /// Runs the `>(list)`s waiting for their input, each in a subshell reading what was
+    /// written to it, with the fds the shell had when it was expanded; `$?` is kept. One
+    /// still open elsewhere (`exec > >(list)`) waits unless `all`: then it runs on what it
+    /// has so far and stays for what comes later.
+    pub(super) fn run_proc_outs(
+        &self,
+        state: &mut ShellState,
+        all: bool,
+        streams: &dyn StreamSink,
+    ) {
+        let status = state.last_status;
+        for p in std::mem::take(&mut state.proc_out) {
+            let open = Arc::strong_count(&p.capture) > 1;
+            if open && !all {
+                state.proc_out.push(p);
+                continue;
+            }
+            let mut sub = state.subshell();
+            let io = Io {
+                stdin: super::redirect::Input::bytes(p.capture.take()),
+                ..p.io.clone()
+            };
+            let this = Interp {
+                stage: false,
+                ..*self
+            };
+            this.run_list(&mut sub, &p.script, &io, Cx::default(), streams);
+            this.exit_trap(&mut sub, &io, streams);
+            state.job_done(p.pid, sub.exit.unwrap_or(sub.last_status));
+            if open {
+                state.proc_out.push(p);
+            }
+        }
+        state.set_status(status);
+    }
+
+    fn run_prepared_command(
         &self,
         state: &mut ShellState,
         prepared: Prepared,
@@ -382,9 +433,21 @@ impl Interp<'_> {
                 fds,
                 line,
             } => match target {
+                Target::Handler(CommandName::Type) if names_function(state, &args) => {
+                    let status = self.run_type(state, &args, &assigns, &fds, line, streams);
+                    state.set_status(status);
+                    Flow::Normal
+                }
                 Target::Handler(c) => {
                     let status = self.run_handler(state, c, &args, &assigns, &fds, line, streams);
                     state.set_status(status);
+                    if status == 2
+                        && state.opts.posix
+                        && matches!(c, CommandName::Export | CommandName::Unset)
+                    {
+                        // POSIX mode: a special builtin's usage error ends the shell.
+                        self.fatal(state, 2);
+                    }
                     Flow::Normal
                 }
                 Target::Function(def) => {
@@ -397,31 +460,81 @@ impl Interp<'_> {
                     pop_assigns(state, saved);
                     flow
                 }
-                Target::Script(path) => {
+                Target::Script(path, posix) => {
                     let mut words = vec![path.to_string_lossy().into_owned()];
                     words.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
-                    let words: Vec<OsString> = words.into_iter().map(OsString::from).collect();
                     let saved = push_assigns(state, &assigns);
-                    let flow = self.run_builtin(
-                        state,
-                        super::builtins::Builtin::Shell,
-                        &words,
-                        &fds.io,
-                        cx,
-                        line,
-                        streams,
-                    );
+                    let flow = self.child_shell(state, &words, posix, &fds.io, line, streams);
                     pop_assigns(state, saved);
                     flow
                 }
                 Target::Builtin(b) => {
                     let saved = push_assigns(state, &assigns);
                     let flow = self.run_builtin(state, b, &args, &fds.io, cx, line, streams);
-                    pop_assigns(state, saved);
+                    let special = state.opts.posix && b.is_special();
+                    if !special {
+                        pop_assigns(state, saved);
+                    }
+                    if special && state.last_status == 2 && state.exit.is_none() {
+                        // POSIX mode: a special builtin's usage error ends the shell.
+                        self.fatal(state, 2);
+                    }
                     flow
                 }
             },
         }
+    }
+
+    /// `type` naming a function: the shell answers for functions (`f is a function` and
+    /// its text, as `declare -f` prints it), the handler for every other name, in order.
+    fn run_type(
+        &self,
+        state: &mut ShellState,
+        args: &[OsString],
+        assigns: &[(String, String)],
+        fds: &Fds,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> i32 {
+        let (opts, names) = type_options(args);
+        let flag = |c: u8| opts.iter().any(|o| o.as_bytes().contains(&c));
+        let mut status = 0;
+        for name in names {
+            let text = name.to_str().unwrap_or_default();
+            let def = state.functions.get(text).map(Arc::clone);
+            let Some(def) = def.filter(|_| !super::builtins::is_keyword(text)) else {
+                let mut one = opts.clone();
+                one.push(name.clone());
+                let s =
+                    self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+                if s != 0 {
+                    status = s;
+                }
+                continue;
+            };
+            let said = if flag(b't') {
+                b"function\n".to_vec()
+            } else if flag(b'p') {
+                Vec::new()
+            } else {
+                let mut t = format!("{text} is a function\n").into_bytes();
+                t.extend_from_slice(&crate::shell::print::function_text(&def));
+                t.push(b'\n');
+                t
+            };
+            self.write_out(&fds.io.out, &said, streams);
+            // `type -a`: the builtin or programs of the same name too.
+            let more = super::builtins::Builtin::lookup(text).is_some()
+                || text
+                    .parse::<CommandName>()
+                    .is_ok_and(|c| !self.rt.denied.contains(&c));
+            if flag(b'a') && more {
+                let mut one = opts.clone();
+                one.push(name.clone());
+                self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+            }
+        }
+        status
     }
 
     /// Runs a handler: its steps go through an [`Emitter`] as they come; then its
@@ -440,7 +553,7 @@ impl Interp<'_> {
         let rt = self.rt;
         let prefix = self.prefix(state, line);
         let (status, directives, out, err) = {
-            let emitter = Emitter::new(
+            let mut emitter = Emitter::new(
                 &rt.sandbox,
                 &rt.journal,
                 prefix.clone(),
@@ -448,12 +561,40 @@ impl Interp<'_> {
                 fds.io.err.clone(),
                 streams,
             );
+            emitter.proc_out = state
+                .proc_out
+                .iter()
+                .map(|p| (super::redirect::proc_path(p.fd), Arc::clone(&p.capture)))
+                .collect();
             let stdin = fds.io.stdin.stdin();
             let overlay = ProcFds {
                 base: &rt.sandbox,
                 fds: &state.proc_fds,
             };
+            // `read -u N`, `mapfile -u N`: the input fds above 2, as their handlers see them.
+            let inputs: Vec<(u32, Stdin)> = if matches!(
+                command,
+                CommandName::Read | CommandName::Mapfile | CommandName::Readarray
+            ) {
+                fds.io
+                    .extra
+                    .iter()
+                    .filter_map(|(n, fd)| match fd {
+                        Fd::In(i) => Some((*n, i.stdin())),
+                        Fd::Out(_) => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let shellopts = if matches!(command, CommandName::Test | CommandName::Bracket) {
+                super::options::shellopts(state)
+            } else {
+                String::new()
+            };
             let mut env = self.env(state);
+            env.inputs = &inputs;
+            env.shellopts = &shellopts;
             if !state.proc_fds.is_empty() {
                 env.fs = &overlay;
             }
@@ -468,6 +609,11 @@ impl Interp<'_> {
             let vars = copy.as_ref().unwrap_or(&state.vars);
             let status = run_command(&env, command, args, vars, &stdin, &emitter);
             fds.io.stdin.give_back(&stdin);
+            for (n, read) in &inputs {
+                if let Some(input) = fds.io.input(*n) {
+                    input.give_back(read);
+                }
+            }
             let directives = emitter.directives.take();
             (status, directives, emitter.out.clone(), emitter.err.clone())
         };
@@ -475,6 +621,21 @@ impl Interp<'_> {
         let mut messages = Vec::new();
         let mut status = status;
         for directive in directives {
+            if let Directive::MapLines {
+                name,
+                lines,
+                origin,
+                callback: Some(callback),
+            } = &directive
+            {
+                if let Err(msg) = self
+                    .map_with_callback(state, name, lines, *origin, callback, fds, line, streams)
+                {
+                    status = 1;
+                    messages.push((true, msg.into_bytes()));
+                }
+                continue;
+            }
             if let Some(said) = self.apply_directive(state, &directive, self.stage) {
                 status = said.status;
                 messages.extend(said.out.into_iter().map(|m| (false, m)));
@@ -492,6 +653,52 @@ impl Interp<'_> {
             }
         }
         status
+    }
+
+    /// `mapfile -C TEXT -c QUANTUM`: assigns the lines, running `TEXT INDEX 'LINE'` before
+    /// every QUANTUM-th line is assigned (it sees the lines before it in the array).
+    #[allow(clippy::too_many_arguments)]
+    fn map_with_callback(
+        &self,
+        state: &mut ShellState,
+        name: &str,
+        lines: &[String],
+        origin: Option<i64>,
+        (text, quantum): &(String, u64),
+        fds: &Fds,
+        line: usize,
+        streams: &dyn StreamSink,
+    ) -> Result<(), String> {
+        let at = |i: usize| i64::try_from(i).unwrap_or(i64::MAX);
+        let part_origin = |start: usize| origin.map(|o| o.saturating_add(at(start)));
+        let mut start = 0;
+        for (i, l) in lines.iter().enumerate() {
+            if !(i as u64 + 1).is_multiple_of(*quantum) {
+                continue;
+            }
+            let part = lines.get(start..i).unwrap_or_default();
+            super::directives::map_lines(state, name, part, part_origin(start), start == 0)?;
+            start = i;
+            let index = origin.unwrap_or(0).saturating_add(at(i));
+            let mut cmd = format!("{text} {index} '");
+            cmd.push_str(&l.replace('\'', "'\\''"));
+            cmd.push('\'');
+            let flow = self.run_text(
+                state,
+                cmd.as_bytes(),
+                "eval",
+                line,
+                &fds.io,
+                Cx::default(),
+                streams,
+                super::builtins::Mode::Eval,
+            );
+            if state.exit.is_some() || !matches!(flow, Flow::Normal) || self.stopped(state) {
+                return Ok(());
+            }
+        }
+        let rest = lines.get(start..).unwrap_or_default();
+        super::directives::map_lines(state, name, rest, part_origin(start), start == 0)
     }
 
     /// Calls a function: a new frame (positional parameters, `local`s, `FUNCNAME`), its
@@ -622,6 +829,7 @@ impl Interp<'_> {
         }
         let head = self.rt.sandbox.read(&path).unwrap_or_default();
         let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        let mut posix = false;
         if let Some(interp) = first.strip_prefix(b"#!") {
             let text = String::from_utf8_lossy(interp).trim().to_string();
             let mut parts = text.split_whitespace();
@@ -631,6 +839,8 @@ impl Interp<'_> {
                 |p: &str| matches!(p, "/bin/bash" | "/usr/bin/bash" | "/bin/sh" | "/usr/bin/sh");
             let ok = shell(&prog)
                 || (prog == "/usr/bin/env" && matches!(arg.as_deref(), Some("bash" | "sh")));
+            posix =
+                prog.ends_with("/sh") || (prog == "/usr/bin/env" && arg.as_deref() == Some("sh"));
             if !ok {
                 let missing = if prog == "/usr/bin/env" {
                     "/usr/bin/env"
@@ -650,7 +860,7 @@ impl Interp<'_> {
                 126,
             ));
         }
-        Ok(Target::Script(name.clone()))
+        Ok(Target::Script(name.clone(), posix))
     }
 
     /// bash's answer for a name that is not a known command.
@@ -750,6 +960,41 @@ impl FsView for ProcFds<'_> {
 }
 
 /// Prefix assignments for a function or builtin: set (exported) while it runs.
+/// `type`'s options and its names.
+fn type_options(args: &[OsString]) -> (Vec<OsString>, &[OsString]) {
+    let mut opts = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let b = a.as_bytes();
+        if b == b"--" {
+            i += 1;
+            break;
+        }
+        if b.len() < 2 || b.first() != Some(&b'-') {
+            break;
+        }
+        opts.push(a.clone());
+        i += 1;
+    }
+    (opts, args.get(i..).unwrap_or_default())
+}
+
+/// Whether `type` (without `-f` or `-P`) is asked about a function.
+fn names_function(state: &ShellState, args: &[OsString]) -> bool {
+    let (opts, names) = type_options(args);
+    if opts.iter().any(|o| {
+        o.as_bytes()
+            .iter()
+            .skip(1)
+            .any(|c| matches!(c, b'f' | b'P'))
+    }) {
+        return false;
+    }
+    names
+        .iter()
+        .any(|n| n.to_str().is_some_and(|t| state.functions.contains_key(t)))
+}
+
 fn push_assigns(
     state: &mut ShellState,
     assigns: &[(String, String)],
@@ -796,7 +1041,7 @@ fn split_keyed(
                         value.push(WordPart::Literal(rest.to_vec()));
                     }
                     value.extend(word.parts.iter().skip(k + 1).cloned());
-                    return Some((Word { parts: key }, Word { parts: value }));
+                    return Some((Word::new(key), Word::new(value)));
                 }
                 if !seg.is_empty() {
                     key.push(WordPart::Literal(seg.to_vec()));

@@ -10,7 +10,30 @@ use std::sync::Arc;
 
 use trumansh_commands::{Identity, Var, Vars, resolve_against};
 
-use crate::shell::ast::FunctionDef;
+use crate::shell::ast::{FunctionDef, Script};
+
+/// An output process substitution `>(list)` waiting for its input.
+#[derive(Clone)]
+pub(crate) struct ProcOut {
+    /// Its `$!`.
+    pub pid: u32,
+    pub fd: u32,
+    pub capture: Arc<crate::exec::Capture>,
+    pub script: Arc<Script>,
+    /// The fds the list runs with: the shell's when it was expanded.
+    pub io: super::Io,
+}
+
+impl std::fmt::Debug for ProcOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcOut")
+            .field("fd", &self.fd)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many finished jobs the shell remembers for `wait`.
+pub const MAX_JOBS: usize = 1024;
 
 /// The fixed `PATH` the agent sees.
 pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -21,7 +44,7 @@ pub const SHELL_PID: u32 = 4242;
 pub const PARENT_PID: u32 = 4241;
 
 /// `set -o` and `shopt` options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Options {
     pub errexit: bool,
     pub nounset: bool,
@@ -41,6 +64,12 @@ pub(crate) struct Options {
     pub inherit_errexit: bool,
     /// On by default (bash 5.2): pathname expansion never matches `.` and `..`.
     pub globskipdots: bool,
+    /// bash's POSIX mode (`sh`, `set -o posix`).
+    pub posix: bool,
+    /// The other `set -o` and `shopt` options: bit `i` set when option `i` of its table
+    /// differs from its default (see `options.rs`).
+    pub other_set: u64,
+    pub other_shopt: u64,
 }
 
 /// A function call in progress: what its `local`s shadowed, and the caller's positional
@@ -87,12 +116,22 @@ pub(crate) struct ShellState {
     pub subshell: usize,
     /// A child shell (`bash x.sh`, `sh -c`): `exit` and errexit end it, not the session.
     pub child: bool,
+    /// How this shell reads its commands, as `$-` ends: `s` (stdin: the session, `bash <
+    /// x`), `c` (`bash -c`), nothing (a script file).
+    pub reads: &'static str,
+    /// Messages arithmetic printed while it went on (`a[@]: bad array subscript`), shown
+    /// once the expansion or command is done.
+    pub warnings: Vec<String>,
     /// `source`/`eval`/child shells nested here.
     pub source_depth: usize,
     /// `$(...)` nested here.
     pub subst_depth: usize,
     /// `$!`.
     pub last_bg: Option<u32>,
+    /// The finished jobs (`&`, process substitutions) for `wait`: process id, status, and
+    /// whether it is still in the job table (not yet waited for by job number); the most
+    /// recent [`MAX_JOBS`].
+    pub jobs: Vec<(u32, i32, bool)>,
     /// The line of the command being run (`$LINENO`).
     pub lineno: usize,
     /// `$RANDOM`'s state.
@@ -112,6 +151,9 @@ pub(crate) struct ShellState {
     pub exec_io: Option<super::Io>,
     /// The outputs of this command's `<(...)`, by the fd number of their `/dev/fd/N` path.
     pub proc_fds: Vec<(u32, Arc<Vec<u8>>)>,
+    /// `>(list)` of the command being run: what the command writes to `/dev/fd/N` is
+    /// captured, and the list reads it once the command is done.
+    pub(crate) proc_out: Vec<ProcOut>,
     /// `alias`es (kept and listed; not expanded, as in a non-interactive bash).
     pub aliases: Arc<BTreeMap<String, String>>,
     /// `umask`.
@@ -170,6 +212,7 @@ impl ShellState {
             source_depth: 0,
             subst_depth: 0,
             last_bg: None,
+            jobs: Vec::new(),
             lineno: 0,
             random: std::cell::Cell::new(0x2545_f491_4f6c_dd1d),
             started: std::time::Instant::now(),
@@ -183,6 +226,9 @@ impl ShellState {
             pending_exec: None,
             exec_io: None,
             proc_fds: Vec::new(),
+            proc_out: Vec::new(),
+            reads: "s",
+            warnings: Vec::new(),
             nesting: 0,
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
@@ -218,6 +264,8 @@ impl ShellState {
     pub fn subshell(&self) -> Self {
         let mut sub = self.clone();
         sub.subshell += 1;
+        // The parent runs its own `>(...)` lists.
+        sub.proc_out.clear();
         // A subshell starts with the traps reset, except the ignored ones (bash).
         if !sub.traps.is_empty() {
             let kept: BTreeMap<String, String> = sub
@@ -229,6 +277,23 @@ impl ShellState {
             sub.traps = Arc::new(kept);
         }
         sub
+    }
+
+    /// A new job's process id, now `$!`.
+    pub fn new_job(&mut self) -> u32 {
+        let pid = self
+            .last_bg
+            .map_or(SHELL_PID + 1, |p| p.wrapping_add(1).max(SHELL_PID + 1));
+        self.last_bg = Some(pid);
+        pid
+    }
+
+    /// A job is done with this status.
+    pub fn job_done(&mut self, pid: u32, status: i32) {
+        if self.jobs.len() >= MAX_JOBS {
+            self.jobs.remove(0);
+        }
+        self.jobs.push((pid, status, true));
     }
 
     /// Sets `$?`.
@@ -248,24 +313,7 @@ impl ShellState {
 
     /// `$-`: the single-letter options that are on.
     pub fn flags(&self) -> String {
-        let mut f = String::from("h");
-        if self.opts.errexit {
-            f.push('e');
-        }
-        if self.opts.noglob {
-            f.push('f');
-        }
-        if self.opts.nounset {
-            f.push('u');
-        }
-        if self.opts.xtrace {
-            f.push('x');
-        }
-        f.push('B');
-        if self.opts.noclobber {
-            f.push('C');
-        }
-        f
+        super::options::flags(self)
     }
 
     /// `$RANDOM`: 0..32767, deterministic for the session.

@@ -23,6 +23,8 @@ pub struct AndOr {
     pub line: usize,
     /// Ended by `&`: run in the background.
     pub background: bool,
+    /// Ended by a newline rather than `;` (a `$(...)` prints it back as a newline).
+    pub newline: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +135,8 @@ pub enum CondExpr {
     /// `a == b`, `a -lt b`, `a =~ re`, `a < b`, ...
     Binary(Word, String, Word),
     Not(Box<CondExpr>),
+    /// `( expression )`.
+    Group(Box<CondExpr>),
     And(Box<CondExpr>, Box<CondExpr>),
     Or(Box<CondExpr>, Box<CondExpr>),
 }
@@ -161,6 +165,9 @@ pub struct Assignment {
     /// `+=`: append to the value (or the array).
     pub append: bool,
     pub value: AssignValue,
+    /// The assignment as bash prints it back: the word as written, `NAME=(a b)` with its
+    /// elements joined by single blanks.
+    pub text: SourceText,
 }
 
 /// The value of an assignment.
@@ -172,9 +179,60 @@ pub enum AssignValue {
 }
 
 /// One shell word as written: the concatenation of its parts.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct Word {
     pub parts: Vec<WordPart>,
+    /// The word as bash keeps it to print it back (`declare -f`): the source text, with
+    /// each `$(...)` re-printed from its parse. Not part of the word's meaning.
+    pub text: SourceText,
+}
+
+impl Word {
+    /// A word of these parts, with no source text.
+    pub fn new(parts: Vec<WordPart>) -> Self {
+        Word {
+            parts,
+            text: SourceText::default(),
+        }
+    }
+}
+
+#[allow(clippy::missing_fields_in_debug)]
+impl std::fmt::Debug for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The text is left out: it only says how the word was spelled.
+        f.debug_struct("Word").field("parts", &self.parts).finish()
+    }
+}
+
+/// Text kept to print a construct back as bash does. It never takes part in comparisons:
+/// two words that mean the same are equal whatever their spelling.
+#[derive(Clone, Default)]
+pub struct SourceText(pub Option<Arc<[u8]>>);
+
+impl SourceText {
+    pub fn new(bytes: &[u8]) -> Self {
+        SourceText(Some(Arc::from(bytes)))
+    }
+
+    /// The text, empty when none was kept.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl PartialEq for SourceText {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for SourceText {}
+
+impl std::fmt::Debug for SourceText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.bytes()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -265,6 +323,9 @@ pub struct Redirect {
     /// The explicit fd before the operator (`2>`), if any.
     pub fd: Option<u32>,
     pub kind: RedirKind,
+    /// `>&word` written for [`RedirKind::OutErr`] (bash prints it back that way, not as
+    /// `&>`).
+    pub dup_word: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,9 +351,15 @@ pub enum RedirKind {
     /// `N>&-`, `N<&-`: close.
     Close,
     /// `<<EOF`, `<<-EOF`, `<<'EOF'`: the body, already collected (with leading tabs stripped
-    /// for `<<-`). `expand`: the delimiter was unquoted, so `$X` and `\$` are expanded in the
+    /// for `<<-`, which `strip_tabs` tells). `expand`: the delimiter was unquoted, so `$X` and `\$` are expanded in the
     /// body (the parts are `Quoted` text and `Param`s, as in a double-quoted word).
-    HereDoc { body: Word, expand: bool },
+    HereDoc {
+        body: Word,
+        expand: bool,
+        /// The delimiter, quotes removed.
+        delim: Vec<u8>,
+        strip_tabs: bool,
+    },
     /// `<<< word`: the expanded word plus a newline.
     HereString(Word),
 }

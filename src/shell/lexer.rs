@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::ast::{Anchor, ParamExp, ParamOp, Word, WordPart};
+use super::ast::{Anchor, ParamExp, ParamOp, SourceText, Word, WordPart};
 use super::parser::ParseError;
 
 /// How many alias texts one complete command may paste in (each may hold more aliases).
@@ -249,6 +249,9 @@ pub(crate) struct Lexer<'a> {
     pub(crate) alias_uses: Vec<AliasUse>,
     /// Alias texts pasted in by this lexer.
     pub(crate) alias_count: usize,
+    /// The `$(...)`, `<(...)` and `>(...)` read so far (start, end, text re-printed from
+    /// the parse): bash keeps a word's text with them re-printed ([`Lexer::text`]).
+    substs: Vec<(usize, usize, Vec<u8>)>,
 }
 
 fn is_meta(b: u8) -> bool {
@@ -332,6 +335,7 @@ impl<'a> Lexer<'a> {
             ext_word: false,
             alias_uses: Vec::new(),
             alias_count: 0,
+            substs: Vec::new(),
         }
     }
 
@@ -418,6 +422,34 @@ impl<'a> Lexer<'a> {
     /// The input bytes between two offsets (empty when out of range).
     pub(crate) fn slice(&self, start: usize, end: usize) -> &[u8] {
         self.src().get(start..end).unwrap_or_default()
+    }
+
+    /// The text bash keeps for the input between two offsets: line continuations removed
+    /// and each `$(...)` read in that range replaced by its re-print.
+    pub(crate) fn text(&mut self, start: usize, end: usize) -> SourceText {
+        let (mut substs, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.substs)
+            .into_iter()
+            .partition(|&(s, ..)| s < end);
+        self.substs = later;
+        // An outer substitution first: it holds the ones read inside it.
+        substs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut out = Vec::with_capacity(end.saturating_sub(start));
+        let mut at = start;
+        // `$'...'` is kept decoded.
+        let ansi = |rest: &[u8]| {
+            let mut sub = Lexer::new(rest, 1, true);
+            sub.read_ansi_c(1).ok().map(|v| (v, sub.pos))
+        };
+        for (s, e, printed) in substs {
+            if s < at || e > end {
+                continue;
+            }
+            super::print::source_text(self.slice(at, s), &mut out, &ansi);
+            out.extend_from_slice(&printed);
+            at = e;
+        }
+        super::print::source_text(self.slice(at, end), &mut out, &ansi);
+        SourceText::new(&out)
     }
 
     /// The input from an offset on.
@@ -571,7 +603,9 @@ impl<'a> Lexer<'a> {
                 }];
                 let rest = self.read_word()?;
                 parts.extend(rest.parts);
-                return Ok(tok(Tok::Word(Word { parts }), self.pos));
+                let mut word = Word::new(parts);
+                word.text = self.text(start, self.pos);
+                return Ok(tok(Tok::Word(word), self.pos));
             }
             (b'<', Some(b'<'), Some(b'<')) => (Operator::TLess, 3),
             (b'<', Some(b'<'), Some(b'-')) => (Operator::DLessDash, 3),
@@ -601,7 +635,8 @@ impl<'a> Lexer<'a> {
                         }
                     }
                 }
-                let word = self.read_word()?;
+                let mut word = self.read_word()?;
+                word.text = self.text(start, self.pos);
                 // `{fd}>file`: bash allocates a descriptor into a variable.
                 if matches!(self.peek(), Some(b'<' | b'>')) {
                     let raw = self.slice(start, self.pos);
@@ -658,7 +693,7 @@ impl<'a> Lexer<'a> {
             }
         }
         flush!();
-        Ok(Word { parts })
+        Ok(Word::new(parts))
     }
 
     /// Reads an extended pattern (`@(a|b c)`, on its operator) into a word's parts: up to
@@ -1262,7 +1297,7 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        Ok((Word { parts }, slash))
+        Ok((Word::new(parts), slash))
     }
 
     /// Reads `$'...'` after the opening quote and decodes its escapes as bash does.
@@ -1431,17 +1466,16 @@ impl<'a> Lexer<'a> {
                     message,
                 });
             }
-            let word = if doc.expand {
+            let mut word = if doc.expand {
                 let mut sub = Lexer::new(&body, body_line, true);
                 sub.opts = self.opts;
                 sub.depth = self.depth;
                 let parts = sub.read_dq(Quoting::HereDoc, body_line)?;
-                Word { parts }
+                Word::new(parts)
             } else {
-                Word {
-                    parts: vec![WordPart::Quoted(body)],
-                }
+                Word::new(vec![WordPart::Quoted(body.clone())])
             };
+            word.text = SourceText::new(&body);
             self.bodies.push(word);
         }
         Ok(())
@@ -1451,6 +1485,7 @@ impl<'a> Lexer<'a> {
     /// of its own over the same input, up to the closing `)`.
     fn read_subst(&mut self, line: usize) -> Result<super::ast::Script, ParseError> {
         self.enter()?;
+        let open = self.pos.saturating_sub(2);
         let sub = self.nested();
         let (script, sub) = super::parser::parse_subst(sub, line)?;
         self.pos = sub.pos;
@@ -1463,6 +1498,8 @@ impl<'a> Lexer<'a> {
         }
         self.warnings.extend(sub.warnings);
         self.leave();
+        let printed = super::print::subst_text(self.slice(open, open + 2), &script);
+        self.substs.push((open, self.pos, printed));
         Ok(script)
     }
 
@@ -1579,7 +1616,7 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                     flush(&mut parts, &mut text);
                     self.leave();
-                    return Ok(Some(Word { parts }));
+                    return Ok(Some(Word::new(parts)));
                 }
                 b'\\' => {
                     self.pos += 1;
@@ -1621,7 +1658,7 @@ impl<'a> Lexer<'a> {
         }
         flush(&mut parts, &mut text);
         self.leave();
-        Ok(Some(Word { parts }))
+        Ok(Some(Word::new(parts)))
     }
 
     /// Reads the right side of `=~` in `[[ ]]`: a word in which `(`, `)` and `|` are plain
@@ -1663,7 +1700,7 @@ impl<'a> Lexer<'a> {
             }
         }
         flush!();
-        Ok((self.pos > start).then_some(Word { parts }))
+        Ok((self.pos > start).then_some(Word::new(parts)))
     }
 
     /// Reads an array subscript after its `[`, up to the matching `]`: text with parameter
@@ -1708,7 +1745,7 @@ impl<'a> Lexer<'a> {
             parts.push(WordPart::Literal(text));
         }
         self.leave();
-        Ok(Word { parts })
+        Ok(Word::new(parts))
     }
 
     /// Whether the input at the current position starts with `bytes`.
@@ -1753,7 +1790,7 @@ fn param_op(c: u8, colon: bool) -> ParamOp {
 }
 
 /// The delimiter of `<<word`: the word with quotes removed (bash does not expand it).
-fn delimiter_text(raw: &[u8]) -> Vec<u8> {
+pub(super) fn delimiter_text(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut it = raw.iter().copied();
     let mut quote: Option<u8> = None;

@@ -7,6 +7,7 @@ mod lexer;
 mod parser;
 #[cfg(test)]
 mod parser_tests;
+pub mod print;
 
 pub(crate) use lexer::{is_name_char, is_name_start};
 pub use parser::{

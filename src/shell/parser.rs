@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use super::ast::{
     AndOr, AndOrOp, AssignValue, Assignment, CaseArm, CaseEnd, Command, Compound, CondExpr,
-    FunctionDef, Pipeline, RedirKind, Redirect, Script, SimpleCommand, Word, WordPart,
+    FunctionDef, Pipeline, RedirKind, Redirect, Script, SimpleCommand, SourceText, Word, WordPart,
 };
 use super::lexer::{
     ArithEnd, Lexer, MAX_DEPTH, Operator, Src, Tok, Token, is_name_char, is_name_start,
@@ -291,7 +291,7 @@ fn split_assignment(word: &Word) -> Option<Assignment> {
                                     }
                                     pos = i + skip;
                                     let mut a = assignment(name, None, append, word, k, pos);
-                                    a.index = Some(Word { parts: index });
+                                    a.index = Some(Word::new(index));
                                     return Some(a);
                                 }
                                 _ => {}
@@ -336,7 +336,8 @@ fn assignment(
         name,
         index,
         append,
-        value: AssignValue::Scalar(Word { parts }),
+        value: AssignValue::Scalar(Word::new(parts)),
+        text: SourceText::default(),
     }
 }
 
@@ -561,8 +562,12 @@ impl<'a> Parser<'a> {
             let mut item = self.and_or()?;
             let tok = self.peek()?.clone();
             match tok.tok {
-                Tok::Operator(Operator::Semi | Operator::Newline) => {
+                Tok::Operator(Operator::Semi) => {
                     self.next()?;
+                }
+                Tok::Operator(Operator::Newline) => {
+                    self.next()?;
+                    item.newline = true;
                 }
                 Tok::Operator(Operator::Amp) => {
                     self.next()?;
@@ -604,6 +609,7 @@ impl<'a> Parser<'a> {
             rest,
             line,
             background: false,
+            newline: false,
         })
     }
 
@@ -643,6 +649,7 @@ impl<'a> Parser<'a> {
                 let dup = Redirect {
                     fd: Some(2),
                     kind: RedirKind::DupOut(1),
+                    dup_word: false,
                 };
                 match commands.last_mut() {
                     Some(Command::Simple(c)) => c.redirects.push(dup),
@@ -766,7 +773,9 @@ impl<'a> Parser<'a> {
         if self.lx.slice(open.end, open.end + 1) == b"(" {
             let save = (self.lx.pos, self.lx.line);
             self.lx.pos = open.end + 1;
-            if let Some(expr) = self.lx.read_arith(ArithEnd::DoubleParen)? {
+            let start = self.lx.pos;
+            if let Some(mut expr) = self.lx.read_arith(ArithEnd::DoubleParen)? {
+                expr.text = self.lx.text(start, self.lx.pos.saturating_sub(2));
                 return Ok(Compound::Arith {
                     expr,
                     line: open.line,
@@ -927,7 +936,8 @@ impl<'a> Parser<'a> {
 
     /// One part of `for ((init; cond; step))`; `semi`: it must end with `;`.
     fn for_part(&mut self, line: usize, semi: bool) -> Result<Word, ParseError> {
-        let Some(word) = self.lx.read_arith(ArithEnd::ForPart)? else {
+        let start = self.lx.pos;
+        let Some(mut word) = self.lx.read_arith(ArithEnd::ForPart)? else {
             return Err(ParseError::Syntax {
                 message: "syntax error: `;' unexpected".into(),
                 line,
@@ -940,6 +950,8 @@ impl<'a> Parser<'a> {
                 line,
             });
         }
+        let end = self.lx.pos.saturating_sub(if semi { 1 } else { 2 });
+        word.text = self.lx.text(start, end);
         Ok(word)
     }
 
@@ -1087,7 +1099,7 @@ impl<'a> Parser<'a> {
                     return Err(self.cond_error(&close));
                 }
                 self.leave();
-                Ok(inner)
+                Ok(CondExpr::Group(Box::new(inner)))
             }
             Tok::Word(w) => {
                 if is_close {
@@ -1158,7 +1170,10 @@ impl<'a> Parser<'a> {
                 };
                 self.next()?;
                 let right = if op == "=~" {
-                    if let Some(r) = self.lx.read_regex_word()? {
+                    self.lx.skip_blanks();
+                    let start = self.lx.pos;
+                    if let Some(mut r) = self.lx.read_regex_word()? {
+                        r.text = self.lx.text(start, self.lx.pos);
                         r
                     } else {
                         let bad = self.next()?;
@@ -1205,11 +1220,17 @@ impl<'a> Parser<'a> {
         };
         let name =
             String::from_utf8_lossy(self.lx.slice(name_tok.start, name_tok.end)).into_owned();
-        if self.peek_op()? == Some(Operator::LParen) {
-            self.next()?;
-            let close = self.next()?;
-            if close.tok != Tok::Operator(Operator::RParen) {
-                return Err(syntax_near_nl(&close, &self.lx));
+        // `function f ()`; in `function f ( list )` the `(` opens the body, a subshell.
+        let open = self.peek()?.clone();
+        if open.tok == Tok::Operator(Operator::LParen) {
+            let after = self.lx.rest_from(open.end);
+            let blanks = after
+                .iter()
+                .take_while(|&&b| matches!(b, b' ' | b'\t'))
+                .count();
+            if after.get(blanks) == Some(&b')') {
+                self.next()?;
+                self.next()?;
             }
         }
         self.function_body(name, kw.line)
@@ -1290,6 +1311,19 @@ impl<'a> Parser<'a> {
                         {
                             self.next()?;
                             a.value = AssignValue::Array(self.array_words()?);
+                        }
+                        a.text = word.text.clone();
+                        if let AssignValue::Array(items) = &a.value {
+                            let mut text = a.text.bytes().to_vec();
+                            text.push(b'(');
+                            for (i, w) in items.iter().enumerate() {
+                                if i > 0 {
+                                    text.push(b' ');
+                                }
+                                text.extend_from_slice(w.text.bytes());
+                            }
+                            text.push(b')');
+                            a.text = SourceText::new(&text);
                         }
                         if cmd.words.is_empty() {
                             cmd.assignments.push(a);
@@ -1386,6 +1420,8 @@ impl<'a> Parser<'a> {
                 RedirKind::HereDoc {
                     body: Word::default(),
                     expand: !raw.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')),
+                    delim: super::lexer::delimiter_text(&raw),
+                    strip_tabs: op == Operator::DLessDash,
                 }
             }
             Operator::LessGreat => RedirKind::ReadWrite(word),
@@ -1395,7 +1431,13 @@ impl<'a> Parser<'a> {
                 let shown =
                     String::from_utf8_lossy(self.lx.slice(fd_start, target.end)).into_owned();
                 match lit {
-                    Some(b"-") => RedirKind::Close,
+                    Some(b"-") => {
+                        // `<&-` closes stdin.
+                        if op == Operator::LessAnd && fd.is_none() {
+                            fd = Some(0);
+                        }
+                        RedirKind::Close
+                    }
                     Some(digits) if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) => {
                         match std::str::from_utf8(digits)
                             .ok()
@@ -1413,7 +1455,11 @@ impl<'a> Parser<'a> {
                     }
                     // `>&file` with no fd is `&>file`.
                     Some(_) if op == Operator::GreatAnd && fd.is_none() && !raw.is_empty() => {
-                        RedirKind::OutErr(word)
+                        return Ok(Redirect {
+                            fd,
+                            kind: RedirKind::OutErr(word),
+                            dup_word: true,
+                        });
                     }
                     _ => {
                         return Err(unsupported(
@@ -1427,7 +1473,11 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(syntax_near(&tok, &self.lx)),
         };
-        Ok(Redirect { fd, kind })
+        Ok(Redirect {
+            fd,
+            kind,
+            dup_word: false,
+        })
     }
 }
 
@@ -1496,7 +1546,15 @@ fn is_binary_cond(t: &[u8]) -> bool {
 /// after the parenthesis; gives the list and the lexer after the closing `)`.
 pub(super) fn parse_subst(lx: Lexer<'_>, line: usize) -> Result<(Script, Lexer<'_>), ParseError> {
     let mut p = Parser::with_lexer(lx);
-    let mut script = match p.list(End::Paren) {
+    // `$( )`, `$(\n)`: an empty list is allowed here (not in `( )`).
+    p.skip_newlines()?;
+    let empty = p.peek_op()? == Some(Operator::RParen);
+    let listed = if empty {
+        Ok(Script::default())
+    } else {
+        p.list(End::Paren)
+    };
+    let mut script = match listed {
         Ok(s) => s,
         Err(ParseError::Syntax { message, .. } | ParseError::Incomplete { message })
             if message == "syntax error: unexpected end of file" =>

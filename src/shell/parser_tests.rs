@@ -121,7 +121,7 @@ fn command(c: &SimpleCommand) -> String {
             RedirKind::DupOut(n) => format!(">&{n}"),
             RedirKind::DupIn(n) => format!("<&{n}"),
             RedirKind::Close => ">&-".to_string(),
-            RedirKind::HereDoc { body, expand } => {
+            RedirKind::HereDoc { body, expand, .. } => {
                 format!("<<{}{}", if *expand { "" } else { "(quoted)" }, word(body))
             }
             RedirKind::HereString(w) => format!("<<<{}", word(w)),

@@ -199,6 +199,9 @@ fn split_marks(bytes: &[u8]) -> Vec<&[u8]> {
 
 /// Runs the transcript's script in real bash with a marker after each command, and splits
 /// its output per command.
+/// The comment by which a transcript asks for `sh` to be bash in POSIX mode in the oracle.
+const SH_IS_BASH: &str = "# oracle: sh is bash in POSIX mode";
+
 fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
     let mut marked = Vec::new();
     let mut commands = 0usize;
@@ -220,6 +223,20 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
     let root_str = root.to_string_lossy().into_owned();
     // Under umask 022, the session's (trumansh has no `umask`): `chmod +x`, `mkdir` and the
     // modes compared at the end do not depend on the umask the tests run with.
+    // `/bin/sh` is dash on many machines; trumansh's `sh` is bash in POSIX mode (as where
+    // `/bin/sh` is bash). A transcript that says so gets that `sh` first on PATH.
+    let shim = tempfile::tempdir().unwrap();
+    let mut path = trumansh::session::PATH.to_string();
+    if parsed.steps.iter().any(|s| {
+        s.input
+            .windows(SH_IS_BASH.len())
+            .any(|w| w == SH_IS_BASH.as_bytes())
+    }) {
+        let sh = shim.path().join("sh");
+        std::fs::write(&sh, "#!/bin/bash\nexec -a sh /bin/bash \"$@\"\n").unwrap();
+        std::fs::set_permissions(&sh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        path = format!("{}:{path}", shim.path().display());
+    }
     let mut command = Command::new("bash");
     command
         .args(["-c", "umask 022 && exec bash"])
@@ -227,7 +244,7 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
         .env_clear()
         .env("HOME", root)
         .env("PWD", root)
-        .env("PATH", trumansh::session::PATH)
+        .env("PATH", path)
         .env("LC_ALL", "C")
         .env("USER", "user")
         .env("LOGNAME", "user")

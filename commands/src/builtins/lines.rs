@@ -1,36 +1,29 @@
 //! What `mapfile` and `readarray` (one builtin under two names) share: the whole command.
 //! Lines are read one byte at a time from stdin, so that `-n COUNT` leaves the rest to the
-//! next command, and assigned with [`Directive::SetArray`].
-//!
-//! Not supported yet, with one line saying so (status 2): `-C CALLBACK` (it would run shell
-//! code between lines) and `-O ORIGIN` (assigning from an index other than 0 without
-//! clearing the array; [`Directive::SetArray`] sets a whole array from index 0).
+//! next command, and assigned by the shell with [`Directive::MapLines`] (which also runs
+//! the `-C` callback between lines).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::BuiltinGetopt;
 use crate::support::cnum::legal_number;
 use crate::support::ident::is_identifier;
-use crate::{Ctx, Directive, FsError, Outcome, Stdin};
+use crate::{ByteReader, Ctx, Directive, FsError, Outcome};
 
 /// Reads one line up to `delim` (kept), or what is left at the end; `None` when nothing is.
-fn line(stdin: &Stdin, delim: u8) -> Result<Option<Vec<u8>>, FsError> {
+fn line(stdin: &mut ByteReader<'_>, delim: u8) -> Result<Option<Vec<u8>>, FsError> {
     let mut out = Vec::new();
-    let mut b = [0u8; 1];
-    let mut r = stdin;
     loop {
-        match r.read(&mut b) {
-            Ok(0) => return Ok((!out.is_empty()).then_some(out)),
-            Ok(_) => {
-                out.push(b[0]);
-                if b[0] == delim {
+        match stdin.next_byte() {
+            Ok(None) => return Ok((!out.is_empty()).then_some(out)),
+            Ok(Some(b)) => {
+                out.push(b);
+                if b == delim {
                     return Ok(Some(out));
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(FsError::from_io(&e)),
         }
     }
@@ -48,11 +41,13 @@ fn count(v: &[u8], min: i64, what: &str) -> Result<u64, Stop> {
 /// [-C callback] [-c quantum] [array]`.
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut delim = b'\n';
+    let mut fd = 0;
     let mut max_lines = 0;
     let mut skip = 0;
     let mut chop = false;
-    let mut origin = false;
-    let mut callback = false;
+    let mut origin = None;
+    let mut callback = None;
+    let mut quantum = 5000;
     let mut getopt = BuiltinGetopt::new(args, "d:u:n:O:tC:c:s:");
     for opt in getopt.by_ref() {
         let (c, value) = opt?;
@@ -60,8 +55,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         match c {
             b'd' => delim = v.first().copied().unwrap_or(0),
             b'u' => {
-                let fd = legal_number(v).filter(|&n| n >= 0 && i32::try_from(n).is_ok());
-                match fd {
+                let n = legal_number(v).filter(|&n| n >= 0 && i32::try_from(n).is_ok());
+                match n {
                     None => {
                         return Err(Stop::FailWith(
                             format!(
@@ -71,26 +66,22 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                             1,
                         ));
                     }
-                    // Only stdin is open for a command in trumansh.
-                    Some(0) => {}
                     Some(n) => {
-                        return Err(Stop::FailWith(
-                            format!("{n}: invalid file descriptor: Bad file descriptor"),
-                            1,
-                        ));
+                        fd = u32::try_from(n).unwrap_or(u32::MAX);
+                        if ctx.input(fd).is_none() {
+                            return Err(Stop::FailWith(
+                                format!("{n}: invalid file descriptor: Bad file descriptor"),
+                                1,
+                            ));
+                        }
                     }
                 }
             }
             b'n' => max_lines = count(v, 0, "line count")?,
-            b'O' => {
-                count(v, 0, "array origin")?;
-                origin = true;
-            }
+            b'O' => origin = Some(count(v, 0, "array origin")?),
             b's' => skip = count(v, 0, "line count")?,
-            b'c' => {
-                count(v, 1, "callback quantum")?;
-            }
-            b'C' => callback = true,
+            b'c' => quantum = count(v, 1, "callback quantum")?,
+            b'C' => callback = Some(String::from_utf8_lossy(v).into_owned()),
             _ => chop = true,
         }
     }
@@ -107,27 +98,23 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             1,
         ));
     }
-    if callback {
-        return Err(Stop::FailWith(
-            "-C: callbacks are not supported yet".into(),
-            2,
-        ));
+    if ctx
+        .vars
+        .var(&name)
+        .is_some_and(|v| matches!(v.array, Some(crate::Array::Assoc(_))))
+    {
+        return Err(Stop::FailWith(format!("{name}: not an indexed array"), 1));
     }
-    if origin {
-        return Err(Stop::FailWith(
-            "-O: assigning from an origin is not supported yet".into(),
-            2,
-        ));
-    }
-    let read = |stdin| line(stdin, delim).map_err(|e| Stop::FailWith(format!("{e}"), 1));
+    let mut stdin = ctx.input(fd).unwrap_or(ctx.stdin).bytes_reader();
+    let mut read = || line(&mut stdin, delim).map_err(|e| Stop::FailWith(format!("{e}"), 1));
     for _ in 0..skip {
-        if read(ctx.stdin)?.is_none() {
+        if read()?.is_none() {
             break;
         }
     }
     let mut values = Vec::new();
     while max_lines == 0 || (values.len() as u64) < max_lines {
-        let Some(mut l) = read(ctx.stdin)? else {
+        let Some(mut l) = read()? else {
             break;
         };
         // A shell variable ends at its first NUL byte.
@@ -140,7 +127,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         values.push(String::from_utf8_lossy(&l).into_owned());
     }
     let mut o = Outcome::ok();
-    o.directive(Directive::SetArray { name, values });
+    o.directive(Directive::MapLines {
+        name,
+        lines: values,
+        origin: origin.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        callback: callback.map(|c| (c, quantum)),
+    });
     Ok(o)
 }
 
@@ -151,9 +143,11 @@ mod tests {
     use crate::{Directive, Stdin};
 
     fn array(name: &str, values: &[&str]) -> Directive {
-        Directive::SetArray {
+        Directive::MapLines {
             name: name.into(),
-            values: values.iter().map(|v| (*v).to_string()).collect(),
+            lines: values.iter().map(|v| (*v).to_string()).collect(),
+            origin: None,
+            callback: None,
         }
     }
 
@@ -189,17 +183,34 @@ mod tests {
     }
 
     #[test]
-    fn refuses_what_it_cannot_do() {
-        let w = World::empty();
+    fn origin_callback_and_bad_fds() {
+        let w = World::empty().stdin(b"a\nb\n");
         assert_eq!(
-            text(&w.run(Mapfile, &["-C", "f", "x"])),
+            directives(&w.run(Mapfile, &["-O", "3", "-C", "f", "-c", "2", "x"])),
+            [Directive::MapLines {
+                name: "x".into(),
+                lines: vec!["a\n".into(), "b\n".into()],
+                origin: Some(3),
+                callback: Some(("f".into(), 2)),
+            }]
+        );
+        assert_eq!(
+            text(&w.run(Mapfile, &["-u", "3", "x"])),
             (
                 String::new(),
-                "mapfile: -C: callbacks are not supported yet\n".into(),
-                2
+                "mapfile: 3: invalid file descriptor: Bad file descriptor\n".into(),
+                1
             )
         );
-        assert_eq!(w.run(Readarray, &["-O", "1"]).status, 2);
+        assert_eq!(
+            text(&w.run(Readarray, &["-c", "0", "x"])).1,
+            "readarray: 0: invalid callback quantum\n"
+        );
+    }
+
+    #[test]
+    fn refuses_bad_origins() {
+        let w = World::empty();
         assert_eq!(
             text(&w.run(Readarray, &["-O", "x"])).1,
             "readarray: x: invalid array origin\n"

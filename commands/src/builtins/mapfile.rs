@@ -15,8 +15,7 @@ pub const USAGE: &str = "mapfile [-d delim] [-n count] [-O origin] [-s count] [-
 /// Reads the lines of the standard input (or of file descriptor FD with -u) into the indexed
 /// array ARRAY, MAPFILE when no ARRAY is named, one line per element from index 0.
 ///
-/// Exit status: 0, unless an option is invalid or ARRAY is not a valid variable name. -C and
-/// -O are not supported yet.
+/// Exit status: 0, unless an option is invalid or ARRAY is not a valid variable name.
 #[derive(clap::Parser, Debug)]
 pub struct MapfileHelp {
     /// end each line at the first character of DELIM instead of a newline
@@ -25,7 +24,7 @@ pub struct MapfileHelp {
     /// copy at most COUNT lines (0: all of them)
     #[arg(short = 'n', value_name = "count")]
     count: Option<OsString>,
-    /// assign from index ORIGIN, without clearing the array (not supported yet)
+    /// assign from index ORIGIN, without clearing the array
     #[arg(short = 'O', value_name = "origin")]
     origin: Option<OsString>,
     /// skip the first COUNT lines
@@ -34,10 +33,10 @@ pub struct MapfileHelp {
     /// remove the delimiter at the end of each line
     #[arg(short = 't')]
     trim: bool,
-    /// read from file descriptor FD instead of the standard input (only 0 is open here)
+    /// read from file descriptor FD instead of the standard input (one opened by a redirection or exec)
     #[arg(short = 'u', value_name = "fd")]
     fd: Option<OsString>,
-    /// run CALLBACK every QUANTUM lines (not supported yet)
+    /// run CALLBACK with the index and the line before every QUANTUM-th line
     #[arg(short = 'C', value_name = "callback")]
     callback: Option<OsString>,
     /// the number of lines between two calls of CALLBACK (5000)

@@ -20,7 +20,7 @@ use crate::support::cnum::{strtoimax, strtoumax};
 use crate::support::cprintf::{self, Field, Spec};
 use crate::support::datetime::{broken_down, session_zone, strftime, to_epoch};
 use crate::support::escapes::{PrintfEscapes, printf_b, printf_escape, utf8_locale};
-use crate::support::ident::is_identifier;
+use crate::support::ident::is_assignable;
 use crate::support::ldouble::{LongDouble, strtold};
 use crate::support::quote::printf_q;
 use crate::{Ctx, Directive, Outcome};
@@ -392,7 +392,7 @@ impl Run<'_, '_> {
                 let name = self.getstr();
                 if !name.is_empty() {
                     let name = String::from_utf8_lossy(&name).into_owned();
-                    if !is_identifier(&name) {
+                    if !is_assignable(&name) {
                         self.p.error(&format!("`{name}': not a valid identifier"));
                         return Err(Flow::Stop(1));
                     }
@@ -489,7 +489,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     for opt in getopt.by_ref() {
         if let (b'v', Some(name)) = opt? {
             let name = String::from_utf8_lossy(name.as_bytes()).into_owned();
-            if !is_identifier(&name) {
+            if !is_assignable(&name) {
                 return Err(Stop::FailWith(
                     format!("`{name}': not a valid identifier"),
                     2,

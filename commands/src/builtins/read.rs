@@ -18,15 +18,14 @@
 //! is available, as bash's `select` does for a file, a here-document or a closed pipe).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::{BuiltinGetopt, builtin_help_of};
 use crate::support::cnum::legal_number;
 use crate::support::escapes::utf8_locale;
-use crate::support::ident::is_identifier;
-use crate::{Ctx, Directive, FsError, Outcome, Stdin};
+use crate::support::ident::{is_assignable, is_identifier};
+use crate::{ByteReader, Ctx, Directive, FsError, Outcome, Stdin};
 
 pub const USAGE: &str = "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]";
 
@@ -74,7 +73,7 @@ pub struct ReadHelp {
     /// whether input is available
     #[arg(short = 't', value_name = "timeout")]
     timeout: Option<OsString>,
-    /// read from file descriptor FD instead of the standard input (only 0 is open here)
+    /// read from file descriptor FD instead of the standard input (one opened by a redirection or exec)
     #[arg(short = 'u', value_name = "fd")]
     fd: Option<OsString>,
 }
@@ -307,9 +306,11 @@ struct Opts<'a> {
     exact: bool,
     /// `-t 0`: only whether input is available.
     poll: bool,
+    /// `-u`: the fd to read.
+    fd: u32,
 }
 
-fn parse(args: &[OsString]) -> Result<(Opts<'_>, &[OsString]), Stop> {
+fn parse<'a>(args: &'a [OsString], ctx: &Ctx) -> Result<(Opts<'a>, &'a [OsString]), Stop> {
     let mut o = Opts {
         raw: false,
         array: None,
@@ -317,6 +318,7 @@ fn parse(args: &[OsString]) -> Result<(Opts<'_>, &[OsString]), Stop> {
         nchars: None,
         exact: false,
         poll: false,
+        fd: 0,
     };
     let mut getopt = BuiltinGetopt::new(args, "ersa:d:i:n:p:t:u:N:");
     for opt in getopt.by_ref() {
@@ -357,13 +359,14 @@ fn parse(args: &[OsString]) -> Result<(Opts<'_>, &[OsString]), Stop> {
                             1,
                         ));
                     }
-                    // Only stdin is open for a command in trumansh.
-                    Some(0) => {}
                     Some(n) => {
-                        return Err(Stop::FailWith(
-                            format!("{n}: invalid file descriptor: Bad file descriptor"),
-                            1,
-                        ));
+                        o.fd = u32::try_from(n).unwrap_or(u32::MAX);
+                        if ctx.input(o.fd).is_none() {
+                            return Err(Stop::FailWith(
+                                format!("{n}: invalid file descriptor: Bad file descriptor"),
+                                1,
+                            ));
+                        }
                     }
                 }
             }
@@ -385,17 +388,8 @@ struct Line {
 }
 
 /// Reads one byte of stdin; `None` at its end.
-fn byte(stdin: &Stdin) -> Result<Option<u8>, FsError> {
-    let mut b = [0u8; 1];
-    let mut r = stdin;
-    loop {
-        match r.read(&mut b) {
-            Ok(0) => return Ok(None),
-            Ok(_) => return Ok(Some(b[0])),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(FsError::from_io(&e)),
-        }
-    }
+fn byte(stdin: &mut ByteReader<'_>) -> Result<Option<u8>, FsError> {
+    stdin.next_byte().map_err(|e| FsError::from_io(&e))
 }
 
 /// How many bytes a UTF-8 sequence starting with `b` has.
@@ -410,6 +404,7 @@ fn utf8_len(b: u8) -> usize {
 
 /// bash's reading loop, one byte at a time.
 fn read_line(o: &Opts, ifs: &Ifs, utf8: bool, stdin: &Stdin) -> Result<Line, FsError> {
+    let stdin = &mut stdin.bytes_reader();
     let skip_ctlesc = ifs.has(CTLESC);
     let skip_ctlnul = ifs.has(CTLNUL);
     let mut line = Line {
@@ -501,12 +496,12 @@ fn set(o: &mut Outcome, name: &OsStr, value: String) {
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
-    let (opts, names) = parse(args)?;
+    let (opts, names) = parse(args, ctx)?;
     if opts.poll {
         // Input is always there to be read (or at its end) without waiting.
         return Ok(Outcome::ok());
     }
-    let valid = |name: &OsStr| is_identifier(&String::from_utf8_lossy(name.as_bytes()));
+    let valid = |name: &OsStr| is_assignable(&String::from_utf8_lossy(name.as_bytes()));
     if let Some(first) = names.first().filter(|n| !valid(n)) {
         return Err(Stop::FailWith(not_identifier(first), 1));
     }
@@ -524,17 +519,28 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             eof: false,
         }
     } else {
-        match read_line(&opts, &ifs, utf8_locale(ctx.vars), ctx.stdin) {
+        let stdin = ctx.input(opts.fd).unwrap_or(ctx.stdin);
+        match read_line(&opts, &ifs, utf8_locale(ctx.vars), stdin) {
             Ok(line) => line,
-            Err(e) => return Err(Stop::FailWith(format!("read error: 0: {e}"), 1)),
+            Err(e) => {
+                return Err(Stop::FailWith(format!("read error: {}: {e}", opts.fd), 1));
+            }
         }
     };
     let mut o = Outcome::ok();
     let status = i32::from(line.eof);
     let s = &line.bytes;
     if let Some(array) = opts.array {
-        if !valid(array) {
+        if !is_identifier(&String::from_utf8_lossy(array.as_bytes())) {
             return Err(Stop::FailWith(not_identifier(array), 1));
+        }
+        let shown = String::from_utf8_lossy(array.as_bytes());
+        if ctx
+            .vars
+            .var(&shown)
+            .is_some_and(|v| matches!(v.array, Some(crate::Array::Assoc(_))))
+        {
+            return Err(Stop::FailWith(format!("{shown}: not an indexed array"), 1));
         }
         let values = all_words(s, &ifs)
             .iter()

@@ -13,7 +13,7 @@ pub const USAGE: &str = "type [-afptP] name [name ...]";
 /// Display information about command type.
 ///
 /// For each NAME, tells whether it is a shell keyword, a shell builtin, or a program found in
-/// $PATH. Aliases and functions are not supported by trumansh.
+/// $PATH (functions and aliases are the shell's: it answers for them before this runs).
 #[derive(clap::Parser, Debug)]
 pub struct TypeArgs {
     /// display every location of each NAME, not only the first

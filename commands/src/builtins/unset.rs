@@ -1,5 +1,5 @@
 //! `unset [-f] [-v] [-n] [name ...]`, bash's builtin: removes variables through
-//! [`Directive::UnsetVar`]. trumansh has no functions, so `-f` removes nothing.
+//! [`Directive::UnsetVar`] and functions through [`Directive::UnsetFunction`].
 
 use std::ffi::OsString;
 
@@ -13,7 +13,7 @@ pub const USAGE: &str = "unset [-f] [-v] [-n] [name ...]";
 /// Unset values and attributes of shell variables and functions.
 ///
 /// Removes each variable NAME. Without -v, a NAME that is not a valid variable name is taken
-/// as a function name, and trumansh has no functions.
+/// as a function name.
 #[derive(clap::Parser, Debug)]
 pub struct UnsetArgs {
     /// treat each NAME as a shell function

@@ -202,9 +202,22 @@ pub struct Ctx<'a> {
     /// Commands the policy denies: for the agent they do not exist (`help`, `type` and
     /// `which` do not show them).
     pub denied: &'a [CommandName],
+    /// The input fds above 2 open for the command (`3<f`, `exec 4<f`), for `read -u` and
+    /// `mapfile -u`.
+    pub inputs: &'a [(u32, Stdin)],
+    /// The `set -o` options that are on, as `$SHELLOPTS` (`test -o`).
+    pub shellopts: &'a str,
 }
 
 impl Ctx<'_> {
+    /// The input open on fd `n` (0: stdin); `None`: not open for reading.
+    pub fn input(&self, n: u32) -> Option<&Stdin> {
+        if n == 0 {
+            return Some(self.stdin);
+        }
+        self.inputs.iter().find(|(k, _)| *k == n).map(|(_, s)| s)
+    }
+
     /// Whether a command exists for the agent.
     pub fn available(&self, c: CommandName) -> bool {
         !self.denied.contains(&c)
@@ -295,6 +308,26 @@ impl Stdin {
             .map(|mut b| std::mem::take(&mut *b))
             .unwrap_or_default()
     }
+    /// Puts bytes back to be read first (what a command read ahead and did not use).
+    pub fn unread(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if let Ok(mut back) = self.pushback.try_borrow_mut() {
+            back.splice(0..0, bytes.iter().copied());
+        }
+    }
+    /// Reads one byte at a time out of chunks: what is left of the last chunk is put back
+    /// ([`Stdin::unread`]) when the reader is dropped, so the next reader of the same input
+    /// starts just after the last byte taken (`while read` loops).
+    pub fn bytes_reader(&self) -> ByteReader<'_> {
+        ByteReader {
+            stdin: self,
+            buf: Vec::new(),
+            pos: 0,
+            chunk: 128,
+        }
+    }
     /// Stdin holding these bytes.
     pub fn bytes(data: impl Into<Vec<u8>>) -> Self {
         Stdin::stream(Box::new(Cursor::new(data.into())))
@@ -361,6 +394,57 @@ impl Read for &Stdin {
             Ok(mut r) => r.read(buf),
             Err(_) => Ok(0),
         }
+    }
+}
+
+/// [`Stdin::bytes_reader`].
+pub struct ByteReader<'s> {
+    stdin: &'s Stdin,
+    buf: Vec<u8>,
+    pos: usize,
+    /// The next chunk's size: small first (a line is short; what is left is put back),
+    /// doubling up to 4 KiB for long reads.
+    chunk: usize,
+}
+
+impl ByteReader<'_> {
+    /// The next byte; `None` at the end of the input.
+    pub fn next_byte(&mut self) -> io::Result<Option<u8>> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            self.pos += 1;
+            return Ok(Some(b));
+        }
+        self.buf.resize(self.chunk, 0);
+        self.chunk = (self.chunk * 2).min(4096);
+        self.pos = 0;
+        let mut r = self.stdin;
+        loop {
+            match r.read(&mut self.buf) {
+                Ok(n) => {
+                    self.buf.truncate(n);
+                    break;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.buf.clear();
+                    return Err(e);
+                }
+            }
+        }
+        match self.buf.first() {
+            Some(&b) => {
+                self.pos = 1;
+                Ok(Some(b))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+impl Drop for ByteReader<'_> {
+    fn drop(&mut self) {
+        self.stdin
+            .unread(self.buf.get(self.pos..).unwrap_or_default());
     }
 }
 

@@ -91,6 +91,15 @@ pub enum Directive {
     UnsetFunction { name: String },
     /// Sets an indexed array to these elements, indexed from 0 (`read -a`, `mapfile`).
     SetArray { name: String, values: Vec<String> },
+    /// `mapfile`: assigns `lines` to the indexed array `name` from index `origin` (the
+    /// array is cleared first when `origin` is `None`); with a callback, runs `TEXT INDEX
+    /// 'LINE'` before assigning every `quantum`-th line.
+    MapLines {
+        name: String,
+        lines: Vec<String>,
+        origin: Option<i64>,
+        callback: Option<(String, u64)>,
+    },
     /// Ends the session with this status once the current line is done.
     Exit { status: i32 },
     /// `undo`: reverts the last `count` command lines that changed files (the interpreter

@@ -19,38 +19,6 @@ use crate::support::cnum::legal_number;
 use crate::support::ident::is_identifier;
 use crate::{Ctx, FileKind, Meta, Outcome, Stop};
 
-/// The shell options `test -o` knows, with their state in a non-interactive bash that never
-/// ran `set` (trumansh has no `set` yet, so these are the states all along).
-const SHELL_OPTIONS: &[(&str, bool)] = &[
-    ("allexport", false),
-    ("braceexpand", true),
-    ("emacs", false),
-    ("errexit", false),
-    ("errtrace", false),
-    ("functrace", false),
-    ("hashall", true),
-    ("histexpand", false),
-    ("history", false),
-    ("ignoreeof", false),
-    ("interactive-comments", true),
-    ("keyword", false),
-    ("monitor", false),
-    ("noclobber", false),
-    ("noexec", false),
-    ("noglob", false),
-    ("nolog", false),
-    ("notify", false),
-    ("nounset", false),
-    ("onecmd", false),
-    ("physical", false),
-    ("pipefail", false),
-    ("posix", false),
-    ("privileged", false),
-    ("verbose", false),
-    ("vi", false),
-    ("xtrace", false),
-];
-
 /// `test_unop`: `-X` for one of bash's unary operators.
 pub fn is_unary_op(op: &[u8]) -> bool {
     matches!(
@@ -178,9 +146,7 @@ pub fn unary_file_test(op: &str, operand: &OsStr, ctx: &Ctx) -> Option<bool> {
         b't' => legal_number(arg) == Some(1) && ctx.stdout_is_tty,
         b'n' => !arg.is_empty(),
         b'z' => arg.is_empty(),
-        b'o' => SHELL_OPTIONS
-            .iter()
-            .any(|&(name, on)| on && name.as_bytes() == arg),
+        b'o' => ctx.shellopts.split(':').any(|name| name.as_bytes() == arg),
         b'v' => var_is_set(arg, ctx),
         // No name references in trumansh.
         _ => false,
@@ -561,6 +527,8 @@ mod tests {
             spill: None,
             walk_depth: 8,
             denied: &[],
+            inputs: &[],
+            shellopts: "braceexpand:hashall:interactive-comments",
         };
         f(&ctx)
     }

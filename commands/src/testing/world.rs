@@ -88,6 +88,8 @@ impl World {
             spill: None,
             walk_depth: 256,
             denied: &[],
+            inputs: &[],
+            shellopts: "braceexpand:hashall:interactive-comments",
         };
         crate::run(name, &os(args), &ctx)
     }

@@ -112,6 +112,14 @@ pub fn session_zone(ctx: &Ctx) -> Zone {
     }
 }
 
+/// The time now formatted by `strftime` in the zone a `TZ` value names (UTC for `None`):
+/// bash's prompt escapes (`${X@P}`: `\t`, `\D{fmt}`...).
+pub fn format_now(fmt: &[u8], tz: Option<&str>) -> Vec<u8> {
+    let zone = tz.map_or_else(Zone::utc, parse_tz);
+    let (secs, nsec) = to_epoch(SystemTime::now());
+    format::strftime(fmt, &broken_down(secs, nsec, &zone))
+}
+
 /// The session's UTC offset in seconds (see [`session_zone`]).
 pub fn tz_offset(ctx: &Ctx) -> i64 {
     session_zone(ctx).offset
