@@ -390,7 +390,7 @@ impl Walker<'_> {
                     }
                 }
             }
-            CondExpr::Not(e) => self.cond(e, depth + 1),
+            CondExpr::Not(e) | CondExpr::Group(e) => self.cond(e, depth + 1),
             CondExpr::And(a, b) | CondExpr::Or(a, b) => {
                 self.cond(a, depth + 1);
                 self.cond(b, depth + 1);
