@@ -391,19 +391,7 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
     }
     let names: Vec<&String> = rest.iter().collect();
     let show = |said: &mut Said, n: &str, v: &str| {
-        let q = trumansh_commands::quote(v);
-        let q = if q.starts_with('\'') {
-            q
-        } else {
-            format!("'{v}'")
-        };
-        said.out.extend_from_slice(
-            format!(
-                "alias {dash}{n}={q}\n",
-                dash = if n.starts_with('-') { "-- " } else { "" }
-            )
-            .as_bytes(),
-        );
+        said.out.extend_from_slice(alias_line(n, v).as_bytes());
     };
     if names.is_empty() || list_all {
         for (n, v) in state.aliases.iter() {
@@ -424,6 +412,21 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
             },
         }
     }
+}
+
+/// An alias as `alias` and `command -v` print it: `alias NAME='VALUE'`.
+pub(super) fn alias_line(n: &str, v: &str) -> String {
+    let dash = if n.starts_with('-') { "-- " } else { "" };
+    format!("alias {dash}{n}='{}'\n", v.replace('\'', "'\\''"))
+}
+
+/// The alias a name is, where aliases are expanded (`shopt -s expand_aliases`): `type`
+/// and `command -v` name it first.
+pub(super) fn alias_of<'s>(state: &'s ShellState, name: &str) -> Option<&'s str> {
+    if !state.opts.expand_aliases {
+        return None;
+    }
+    state.aliases.get(name).map(String::as_str)
 }
 
 /// `unalias [-a] name ...`.
@@ -1429,7 +1432,13 @@ impl Interp<'_> {
             if let Some(long) = verbose {
                 let mut missing = 0;
                 for n in rest {
-                    let kind = if matches!(n.as_str(), "bash" | "sh") {
+                    let kind = if let Some(v) = alias_of(state, n) {
+                        let line = alias_line(n, v);
+                        Some((
+                            line.trim_end().to_string(),
+                            format!("{n} is aliased to `{v}'"),
+                        ))
+                    } else if matches!(n.as_str(), "bash" | "sh") {
                         let p = format!("/usr/bin/{n}");
                         Some((p.clone(), format!("{n} is {p}")))
                     } else if let Some(def) = state.functions.get(n) {
