@@ -1026,6 +1026,13 @@ impl<'a> Parser<'a> {
         let expr = self.cond_or()?;
         let close = self.next()?;
         if !is_word(&close, &["]]"]) {
+            if let Tok::Word(_) = close.tok {
+                // A word where `]]` should be: bash names no token.
+                return Err(ParseError::Syntax {
+                    message: "syntax error in conditional expression".into(),
+                    line: close.line,
+                });
+            }
             return Err(self.cond_error(&close));
         }
         self.leave();
@@ -1157,12 +1164,21 @@ impl<'a> Parser<'a> {
                         _ => false,
                     };
                     if !ok {
+                        // bash: a word there wants an operator; another token is named.
                         let bad = self.next()?;
-                        return Err(ParseError::Syntax {
-                            message: format!(
+                        let message = match bad.tok {
+                            Tok::Word(_) => "conditional binary operator expected".to_string(),
+                            Tok::Eof => format!(
                                 "syntax error in conditional expression: unexpected token `{}'",
                                 token_text(&bad, &self.lx)
                             ),
+                            _ => format!(
+                                "unexpected token `{}', conditional binary operator expected",
+                                token_text(&bad, &self.lx)
+                            ),
+                        };
+                        return Err(ParseError::Syntax {
+                            message,
                             line: bad.line,
                         });
                     }
