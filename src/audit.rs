@@ -86,24 +86,52 @@ impl Audit {
 
     /// Writes one event with its fields.
     pub fn event(&self, event: &str, fields: Map<String, Value>) {
-        // The object written by hand, its keys in this order (one record per command: no
-        // map is built for it).
-        let mut text = String::with_capacity(160);
-        text.push_str("{\"time\":\"");
-        text.push_str(&rfc3339_now());
-        text.push_str("\",\"session\":");
-        push_json(&mut text, &Value::String(self.session.clone()));
-        text.push_str(",\"event\":");
-        push_json(&mut text, &Value::String(event.into()));
+        let mut text = self.head(event);
         for (k, v) in fields {
             if matches!(k.as_str(), "time" | "session" | "event") {
                 continue;
             }
             text.push(',');
-            push_json(&mut text, &Value::String(k));
+            push_str(&mut text, &k);
             text.push(':');
-            push_json(&mut text, &v);
+            if let Ok(t) = serde_json::to_string(&v) {
+                text.push_str(&t);
+            }
         }
+        self.record(event, text);
+    }
+
+    /// A `command` record: the argv (the command's name first) and the cwd. One is logged
+    /// for every command run, so it is written without building a map.
+    pub fn command(&self, name: &str, args: &[&[u8]], cwd: &[u8]) {
+        let mut text = self.head("command");
+        text.push_str(",\"argv\":[");
+        push_str(&mut text, name);
+        for a in args {
+            text.push(',');
+            push_bytes(&mut text, a);
+        }
+        text.push_str("],\"cwd\":");
+        push_bytes(&mut text, cwd);
+        self.record("command", text);
+    }
+
+    /// A record's first keys: `time`, `session`, `event` (the object left open).
+    fn head(&self, event: &str) -> String {
+        let mut text = String::with_capacity(192);
+        text.push_str("{\"time\":\"");
+        text.push_str(&rfc3339_now());
+        text.push_str("\",\"session\":");
+        push_str(&mut text, &self.session);
+        text.push_str(",\"event\":");
+        push_str(&mut text, event);
+        text
+    }
+
+    /// Closes a record and writes it: `command` records (one per command a loop runs)
+    /// gather in memory; every other record (an effect is logged before it is applied) goes
+    /// out at once, after them.
+    fn record(&self, event: &str, mut text: String) {
         text.push('}');
         let mut line = escape_controls(&text).into_bytes();
         line.push(b'\n');
@@ -114,8 +142,6 @@ impl Audit {
         let Some(f) = file.as_mut() else {
             return;
         };
-        // `command` records (one per command a loop runs) gather in memory; every other
-        // record (an effect is logged before it is applied) goes out at once, after them.
         pending.extend_from_slice(&line);
         if event != "command" || pending.len() >= COMMAND_BUFFER {
             // Whole records in one write(2): concurrent sessions' records do not interleave.
@@ -180,6 +206,10 @@ pub fn text(bytes: &[u8]) -> Value {
 
 /// Escapes the characters JSON leaves raw but a terminal would act on.
 fn escape_controls(json: &str) -> String {
+    // Most records are plain ASCII below DEL: nothing to escape.
+    if json.bytes().all(|b| b < 0x7f) {
+        return json.to_string();
+    }
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         let u = c as u32;
@@ -220,10 +250,28 @@ pub fn rfc3339_now() -> String {
     })
 }
 
-/// Appends a value as JSON.
-fn push_json(out: &mut String, v: &Value) {
-    if let Ok(t) = serde_json::to_string(v) {
+/// Appends a string as JSON.
+fn push_str(out: &mut String, s: &str) {
+    if s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else if let Ok(t) = serde_json::to_string(s) {
         out.push_str(&t);
+    }
+}
+
+/// Appends bytes as a JSON string, as [`text`] gives them.
+fn push_bytes(out: &mut String, b: &[u8]) {
+    match std::str::from_utf8(b) {
+        Ok(s) => push_str(out, s),
+        Err(_) => {
+            if let Value::String(s) = text(b) {
+                push_str(out, &s);
+            }
+        }
     }
 }
 

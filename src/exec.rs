@@ -459,15 +459,8 @@ pub(crate) fn audit_command(
     args: &[std::ffi::OsString],
     cwd: &std::path::Path,
 ) {
-    let mut words = vec![text(command.as_str().as_bytes())];
-    words.extend(args.iter().map(|a| text(a.as_bytes())));
-    audit.event(
-        "command",
-        fields([
-            ("argv", serde_json::Value::Array(words)),
-            ("cwd", text(cwd.as_os_str().as_bytes())),
-        ]),
-    );
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    audit.command(command.as_str(), &args, cwd.as_os_str().as_bytes());
 }
 
 /// Checks and applies one filesystem effect through the sandbox: its inverse is journaled and

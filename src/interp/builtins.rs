@@ -1234,8 +1234,8 @@ impl Interp<'_> {
                     said.out.extend_from_slice(format!("{n}={q}\n").as_bytes());
                 }
             }
-            // Then every function, as `declare -f` prints it.
-            for def in state.functions.values() {
+            // Then every function, as `declare -f` prints it (not in POSIX mode).
+            for def in state.functions.values().filter(|_| !state.opts.posix) {
                 said.out
                     .extend_from_slice(&crate::shell::print::function_text(def));
                 said.out.push(b'\n');

@@ -18,6 +18,10 @@ use super::ast::{
 /// How far each level is indented.
 const STEP: usize = 4;
 
+/// The most text one print makes: a long `elif` chain is indented deeper at each branch (as
+/// bash does), so its text grows with the square of its length; past this it is cut.
+pub const MAX_TEXT: usize = 16 << 20;
+
 /// The words that make bash print `function NAME` rather than `NAME`.
 const RESERVED: &[&str] = &[
     "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
@@ -138,11 +142,15 @@ struct Printer<'a> {
 
 impl<'a> Printer<'a> {
     fn put(&mut self, bytes: &[u8]) {
-        self.out.extend_from_slice(bytes);
+        if self.out.len() < MAX_TEXT {
+            self.out.extend_from_slice(bytes);
+        }
     }
 
     fn spaces(&mut self, n: usize) {
-        self.out.resize(self.out.len() + n, b' ');
+        if self.out.len() < MAX_TEXT {
+            self.out.resize(self.out.len() + n, b' ');
+        }
     }
 
     /// A new line at the current indentation, then `s`.
@@ -428,6 +436,9 @@ impl<'a> Printer<'a> {
     }
 
     fn word(&mut self, w: &Word) {
+        if self.out.len() >= MAX_TEXT {
+            return;
+        }
         match &w.text.0 {
             Some(t) => self.out.extend_from_slice(t),
             None => fallback_word(&w.parts, &mut self.out),
