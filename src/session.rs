@@ -22,8 +22,8 @@ use crate::io::human_bytes;
 pub use crate::io::{Captured, Sink, Stream};
 use crate::limits::Guard;
 use crate::sandbox::{Sandbox, SetupError, unique_name};
+use crate::shell::ParseError;
 use crate::shell::ast::Script;
-use crate::shell::{self, ParseError};
 use crate::txn::journal::{Journal, Reverted};
 
 /// A shell session on one sandbox: the public API, and one transaction per input line.
@@ -37,6 +37,15 @@ pub struct Session {
     line: LineState,
     /// What the start rolled back for sessions that crashed mid-line.
     recovered: Vec<Reverted>,
+    /// The last input stopped at a syntax error (bash stops reading a script there).
+    syntax_error: bool,
+}
+
+/// What a line runs: text read one complete command at a time, or a script parsed before.
+#[derive(Clone, Copy)]
+enum Source<'s> {
+    Text(&'s [u8]),
+    Script(&'s Script),
 }
 
 impl Session {
@@ -110,7 +119,31 @@ impl Session {
             state,
             line,
             recovered,
+            syntax_error: false,
         })
+    }
+
+    /// Whether the last input stopped at a syntax error (or a construct this shell does not
+    /// support): a script stops there, as bash's does.
+    pub fn syntax_error(&self) -> bool {
+        self.syntax_error
+    }
+
+    /// The options the shell's syntax depends on now, for a front end to know where an
+    /// input ends: `extglob`, and the aliases when they are expanded.
+    pub fn parse_settings(
+        &self,
+    ) -> (
+        bool,
+        Option<Arc<std::collections::BTreeMap<String, String>>>,
+    ) {
+        (
+            self.state.opts.extglob,
+            self.state
+                .opts
+                .expand_aliases
+                .then(|| Arc::clone(&self.state.aliases)),
+        )
     }
 
     /// The logical cwd.
@@ -251,14 +284,23 @@ impl Session {
             self.state.set_status(2);
             return 2;
         }
-        match shell::parse_at_eof(input, first_line) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    self.shell_error(sink, w.line, w.message.as_bytes());
-                }
-                self.run_line(&parsed.script, input, first_line, sink)
-            }
-            Err(ParseError::Incomplete { message }) => {
+        self.syntax_error = false;
+        self.run_line(Source::Text(input), input, first_line, sink)
+    }
+
+    /// Reports the syntax error that stopped an input (after what came before it ran), as
+    /// bash does; `$?` is 2.
+    fn report_parse_error(
+        &mut self,
+        error: ParseError,
+        input: &[u8],
+        first_line: usize,
+        sink: &mut dyn Sink,
+    ) {
+        self.syntax_error = !matches!(error, ParseError::Unsupported { .. });
+        self.state.set_status(2);
+        match error {
+            ParseError::Incomplete { message } => {
                 // End of input inside a command. An open quote names what it was looking for
                 // (on the command's first line); a trailing operator is bash's "unexpected end
                 // of file", reported on the line after the last one.
@@ -270,10 +312,8 @@ impl Session {
                 } else {
                     self.shell_error(sink, first_line, message.as_bytes());
                 }
-                self.state.set_status(2);
-                2
             }
-            Err(ParseError::Syntax { message, line }) => {
+            ParseError::Syntax { message, line } => {
                 self.shell_error(sink, line, message.as_bytes());
                 if matches!(self.rt.config.error_mode, ErrorMode::Script { .. })
                     && message.starts_with("syntax error near")
@@ -285,13 +325,9 @@ impl Session {
                     echo.extend_from_slice(b"'");
                     self.shell_error(sink, line, &echo);
                 }
-                self.state.set_status(2);
-                2
             }
-            Err(ParseError::Unsupported { message, line }) => {
+            ParseError::Unsupported { message, line } => {
                 self.shell_error(sink, line, message.as_bytes());
-                self.state.set_status(2);
-                2
             }
         }
     }
@@ -299,19 +335,21 @@ impl Session {
     /// Runs a parsed script as one transaction.
     pub fn run_script(&mut self, script: &Script, sink: &mut dyn Sink) -> i32 {
         self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
-        self.run_line(script, b"", 1, sink)
+        self.run_line(Source::Script(script), b"", 1, sink)
     }
 
     /// One transaction: the line's deadline and output caps start, its commands run, then
-    /// it is committed — or rolled back (`--atomic`) when it failed.
+    /// it is committed — or rolled back (`--atomic`) when it failed. Text is read one
+    /// complete command at a time; a syntax error stops it, and is given back to report.
     fn run_line(
         &mut self,
-        script: &Script,
+        source: Source<'_>,
         text: &[u8],
         first_line: usize,
         sink: &mut dyn Sink,
     ) -> i32 {
         let rt = &self.rt;
+        let error: Option<ParseError>;
         rt.journal.begin_line(text);
         rt.guard()
             .start_line(std::time::Duration::from_millis(self.line.deadline_ms));
@@ -323,15 +361,31 @@ impl Session {
                 stage: false,
             };
             let state = &mut self.state;
-            let ran = crate::interp::on_interp_stack(sink, |streams| {
-                interp.run_script(state, script, streams);
+            let ran = crate::interp::on_interp_stack(sink, |streams| match source {
+                Source::Script(script) => {
+                    interp.run_script(state, script, streams);
+                    None
+                }
+                Source::Text(text) => {
+                    interp
+                        .read_and_run(state, text, first_line, streams, |state, script| {
+                            interp.run_script(state, script, streams);
+                            crate::interp::Flow::Normal
+                        })
+                        .1
+                }
             });
+            error = ran.clone().flatten();
             if ran.is_none() {
                 let msg = rt.prefixed(first_line, b"the line could not be run to its end\n");
                 sink.write(Stream::Stderr, &msg);
                 self.state.set_status(2);
             }
         }
+        if let Some(e) = error {
+            self.report_parse_error(e, text, first_line, sink);
+        }
+        let rt = &self.rt;
         rt.guard().clear_deadline();
         let last_line = first_line + text.trim_ascii_end().split(|&b| b == b'\n').count() - 1;
         for stream in [Stream::Stdout, Stream::Stderr] {
@@ -387,10 +441,8 @@ impl Session {
             return;
         };
         Arc::make_mut(&mut self.state.traps).remove("EXIT");
-        if let Ok(parsed) = shell::parse_at_eof(action.as_bytes(), 1) {
-            self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
-            self.run_line(&parsed.script, action.as_bytes(), 1, sink);
-        }
+        self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
+        self.run_line(Source::Text(action.as_bytes()), action.as_bytes(), 1, sink);
     }
 
     /// Writes a diagnostic with the shell's prefix for the current mode.

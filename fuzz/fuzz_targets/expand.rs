@@ -171,6 +171,8 @@ impl Walker<'_> {
             failglob: false,
             dotglob: false,
             globstar: false,
+            extglob: true,
+            globskipdots: true,
         }
     }
 
@@ -195,7 +197,8 @@ impl Walker<'_> {
     fn pattern(&mut self, word: &Word, subject: &[u8], depth: usize) {
         self.inner(word, depth);
         if let Ok(p) = expand_pattern(word, &mut self.ctx()) {
-            let _ = p.matches(subject);
+            let _ = p.matches(subject, false, false);
+            let _ = p.matches(subject, true, true);
             let _ = p.text();
             let _ = p.regex_source();
         }
@@ -387,7 +390,7 @@ impl Walker<'_> {
                     }
                 }
             }
-            CondExpr::Not(e) => self.cond(e, depth + 1),
+            CondExpr::Not(e) | CondExpr::Group(e) => self.cond(e, depth + 1),
             CondExpr::And(a, b) | CondExpr::Or(a, b) => {
                 self.cond(a, depth + 1);
                 self.cond(b, depth + 1);

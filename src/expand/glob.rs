@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use trumansh_commands::{FileKind, FsView};
 
+use super::pattern::{Pattern, Syntax, skips_dot_names};
+
 /// One byte of a pattern and whether it was quoted (then it only matches itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PatByte {
@@ -24,13 +26,32 @@ pub(crate) struct PatByte {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TooMany;
 
-fn is_special(p: PatByte) -> bool {
-    !p.quoted && matches!(p.b, b'*' | b'?' | b'[')
+/// The shell options pathname expansion follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Options {
+    /// `dotglob`: `*`, `?` and `[...]` match a leading `.` (never `.` and `..`).
+    pub dotglob: bool,
+    /// `globstar`: `**` alone in a component matches any depth of directories.
+    pub globstar: bool,
+    /// `extglob`: `?(...)`, `*(...)`, `+(...)`, `@(...)`, `!(...)`.
+    pub extglob: bool,
+    /// `globskipdots` (bash 5.2's default): `.` and `..` are never matched.
+    pub skipdots: bool,
 }
 
-/// Whether the pattern has an unquoted `*`, `?` or `[` (else it is not a pattern at all).
-pub(crate) fn has_glob(pat: &[PatByte]) -> bool {
-    pat.iter().any(|&p| is_special(p))
+/// Whether the pattern has an unquoted `*`, `?` or `[` (with `extglob`, also `+(`, `@(`,
+/// `!(`); else it is not a pattern at all.
+pub(crate) fn has_glob(pat: &[PatByte], extglob: bool) -> bool {
+    pat.iter().enumerate().any(|(i, &p)| {
+        !p.quoted
+            && match p.b {
+                b'*' | b'?' | b'[' => true,
+                b'+' | b'@' | b'!' => {
+                    extglob && pat.get(i + 1).is_some_and(|q| !q.quoted && q.b == b'(')
+                }
+                _ => false,
+            }
+    })
 }
 
 pub(crate) fn os_to_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
@@ -65,8 +86,11 @@ pub(crate) fn glob(
     cwd: &Path,
     fs: &dyn FsView,
     max: usize,
-    (dotglob, globstar): (bool, bool),
+    opts: Options,
 ) -> Result<Vec<Vec<u8>>, TooMany> {
+    let Options {
+        dotglob, globstar, ..
+    } = opts;
     let comps: Vec<&[PatByte]> = pat.split(|p| p.b == b'/').collect();
     // (as shown, real virtual path)
     let mut found: Vec<(Vec<u8>, PathBuf)> = Vec::new();
@@ -91,7 +115,7 @@ pub(crate) fn glob(
             }
             continue;
         }
-        if !has_glob(comp) {
+        if !has_glob(comp, opts.extglob) {
             let name: Vec<u8> = comp.iter().map(|p| p.b).collect();
             let os = bytes_to_os(name.clone());
             for (shown, real) in &mut found {
@@ -128,19 +152,32 @@ pub(crate) fn glob(
             }
             continue;
         }
+        let matcher = Pattern::new(
+            comp,
+            Syntax {
+                extglob: opts.extglob,
+                fold: false,
+            },
+        );
+        let skips_dots = skips_dot_names(comp, opts.extglob);
         for (shown, real) in &found {
             let Ok(entries) = fs.read_dir(real) else {
                 continue;
             };
-            for e in entries {
-                let name = os_to_bytes(&e.name);
-                let hidden_ok = dotglob && name.first() == Some(&b'.');
-                if !(matches(comp, &name) || hidden_ok && fnmatch(comp, &name)) {
+            // `.` and `..` are there to match when `globskipdots` is off.
+            let dots = (!opts.skipdots)
+                .then_some([(".", FileKind::Dir), ("..", FileKind::Dir)])
+                .into_iter()
+                .flatten()
+                .map(|(n, k)| (OsString::from(n), k));
+            for (entry_name, kind) in dots.chain(entries.into_iter().map(|e| (e.name, e.kind))) {
+                let name = os_to_bytes(&entry_name);
+                if !name_matches(&matcher, skips_dots, &name, dotglob) {
                     continue;
                 }
-                let path = real.join(&e.name);
+                let path = real.join(&entry_name);
                 if !is_last {
-                    let dir = match e.kind {
+                    let dir = match kind {
                         FileKind::Dir => true,
                         FileKind::Symlink => fs.stat(&path, true).is_ok_and(|m| m.is_dir()),
                         _ => false,
@@ -219,28 +256,15 @@ fn join_shown(shown: &mut Vec<u8>, name: &[u8]) {
     shown.extend_from_slice(name);
 }
 
-/// Whether a file name matches one pattern component. A leading `.` must be matched by a
-/// literal `.` (bash without `dotglob`).
-pub(crate) fn matches(pat: &[PatByte], name: &[u8]) -> bool {
-    if name.first() == Some(&b'.') && pat.first().is_none_or(|p| p.b != b'.') {
-        return false;
+/// Whether a file name matches one pattern component (compiled as `matcher`; `skips_dots`:
+/// [`skips_dot_names`] of it). A leading `.` must be matched by a literal `.` (bash without
+/// `dotglob`; `.` and `..` always).
+fn name_matches(matcher: &Pattern, skips_dots: bool, name: &[u8], dotglob: bool) -> bool {
+    let dot = name.first() == Some(&b'.');
+    if dot && (!dotglob || name == b"." || name == b"..") {
+        return !skips_dots && matcher.is_match_name(name, true);
     }
-    fnmatch(pat, name)
-}
-
-/// Shell pattern matching of a whole string (`*`, `?`, `[...]` with `!`/`^`, ranges and
-/// `[:class:]`). As bash does, quoted bytes are backslash-escaped and the pattern goes to the
-/// one `fnmatch` the commands use too (`find -name`, `grep --include`); an unquoted
-/// backslash (from a variable: `P='\*'; case $x in $P)`) quotes the next byte.
-pub(crate) fn fnmatch(pat: &[PatByte], name: &[u8]) -> bool {
-    let mut escaped = Vec::with_capacity(pat.len() * 2);
-    for p in pat {
-        if p.quoted {
-            escaped.push(b'\\');
-        }
-        escaped.push(p.b);
-    }
-    trumansh_commands::fnmatch(&escaped, name, false)
+    matcher.is_match(name)
 }
 
 #[cfg(test)]
@@ -249,6 +273,15 @@ mod tests {
 
     fn pat(s: &str) -> Vec<PatByte> {
         s.bytes().map(|b| PatByte { b, quoted: false }).collect()
+    }
+
+    fn fnmatch(p: &[PatByte], name: &[u8]) -> bool {
+        Pattern::new(p, Syntax::default()).is_match(name)
+    }
+
+    fn matches(p: &[PatByte], name: &[u8]) -> bool {
+        let m = Pattern::new(p, Syntax::default());
+        name_matches(&m, skips_dot_names(p, false), name, false)
     }
 
     // Checked with bash 5.2: `[[ NAME == PATTERN ]]` gives the same answers.
@@ -291,5 +324,13 @@ mod tests {
         assert!(matches(&pat(".*"), b".x"));
         assert!(!matches(&pat("[.]x"), b".x"));
         assert!(!matches(&pat("?x"), b".x"));
+    }
+
+    #[test]
+    fn extended_patterns_are_globs() {
+        assert!(has_glob(&pat("@(a)"), true));
+        assert!(!has_glob(&pat("@(a)"), false));
+        assert!(!has_glob(&pat("a@b!c+"), true));
+        assert!(has_glob(&pat("x?"), false));
     }
 }

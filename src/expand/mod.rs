@@ -21,6 +21,7 @@ pub mod arith;
 mod brace;
 pub(crate) mod glob;
 mod param_ops;
+pub(crate) mod pattern;
 #[cfg(test)]
 mod tests;
 
@@ -172,6 +173,11 @@ pub struct ExpandCtx<'a> {
     pub failglob: bool,
     pub dotglob: bool,
     pub globstar: bool,
+    /// `shopt -s extglob`: patterns (pathname expansion, `${X#pat}`...) take `?(...)`,
+    /// `*(...)`, `+(...)`, `@(...)` and `!(...)`.
+    pub extglob: bool,
+    /// `shopt -u globskipdots`: `.` and `..` can be matched (by a pattern starting with `.`).
+    pub globskipdots: bool,
 }
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
@@ -307,9 +313,10 @@ pub fn expand_pattern(word: &Word, ctx: &mut ExpandCtx) -> Result<Pattern, Expan
 pub struct Pattern(Vec<glob::PatByte>);
 
 impl Pattern {
-    /// Whether the whole of `text` matches.
-    pub fn matches(&self, text: &[u8]) -> bool {
-        glob::fnmatch(&self.0, text)
+    /// Whether the whole of `text` matches (`extglob`: with the extended operators; `fold`:
+    /// ignoring ASCII case, `nocasematch`).
+    pub fn matches(&self, text: &[u8], extglob: bool, fold: bool) -> bool {
+        pattern::Pattern::new(&self.0, pattern::Syntax { extglob, fold }).is_match(text)
     }
     /// The pattern's text as written after expansion (quoted bytes as they are).
     pub fn text(&self) -> Vec<u8> {
@@ -779,7 +786,7 @@ impl Expander<'_, '_> {
             })
             .collect();
         let plain: Vec<u8> = field.iter().map(|c| c.b).collect();
-        if self.ctx.noglob || !glob::has_glob(&pat) {
+        if self.ctx.noglob || !glob::has_glob(&pat, self.ctx.extglob) {
             return Ok(vec![plain]);
         }
         match glob::glob(
@@ -787,7 +794,12 @@ impl Expander<'_, '_> {
             self.ctx.cwd,
             self.ctx.fs,
             self.ctx.max_glob,
-            (self.ctx.dotglob, self.ctx.globstar),
+            glob::Options {
+                dotglob: self.ctx.dotglob,
+                globstar: self.ctx.globstar,
+                extglob: self.ctx.extglob,
+                skipdots: self.ctx.globskipdots,
+            },
         ) {
             Ok(found) if found.is_empty() && self.ctx.nullglob => Ok(Vec::new()),
             Ok(found) if found.is_empty() && self.ctx.failglob => Err(ExpandError::fatal(format!(

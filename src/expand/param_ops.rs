@@ -19,6 +19,7 @@
 #![deny(clippy::indexing_slicing)]
 
 use super::glob::PatByte;
+use super::pattern::{Pattern, Syntax};
 use super::{
     Ch, ExpandError, Expander, Q, SPLIT, all_subscript, display_part, expand_pattern,
     expand_word_nosplit, push_bytes, valid_param_name,
@@ -442,7 +443,7 @@ impl Expander<'_, '_> {
             &ParamOp::RemovePrefix { longest } | &ParamOp::RemoveSuffix { longest } => {
                 let pat = self.pattern(word)?;
                 Op::Remove {
-                    matcher: Matcher::new(&pat),
+                    matcher: Matcher::new(&pat, self.ctx.extglob),
                     prefix: matches!(op, ParamOp::RemovePrefix { .. }),
                     longest,
                 }
@@ -474,7 +475,7 @@ impl Expander<'_, '_> {
                 }
                 Op::Replace {
                     empty: pat.is_empty(),
-                    matcher: Matcher::new(&pat),
+                    matcher: Matcher::new(&pat, self.ctx.extglob),
                     anchor,
                     all: *all,
                     rep,
@@ -487,7 +488,7 @@ impl Expander<'_, '_> {
                     self.pattern(word)?
                 };
                 Op::Case {
-                    matcher: (!pat.is_empty()).then(|| Matcher::new(&pat)),
+                    matcher: (!pat.is_empty()).then(|| Matcher::new(&pat, self.ctx.extglob)),
                     to: if toggle {
                         CaseTo::Toggle
                     } else if upper {
@@ -1390,23 +1391,11 @@ impl PromptEnv {
 // ---------------------------------------------------------------------------------------
 // Pattern matching over substrings.
 
-/// One element of a compiled pattern.
-#[derive(Debug, Clone)]
-enum Tok {
-    Byte(u8),
-    Any,
-    Star,
-    /// `[...]`: the bytes it matches.
-    Set(Box<[bool; 256]>),
-}
-
 /// A shell pattern compiled for matching parts of a string (bash's `strmatch` without
 /// `FNM_PATHNAME` or `FNM_PERIOD`: `*` and `?` match any byte, `/` and a leading `.`
-/// included). Runs as a set of positions in the pattern (no backtracking), forward for
-/// prefixes and backward (on the reversed pattern) for suffixes, each in one pass.
+/// included), with bash's quirks of `${X/pat/string}`.
 pub(super) struct Matcher {
-    toks: Vec<Tok>,
-    rev: Vec<Tok>,
+    pat: Pattern,
     /// bash's idea of how many bytes a match takes, when it thinks that fixed (no `*`): its
     /// `${X/pat/string}` only tries matches of that length ([`bash_matchlen`]).
     fixed: Option<usize>,
@@ -1416,42 +1405,10 @@ pub(super) struct Matcher {
 }
 
 impl Matcher {
-    /// Compiles a pattern: unquoted `*`, `?`, `[...]` are special, an unquoted backslash
-    /// quotes the next byte, a `[` without its `]` is literal.
-    pub(super) fn new(pat: &[PatByte]) -> Self {
-        let mut toks = Vec::with_capacity(pat.len());
-        let mut i = 0usize;
-        while let Some(&p) = pat.get(i) {
-            i += 1;
-            if p.quoted {
-                toks.push(Tok::Byte(p.b));
-                continue;
-            }
-            match p.b {
-                b'*' => {
-                    if !matches!(toks.last(), Some(Tok::Star)) {
-                        toks.push(Tok::Star);
-                    }
-                }
-                b'?' => toks.push(Tok::Any),
-                b'\\' => match pat.get(i) {
-                    Some(next) => {
-                        toks.push(Tok::Byte(next.b));
-                        i += 1;
-                    }
-                    None => toks.push(Tok::Byte(b'\\')),
-                },
-                b'[' => match bracket(pat, i) {
-                    Some((set, next)) => {
-                        toks.push(Tok::Set(set));
-                        i = next;
-                    }
-                    None => toks.push(Tok::Byte(b'[')),
-                },
-                b => toks.push(Tok::Byte(b)),
-            }
-        }
-        let rev = toks.iter().rev().cloned().collect();
+    /// Compiles a pattern: unquoted `*`, `?`, `[...]` (and with `extglob` the extended
+    /// parts) are special, an unquoted backslash quotes the next byte, a `[` without its `]`
+    /// is literal.
+    pub(super) fn new(pat: &[PatByte], extglob: bool) -> Self {
         // The pattern as bash holds it: quoted bytes after a backslash.
         let mut text = Vec::with_capacity(pat.len());
         for p in pat {
@@ -1473,221 +1430,36 @@ impl Matcher {
             && text.last() == Some(&b'*')
             && escapes % 2 == 1;
         Matcher {
-            toks,
-            rev,
+            pat: Pattern::new(
+                pat,
+                Syntax {
+                    extglob,
+                    fold: false,
+                },
+            ),
             fixed: bash_matchlen(&text),
             whole_only,
         }
     }
 
-    /// Adds the positions reachable without consuming a byte (past `*`).
-    fn close(toks: &[Tok], set: &mut [bool]) {
-        for (i, t) in toks.iter().enumerate() {
-            if matches!(t, Tok::Star)
-                && set.get(i).copied().unwrap_or(false)
-                && let Some(next) = set.get_mut(i + 1)
-            {
-                *next = true;
-            }
-        }
-    }
-
-    /// The positions after consuming `c`; `false` when none is left.
-    fn step(toks: &[Tok], cur: &[bool], c: u8, next: &mut [bool]) -> bool {
-        next.fill(false);
-        let mut any = false;
-        for (i, t) in toks.iter().enumerate() {
-            if !cur.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            let to = match t {
-                Tok::Star => i,
-                Tok::Any => i + 1,
-                Tok::Byte(b) if *b == c => i + 1,
-                Tok::Set(s) if s.get(usize::from(c)).copied().unwrap_or(false) => i + 1,
-                _ => continue,
-            };
-            if let Some(x) = next.get_mut(to) {
-                *x = true;
-                any = true;
-            }
-        }
-        Self::close(toks, next);
-        any
-    }
-
-    /// Runs `toks` over `bytes` from a fresh start: the numbers of bytes consumed at which the
-    /// whole pattern matched, shortest first (stops at the first when `!longest`).
-    fn run<'b>(toks: &[Tok], bytes: impl Iterator<Item = &'b u8>, longest: bool) -> Option<usize> {
-        let n = toks.len();
-        let mut cur = vec![false; n + 1];
-        let mut next = vec![false; n + 1];
-        if let Some(first) = cur.first_mut() {
-            *first = true;
-        }
-        Self::close(toks, &mut cur);
-        let accepts = |set: &[bool]| set.get(n).copied().unwrap_or(false);
-        let mut best = accepts(&cur).then_some(0);
-        if best.is_some() && !longest {
-            return best;
-        }
-        for (k, &c) in bytes.enumerate() {
-            if !Self::step(toks, &cur, c, &mut next) {
-                break;
-            }
-            std::mem::swap(&mut cur, &mut next);
-            if accepts(&cur) {
-                best = Some(k + 1);
-                if !longest {
-                    break;
-                }
-            }
-        }
-        best
-    }
-
     /// Whether the whole of `text` matches.
     pub(super) fn is_match(&self, text: &[u8]) -> bool {
-        Self::run(&self.toks, text.iter(), true) == Some(text.len())
+        self.pat.is_match(text)
     }
 
     /// The end of the shortest (or longest) prefix of `text` that matches.
     pub(super) fn prefix(&self, text: &[u8], longest: bool) -> Option<usize> {
-        Self::run(&self.toks, text.iter(), longest)
+        self.pat.prefix(text, longest)
     }
 
     /// The start of the shortest (or longest) suffix of `text` that matches.
     pub(super) fn suffix(&self, text: &[u8], longest: bool) -> Option<usize> {
-        Self::run(&self.rev, text.iter().rev(), longest).map(|k| text.len() - k)
+        self.pat.suffix(text, longest)
     }
 
     /// For each position of `text` (and its end), whether a match starts there.
     fn starts(&self, text: &[u8]) -> Vec<bool> {
-        let toks = &self.rev;
-        let n = toks.len();
-        let mut out = vec![false; text.len() + 1];
-        let mut cur = vec![false; n + 1];
-        let mut next = vec![false; n + 1];
-        let inject = |set: &mut Vec<bool>| {
-            if let Some(first) = set.first_mut() {
-                *first = true;
-            }
-            Self::close(toks, set);
-        };
-        inject(&mut cur);
-        if let Some(o) = out.get_mut(text.len()) {
-            *o = cur.get(n).copied().unwrap_or(false);
-        }
-        for j in (0..text.len()).rev() {
-            let c = text.get(j).copied().unwrap_or(0);
-            Self::step(toks, &cur, c, &mut next);
-            inject(&mut next);
-            std::mem::swap(&mut cur, &mut next);
-            if let Some(o) = out.get_mut(j) {
-                *o = cur.get(n).copied().unwrap_or(false);
-            }
-        }
-        out
-    }
-}
-
-/// Parses a bracket expression whose `[` is just before `pat[start]`: the set it matches and
-/// the index after its `]`, or `None` when it is not closed (then `[` is literal).
-fn bracket(pat: &[PatByte], start: usize) -> Option<(Box<[bool; 256]>, usize)> {
-    let mut set = Box::new([false; 256]);
-    let mut i = start;
-    let unquoted = |i: usize, b: u8| pat.get(i).is_some_and(|p| !p.quoted && p.b == b);
-    let negate = unquoted(i, b'!') || unquoted(i, b'^');
-    if negate {
-        i += 1;
-    }
-    let mut first = true;
-    loop {
-        let p = *pat.get(i)?;
-        if !p.quoted && p.b == b']' && !first {
-            i += 1;
-            break;
-        }
-        first = false;
-        // `[:class:]`, `[=c=]`, `[.c.]`.
-        if !p.quoted && p.b == b'[' {
-            let kind = pat.get(i + 1).filter(|q| !q.quoted).map(|q| q.b);
-            if let Some(k @ (b':' | b'=' | b'.')) = kind {
-                let body = pat.get(i + 2..).unwrap_or_default();
-                let close = body
-                    .windows(2)
-                    .position(|w| matches!(w, [a, b] if a.b == k && b.b == b']'));
-                if let Some(end) = close {
-                    let name: Vec<u8> = body
-                        .get(..end)
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|q| q.b)
-                        .collect();
-                    if k == b':' {
-                        for c in 0..=255u8 {
-                            if class_matches(&name, c)
-                                && let Some(s) = set.get_mut(usize::from(c))
-                            {
-                                *s = true;
-                            }
-                        }
-                    } else if let [c] = name.as_slice()
-                        && let Some(s) = set.get_mut(usize::from(*c))
-                    {
-                        *s = true;
-                    }
-                    i += 2 + end + 2;
-                    continue;
-                }
-            }
-        }
-        let (lo, next) = if !p.quoted && p.b == b'\\' {
-            (pat.get(i + 1)?.b, i + 2)
-        } else {
-            (p.b, i + 1)
-        };
-        i = next;
-        let dash = unquoted(i, b'-') && pat.get(i + 1).is_some_and(|q| q.quoted || q.b != b']');
-        if dash {
-            let q = *pat.get(i + 1)?;
-            let (hi, next) = if !q.quoted && q.b == b'\\' {
-                (pat.get(i + 2)?.b, i + 3)
-            } else {
-                (q.b, i + 2)
-            };
-            i = next;
-            for c in lo..=hi {
-                if let Some(s) = set.get_mut(usize::from(c)) {
-                    *s = true;
-                }
-            }
-        } else if let Some(s) = set.get_mut(usize::from(lo)) {
-            *s = true;
-        }
-    }
-    if negate {
-        set.iter_mut().for_each(|s| *s = !*s);
-    }
-    Some((set, i))
-}
-
-fn class_matches(name: &[u8], c: u8) -> bool {
-    match name {
-        b"alpha" => c.is_ascii_alphabetic(),
-        b"digit" => c.is_ascii_digit(),
-        b"alnum" => c.is_ascii_alphanumeric(),
-        b"upper" => c.is_ascii_uppercase(),
-        b"lower" => c.is_ascii_lowercase(),
-        b"space" => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
-        b"blank" => matches!(c, b' ' | b'\t'),
-        b"punct" => c.is_ascii_punctuation(),
-        b"print" => (0x20..0x7f).contains(&c),
-        b"graph" => c.is_ascii_graphic(),
-        b"cntrl" => c < 0x20 || c == 0x7f,
-        b"xdigit" => c.is_ascii_hexdigit(),
-        b"word" => c.is_ascii_alphanumeric() || c == b'_',
-        _ => false,
+        self.pat.starts(text)
     }
 }
 
@@ -1702,19 +1474,19 @@ mod tests {
 
     #[test]
     fn matcher_prefixes_and_suffixes() {
-        let m = Matcher::new(&pat("*/"));
+        let m = Matcher::new(&pat("*/"), false);
         assert_eq!(m.prefix(b"/a/b/c", false), Some(1));
         assert_eq!(m.prefix(b"/a/b/c", true), Some(5));
-        let m = Matcher::new(&pat(".*"));
+        let m = Matcher::new(&pat(".*"), false);
         assert_eq!(m.suffix(b"f.tar.gz", false), Some(5));
         assert_eq!(m.suffix(b"f.tar.gz", true), Some(1));
-        assert!(Matcher::new(&pat("[a-c]?[!x]")).is_match(b"b-y"));
-        assert!(!Matcher::new(&pat("[a-c]?[!x]")).is_match(b"b-x"));
-        assert!(Matcher::new(&pat("[]]")).is_match(b"]"));
-        assert!(Matcher::new(&pat("[x")).is_match(b"[x"));
-        assert!(Matcher::new(&pat("\\*")).is_match(b"*"));
-        assert!(!Matcher::new(&pat("\\*")).is_match(b"a"));
-        assert!(Matcher::new(&pat("[[:upper:]]*")).is_match(b"Ab"));
+        assert!(Matcher::new(&pat("[a-c]?[!x]"), false).is_match(b"b-y"));
+        assert!(!Matcher::new(&pat("[a-c]?[!x]"), false).is_match(b"b-x"));
+        assert!(Matcher::new(&pat("[]]"), false).is_match(b"]"));
+        assert!(Matcher::new(&pat("[x"), false).is_match(b"[x"));
+        assert!(Matcher::new(&pat("\\*"), false).is_match(b"*"));
+        assert!(!Matcher::new(&pat("\\*"), false).is_match(b"a"));
+        assert!(Matcher::new(&pat("[[:upper:]]*"), false).is_match(b"Ab"));
     }
 
     #[test]
@@ -1730,19 +1502,19 @@ mod tests {
 
     #[test]
     fn matcher_starts() {
-        let m = Matcher::new(&pat("b*c"));
+        let m = Matcher::new(&pat("b*c"), false);
         assert_eq!(m.starts(b"abxc"), vec![false, true, false, false, false]);
     }
 
     #[test]
     fn replace_forms() {
         let rep = Replacement::new(&pat("<&>"));
-        let m = Matcher::new(&pat("?"));
+        let m = Matcher::new(&pat("?"), false);
         assert_eq!(
             replace(b"abc", &m, false, Anchor::None, true, Some(&rep)).unwrap(),
             b"<a><b><c>"
         );
-        let m = Matcher::new(&pat("*"));
+        let m = Matcher::new(&pat("*"), false);
         assert_eq!(
             replace(b"", &m, false, Anchor::None, false, Some(&rep)).unwrap(),
             b"<>"
@@ -1751,7 +1523,7 @@ mod tests {
         let big = vec![b'a'; 10_000];
         let rep: Vec<PatByte> = big.iter().map(|&b| PatByte { b, quoted: true }).collect();
         let rep = Replacement::new(&rep);
-        let m = Matcher::new(&pat("?"));
+        let m = Matcher::new(&pat("?"), false);
         assert_eq!(
             replace(&big, &m, false, Anchor::None, true, Some(&rep)),
             None
@@ -1760,7 +1532,7 @@ mod tests {
 
     #[test]
     fn no_quadratic_blowup_on_long_values() {
-        let m = Matcher::new(&pat("*z"));
+        let m = Matcher::new(&pat("*z"), false);
         let v = vec![b'a'; 200_000];
         let rep = Replacement::new(&pat("x"));
         assert_eq!(

@@ -188,6 +188,8 @@ impl Fixture {
             failglob: false,
             dotglob: false,
             globstar: false,
+            extglob: false,
+            globskipdots: true,
             max_glob: 10_000,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;
@@ -383,6 +385,8 @@ fn assignment_operator_records_and_reuses() {
         failglob: false,
         dotglob: false,
         globstar: false,
+        extglob: false,
+        globskipdots: true,
         max_glob: 100,
     };
     let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
@@ -416,6 +420,8 @@ fn nosplit_and_redirect_targets() {
         failglob: false,
         dotglob: false,
         globstar: false,
+        extglob: false,
+        globskipdots: true,
         max_glob: 100,
     };
     // X=~/a:~/b:$S '*' -> bash: /home/u/a:/home/u/b:a  b\tc (no split, no glob)
@@ -474,6 +480,8 @@ fn caps() {
         failglob: false,
         dotglob: false,
         globstar: false,
+        extglob: false,
+        globskipdots: true,
         max_glob: 3,
     };
     let script = parse(b": {1..20} *", 1).unwrap();

@@ -7,7 +7,6 @@ use std::io::{BufRead, Write};
 
 use crate::io::{Sink, Stream};
 use crate::session::Session;
-use crate::shell::{self, ParseError};
 use crate::transcript::{Recorded, Recorder, Tee};
 
 use super::chunks::Chunks;
@@ -70,11 +69,13 @@ pub fn run_lines(
     mut recorder: Option<&mut Recorder>,
 ) -> i32 {
     let mut sink = StdSink;
-    for chunk in Chunks::new(input) {
-        let is_syntax_error = matches!(
-            shell::parse(&chunk.text, chunk.first_line),
-            Err(ParseError::Syntax { .. } | ParseError::Incomplete { .. })
-        );
+    let mut chunks = Chunks::new(input);
+    loop {
+        let (extglob, aliases) = session.parse_settings();
+        chunks.set_syntax(extglob, aliases);
+        let Some(chunk) = chunks.next() else {
+            break;
+        };
         run_recorded(
             session,
             &chunk.text,
@@ -85,7 +86,7 @@ pub fn run_lines(
         if let Some(status) = session.exit_status() {
             return status;
         }
-        if is_syntax_error && on_syntax_error == OnSyntaxError::Abort {
+        if session.syntax_error() && on_syntax_error == OnSyntaxError::Abort {
             return 2;
         }
     }

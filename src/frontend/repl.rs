@@ -215,8 +215,13 @@ pub fn run_repl(session: Session, mut recorder: Option<Recorder>) -> i32 {
                 Ok(line) => {
                     buf.push_str(&line);
                     buf.push('\n');
+                    let (extglob, aliases) = session.borrow().parse_settings();
+                    let opts = shell::ParseOpts {
+                        extglob,
+                        aliases: aliases.as_deref(),
+                    };
                     if matches!(
-                        shell::parse(buf.as_bytes(), line_no),
+                        shell::parse_with_opts(buf.as_bytes(), line_no, opts),
                         Err(ParseError::Incomplete { .. })
                     ) {
                         p = "> ".to_string();

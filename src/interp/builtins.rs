@@ -14,7 +14,7 @@ use super::state::ShellState;
 use super::{Cx, Flow, Interp, Io};
 use crate::exec::{Emitter, Out, StreamSink};
 use crate::io::Stream;
-use crate::shell::{self, ParseError};
+use crate::shell::ParseError;
 
 /// The interpreter's builtins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,25 +368,35 @@ fn set_pwd(state: &mut ShellState, old: &std::path::Path) {
     state.vars.set("PWD", now, false);
 }
 
-/// `alias [-p] [name[=value] ...]`: kept and listed; like a non-interactive bash, they are
-/// not expanded (unless `shopt -s expand_aliases`, which trumansh does not honour yet).
+/// `alias [-p] [name[=value] ...]`: defines and lists aliases (expanded by the parser, with
+/// `shopt -s expand_aliases`, from the next complete command on). `-p` lists them all first.
 fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
-    let names: Vec<&String> = args.iter().filter(|a| a.as_str() != "-p").collect();
+    let mut list_all = false;
+    let mut rest = args;
+    while let Some((first, tail)) = rest.split_first() {
+        match first.as_str() {
+            "-p" => list_all = true,
+            "--" => {
+                rest = tail;
+                break;
+            }
+            o if o.starts_with('-') && o.len() > 1 => {
+                said.err(&format!("alias: {o}: invalid option"), 2);
+                said.err("alias: usage: alias [-p] [name[=value] ... ]", 2);
+                return;
+            }
+            _ => break,
+        }
+        rest = tail;
+    }
+    let names: Vec<&String> = rest.iter().collect();
     let show = |said: &mut Said, n: &str, v: &str| {
-        let q = trumansh_commands::quote(v);
-        let q = if q.starts_with('\'') {
-            q
-        } else {
-            format!("'{v}'")
-        };
-        said.out
-            .extend_from_slice(format!("alias {n}={q}\n").as_bytes());
+        said.out.extend_from_slice(alias_line(n, v).as_bytes());
     };
-    if names.is_empty() {
+    if names.is_empty() || list_all {
         for (n, v) in state.aliases.iter() {
             show(said, n, v);
         }
-        return;
     }
     for a in names {
         match a.split_once('=') {
@@ -402,6 +412,21 @@ fn alias(state: &mut ShellState, args: &[String], said: &mut Said) {
             },
         }
     }
+}
+
+/// An alias as `alias` and `command -v` print it: `alias NAME='VALUE'`.
+pub(super) fn alias_line(n: &str, v: &str) -> String {
+    let dash = if n.starts_with('-') { "-- " } else { "" };
+    format!("alias {dash}{n}='{}'\n", v.replace('\'', "'\\''"))
+}
+
+/// The alias a name is, where aliases are expanded (`shopt -s expand_aliases`): `type`
+/// and `command -v` name it first.
+pub(super) fn alias_of<'s>(state: &'s ShellState, name: &str) -> Option<&'s str> {
+    if !state.opts.expand_aliases {
+        return None;
+    }
+    state.aliases.get(name).map(String::as_str)
 }
 
 /// `unalias [-a] name ...`.
@@ -1407,7 +1432,13 @@ impl Interp<'_> {
             if let Some(long) = verbose {
                 let mut missing = 0;
                 for n in rest {
-                    let kind = if matches!(n.as_str(), "bash" | "sh") {
+                    let kind = if let Some(v) = alias_of(state, n) {
+                        let line = alias_line(n, v);
+                        Some((
+                            line.trim_end().to_string(),
+                            format!("{n} is aliased to `{v}'"),
+                        ))
+                    } else if matches!(n.as_str(), "bash" | "sh") {
                         let p = format!("/usr/bin/{n}");
                         Some((p.clone(), format!("{n} is {p}")))
                     } else if let Some(def) = state.functions.get(n) {
@@ -1543,56 +1574,52 @@ impl Interp<'_> {
             return Flow::Normal;
         }
         let first = if mode == Mode::Eval { line } else { 1 };
-        match shell::parse_at_eof(text, first) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    self.shell_error(state, streams, w.line, w.message.as_bytes());
-                }
-                state.source_depth += 1;
-                state.set_status(0);
-                let flow = self.run_list(state, &parsed.script, io, cx, streams);
-                state.source_depth -= 1;
-                flow
+        state.source_depth += 1;
+        state.set_status(0);
+        let (flow, error) = self.read_and_run(state, text, first, streams, |state, script| {
+            self.run_list(state, script, io, cx, streams)
+        });
+        state.source_depth -= 1;
+        let Some(e) = error else {
+            return flow;
+        };
+        let (message, l) = match e {
+            ParseError::Syntax { message, line } | ParseError::Unsupported { message, line } => {
+                (message, line)
             }
-            Err(e) => {
-                let (message, l) = match e {
-                    ParseError::Syntax { message, line }
-                    | ParseError::Unsupported { message, line } => (message, line),
-                    ParseError::Incomplete { message } => (message, first),
-                };
-                let l = if message == "syntax error: unexpected end of file" {
-                    first + text.split(|&b| b == b'\n').count()
-                } else {
-                    l
-                };
-                let mut head = if mode == Mode::Eval {
-                    // `bash: eval: line N: ` (the shell's name, then eval's own line).
-                    let mut p = self.prefix(state, line);
-                    let keep = p.iter().position(|&b| b == b':').map_or(p.len(), |i| i + 2);
-                    p.truncate(keep);
-                    p.extend_from_slice(format!("eval: line {l}: ").as_bytes());
-                    p
-                } else {
-                    format!("{what}: line {l}: ").into_bytes()
-                };
-                let mut msg = head.clone();
-                msg.extend_from_slice(message.as_bytes());
-                msg.push(b'\n');
-                if message.starts_with("syntax error near") {
-                    let src = text
-                        .split(|&b| b == b'\n')
-                        .nth(l.saturating_sub(first))
-                        .unwrap_or_default();
-                    head.push(b'`');
-                    head.extend_from_slice(src);
-                    head.extend_from_slice(b"'\n");
-                    msg.extend_from_slice(&head);
-                }
-                self.write_out(&io.err, &msg, streams);
-                state.set_status(if mode == Mode::Eval { 2 } else { 1 });
-                Flow::Normal
-            }
+            ParseError::Incomplete { message } => (message, first),
+        };
+        let l = if message == "syntax error: unexpected end of file" {
+            first + text.split(|&b| b == b'\n').count()
+        } else {
+            l
+        };
+        let mut head = if mode == Mode::Eval {
+            // `bash: eval: line N: ` (the shell's name, then eval's own line).
+            let mut p = self.prefix(state, line);
+            let keep = p.iter().position(|&b| b == b':').map_or(p.len(), |i| i + 2);
+            p.truncate(keep);
+            p.extend_from_slice(format!("eval: line {l}: ").as_bytes());
+            p
+        } else {
+            format!("{what}: line {l}: ").into_bytes()
+        };
+        let mut msg = head.clone();
+        msg.extend_from_slice(message.as_bytes());
+        msg.push(b'\n');
+        if message.starts_with("syntax error near") {
+            let src = text
+                .split(|&b| b == b'\n')
+                .nth(l.saturating_sub(first))
+                .unwrap_or_default();
+            head.push(b'`');
+            head.extend_from_slice(src);
+            head.extend_from_slice(b"'\n");
+            msg.extend_from_slice(&head);
         }
+        self.write_out(&io.err, &msg, streams);
+        state.set_status(2);
+        Flow::Normal
     }
 
     /// `bash FILE ARGS`, `bash -c TEXT [ARG0 ARGS]`, `sh ...`: a child shell, in process.
@@ -1725,43 +1752,28 @@ impl Interp<'_> {
             stage: false,
             ..*self
         };
-        match shell::parse_at_eof(text, 1) {
-            Ok(parsed) => {
-                for w in &parsed.warnings {
-                    self.shell_error(&child, streams, w.line, w.message.as_bytes());
+        let (_, error) = this.read_and_run(&mut child, text, 1, streams, |child, script| {
+            this.run_list(child, script, io, Cx::default(), streams)
+        });
+        if let Some(e) = error {
+            let (message, l) = match e {
+                ParseError::Syntax { message, line }
+                | ParseError::Unsupported { message, line } => (message, line),
+                ParseError::Incomplete { message } => (message, 1),
+            };
+            if child.exit.is_none() {
+                self.shell_error(&child, streams, l, message.as_bytes());
+                if message.starts_with("syntax error near") {
+                    let src = text
+                        .split(|&b| b == b'\n')
+                        .nth(l.saturating_sub(1))
+                        .unwrap_or_default();
+                    let mut echo = b"`".to_vec();
+                    echo.extend_from_slice(src);
+                    echo.push(b'\'');
+                    self.shell_error(&child, streams, l, &echo);
                 }
-                this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
-            }
-            Err(e) => {
-                // Run what parses (the commands before the error), then report it.
-                let (message, l) = match e {
-                    ParseError::Syntax { message, line }
-                    | ParseError::Unsupported { message, line } => (message, line),
-                    ParseError::Incomplete { message } => (message, 1),
-                };
-                let upto = text
-                    .split_inclusive(|&b| b == b'\n')
-                    .take(l.saturating_sub(1))
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<u8>>();
-                if let Ok(parsed) = shell::parse_at_eof(&upto, 1) {
-                    this.run_list(&mut child, &parsed.script, io, Cx::default(), streams);
-                }
-                if child.exit.is_none() {
-                    self.shell_error(&child, streams, l, message.as_bytes());
-                    if message.starts_with("syntax error near") {
-                        let src = text
-                            .split(|&b| b == b'\n')
-                            .nth(l.saturating_sub(1))
-                            .unwrap_or_default();
-                        let mut echo = b"`".to_vec();
-                        echo.extend_from_slice(src);
-                        echo.push(b'\'');
-                        self.shell_error(&child, streams, l, &echo);
-                    }
-                    child.exit = Some(2);
-                }
+                child.exit = Some(2);
             }
         }
         self.exit_trap(&mut child, io, streams);
@@ -1787,13 +1799,13 @@ impl Interp<'_> {
         if cmd.is_empty() {
             return;
         }
-        let Ok(parsed) = shell::parse_at_eof(cmd.as_bytes(), state.lineno.max(1)) else {
-            return;
-        };
         let status = state.last_status;
         let exit = state.exit.take();
         state.in_trap = true;
-        let _ = self.run_list(state, &parsed.script, io, Cx::default(), streams);
+        let line = state.lineno.max(1);
+        let _ = self.read_and_run(state, cmd.as_bytes(), line, streams, |state, script| {
+            self.run_list(state, script, io, Cx::default(), streams)
+        });
         state.in_trap = false;
         // `exit` in an EXIT trap sets the status; elsewhere `$?` is kept.
         state.exit = match (exit, state.exit) {

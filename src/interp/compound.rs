@@ -99,7 +99,7 @@ impl Interp<'_> {
                     let mut matched = fall;
                     if !matched {
                         for p in &arm.patterns {
-                            match self.pattern_matches(state, p, &value, io, *line, out) {
+                            match self.pattern_matches(state, p, &value, false, io, *line, out) {
                                 Ok(true) => {
                                     matched = true;
                                     break;
@@ -367,12 +367,16 @@ impl Interp<'_> {
         r.map_err(|e| self.expansion_failed(state, &e, line, out))
     }
 
-    /// Whether `value` matches the pattern word.
+    /// Whether `value` matches the pattern word: with the extended operators when `extglob`
+    /// is on, or always (`always_ext`: `[[ == ]]`, which bash 5.2 matches as extended
+    /// patterns whatever the option); ignoring case with `nocasematch`.
+    #[allow(clippy::too_many_arguments)]
     fn pattern_matches(
         &self,
         state: &mut ShellState,
         pattern: &Word,
         value: &[u8],
+        always_ext: bool,
         io: &Io,
         line: usize,
         out: &dyn StreamSink,
@@ -381,16 +385,11 @@ impl Interp<'_> {
             expand::expand_pattern(pattern, ctx)
         });
         match p {
-            Ok(p) => {
-                if state.opts.nocasematch {
-                    let lower: Vec<u8> = value.to_ascii_lowercase();
-                    let pl = p.text().to_ascii_lowercase();
-                    let _ = pl;
-                    Ok(p.matches(value) || p.matches(&lower))
-                } else {
-                    Ok(p.matches(value))
-                }
-            }
+            Ok(p) => Ok(p.matches(
+                value,
+                always_ext || state.opts.extglob,
+                state.opts.nocasematch,
+            )),
             Err(e) => Err(self.expansion_failed(state, &e, line, out)),
         }
     }
@@ -467,7 +466,7 @@ impl Interp<'_> {
                 }
                 match op.as_str() {
                     "==" | "=" | "!=" => {
-                        let m = self.pattern_matches(state, rhs, &left, io, line, out)?;
+                        let m = self.pattern_matches(state, rhs, &left, true, io, line, out)?;
                         Ok(if op == "!=" { !m } else { m })
                     }
                     "=~" => self.regex_match(state, &left, rhs, io, line, out),

@@ -34,6 +34,7 @@ impl Interp<'_> {
         let limits = &self.rt.config.policy.limits;
         let cwd = state.cwd.clone();
         let noglob = state.opts.noglob;
+        let (extglob, globskipdots) = (state.opts.extglob, state.opts.globskipdots);
         let (nullglob, failglob, dotglob, globstar) = (
             state.opts.nullglob,
             state.opts.failglob,
@@ -58,6 +59,8 @@ impl Interp<'_> {
             failglob,
             dotglob,
             globstar,
+            extglob,
+            globskipdots,
         };
         let result = f(&mut ctx);
         self.flush_warnings(state, line, streams);

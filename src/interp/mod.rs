@@ -159,6 +159,48 @@ impl Interp<'_> {
         }
     }
 
+    /// Reads shell text one complete command at a time, as bash reads a script, `eval` and
+    /// `source` text and a `-c` string: each command is parsed with the options the ones
+    /// before left (`shopt -s extglob`, `shopt -s expand_aliases`, `alias`), then `run`.
+    /// Stops at `exit`, at a flow that leaves the text (`return`), or at a syntax error,
+    /// given back after what came before it ran.
+    pub(crate) fn read_and_run(
+        &self,
+        state: &mut ShellState,
+        text: &[u8],
+        first_line: usize,
+        out: &dyn StreamSink,
+        mut run: impl FnMut(&mut ShellState, &Script) -> Flow,
+    ) -> (Flow, Option<crate::shell::ParseError>) {
+        let mut reader = crate::shell::Reader::new(text, first_line);
+        loop {
+            if self.stopped(state) {
+                return (Flow::Normal, None);
+            }
+            let aliases = state
+                .opts
+                .expand_aliases
+                .then(|| std::sync::Arc::clone(&state.aliases));
+            let opts = crate::shell::ParseOpts {
+                extglob: state.opts.extglob,
+                aliases: aliases.as_deref(),
+            };
+            match reader.next_command(opts) {
+                None => return (Flow::Normal, None),
+                Some(Ok(parsed)) => {
+                    for w in &parsed.warnings {
+                        self.shell_error(state, out, w.line, w.message.as_bytes());
+                    }
+                    let flow = run(state, &parsed.script);
+                    if flow != Flow::Normal {
+                        return (flow, None);
+                    }
+                }
+                Some(Err(e)) => return (Flow::Normal, Some(e)),
+            }
+        }
+    }
+
     /// Whether the shell must stop running commands: `exit`, or the input was aborted.
     fn stopped(&self, state: &ShellState) -> bool {
         state.exit.is_some() || self.line.aborted()

@@ -123,6 +123,7 @@ fn shopt_field<'o>(o: &'o mut Options, name: &str) -> Option<&'o mut bool> {
         "expand_aliases" => &mut o.expand_aliases,
         "extglob" => &mut o.extglob,
         "failglob" => &mut o.failglob,
+        "globskipdots" => &mut o.globskipdots,
         "globstar" => &mut o.globstar,
         "inherit_errexit" => &mut o.inherit_errexit,
         "lastpipe" => &mut o.lastpipe,
@@ -186,7 +187,9 @@ pub(super) fn set_option(state: &mut ShellState, name: &str, on: bool) -> bool {
         o.other_set = o.other_set & !(1 << i) | u64::from(on != default) << i;
     }
     if name == "posix" {
-        // bash keeps `POSIXLY_CORRECT` in step with the option.
+        // bash keeps `POSIXLY_CORRECT` in step with the option, and a POSIX shell expands
+        // aliases (turning the mode off turns that off too).
+        state.opts.expand_aliases = on;
         if on {
             state.vars.set("POSIXLY_CORRECT", "y".into(), false);
         } else {

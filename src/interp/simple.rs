@@ -501,7 +501,31 @@ impl Interp<'_> {
         let mut status = 0;
         for name in names {
             let text = name.to_str().unwrap_or_default();
-            let def = state.functions.get(text).map(Arc::clone);
+            if let Some(v) = super::builtins::alias_of(state, text).filter(|_| !flag(b'P')) {
+                let said = if flag(b't') {
+                    "alias\n".to_string()
+                } else if flag(b'p') {
+                    String::new()
+                } else {
+                    format!("{text} is aliased to `{v}'\n")
+                };
+                self.write_out(&fds.io.out, said.as_bytes(), streams);
+                // `type -a`: what the name is besides, if anything.
+                let more = state.functions.contains_key(text)
+                    || super::builtins::is_keyword(text)
+                    || super::builtins::Builtin::lookup(text).is_some()
+                    || text
+                        .parse::<CommandName>()
+                        .is_ok_and(|c| !self.rt.denied.contains(&c));
+                if !(flag(b'a') && more) {
+                    continue;
+                }
+            }
+            let def = state
+                .functions
+                .get(text)
+                .filter(|_| !flag(b'f'))
+                .map(Arc::clone);
             let Some(def) = def.filter(|_| !super::builtins::is_keyword(text)) else {
                 let mut one = opts.clone();
                 one.push(name.clone());
@@ -982,17 +1006,19 @@ fn type_options(args: &[OsString]) -> (Vec<OsString>, &[OsString]) {
 /// Whether `type` (without `-f` or `-P`) is asked about a function.
 fn names_function(state: &ShellState, args: &[OsString]) -> bool {
     let (opts, names) = type_options(args);
-    if opts.iter().any(|o| {
-        o.as_bytes()
-            .iter()
-            .skip(1)
-            .any(|c| matches!(c, b'f' | b'P'))
-    }) {
+    let has = |c: u8| {
+        opts.iter()
+            .any(|o| o.as_bytes().iter().skip(1).any(|&x| x == c))
+    };
+    if has(b'P') {
         return false;
     }
-    names
-        .iter()
-        .any(|n| n.to_str().is_some_and(|t| state.functions.contains_key(t)))
+    names.iter().any(|n| {
+        n.to_str().is_some_and(|t| {
+            (!has(b'f') && state.functions.contains_key(t))
+                || super::builtins::alias_of(state, t).is_some()
+        })
+    })
 }
 
 fn push_assigns(

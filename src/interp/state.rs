@@ -62,6 +62,8 @@ pub(crate) struct Options {
     pub lastpipe: bool,
     pub expand_aliases: bool,
     pub inherit_errexit: bool,
+    /// On by default (bash 5.2): pathname expansion never matches `.` and `..`.
+    pub globskipdots: bool,
     /// bash's POSIX mode (`sh`, `set -o posix`).
     pub posix: bool,
     /// The other `set -o` and `shopt` options: bit `i` set when option `i` of its table
@@ -200,7 +202,10 @@ impl ShellState {
             script_name: None,
             frames: Vec::new(),
             loop_depth: 0,
-            opts: Options::default(),
+            opts: Options {
+                globskipdots: true,
+                ..Options::default()
+            },
             pipestatus: vec![0],
             subshell: 0,
             child: false,

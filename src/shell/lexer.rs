@@ -11,8 +11,61 @@
 //! hostile input cannot overflow the stack.
 #![deny(clippy::indexing_slicing)]
 
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
 use super::ast::{Anchor, ParamExp, ParamOp, SourceText, Word, WordPart};
 use super::parser::ParseError;
+
+/// How many alias texts one complete command may paste in (each may hold more aliases).
+pub(crate) const MAX_ALIAS_EXPANSIONS: usize = 1000;
+
+/// The shell options the syntax depends on, as they are when a complete command is read
+/// (bash reads, then runs, one complete command at a time: `shopt -s extglob` or `alias`
+/// take effect from the next one).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseOpts<'a> {
+    /// `shopt -s extglob`: `?(...)`, `*(...)`, `+(...)`, `@(...)`, `!(...)` are one word.
+    pub extglob: bool,
+    /// The aliases to expand (`shopt -s expand_aliases`), by name; `None`: none.
+    pub aliases: Option<&'a BTreeMap<String, String>>,
+}
+
+/// The text a lexer reads: the caller's, or its own once an alias was pasted in (from
+/// `base` on: what was read before it is dropped without a copy).
+#[derive(Debug, Clone)]
+pub(crate) enum Src<'a> {
+    Borrowed(&'a [u8]),
+    Owned { buf: Rc<[u8]>, base: usize },
+}
+
+impl<'a> Src<'a> {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Src::Borrowed(b) => b,
+            Src::Owned { buf, base } => buf.get(*base..).unwrap_or_default(),
+        }
+    }
+
+    /// The text from `pos` on.
+    pub(crate) fn advance(self, pos: usize) -> Src<'a> {
+        match self {
+            Src::Borrowed(b) => Src::Borrowed(b.get(pos..).unwrap_or_default()),
+            Src::Owned { buf, base } => Src::Owned {
+                buf,
+                base: base + pos,
+            },
+        }
+    }
+}
+
+/// An alias whose text is being read: its name and where its text ends.
+#[derive(Debug, Clone)]
+pub(crate) struct AliasUse {
+    pub name: String,
+    pub start: usize,
+    pub end: usize,
+}
 
 /// How deep `${...}` and quotes may nest inside one word.
 pub(crate) const MAX_DEPTH: usize = 64;
@@ -171,7 +224,7 @@ enum Quoting {
 }
 
 pub(crate) struct Lexer<'a> {
-    src: &'a [u8],
+    text: Src<'a>,
     pub(super) pos: usize,
     pub(super) line: usize,
     /// At end of input, finish what bash finishes (here-documents, a final `\`) instead of
@@ -187,6 +240,15 @@ pub(crate) struct Lexer<'a> {
     /// The subscript read after the name of the `${...}` being read (`${a[1]}`), given to
     /// its [`ParamExp`] once it is complete.
     subscript: Option<Word>,
+    /// The options the input is read with.
+    pub(crate) opts: ParseOpts<'a>,
+    /// Reading the right side of `[[ x == pattern ]]`: extended patterns are words even
+    /// without `extglob` (bash 5.2).
+    pub(super) ext_word: bool,
+    /// The aliases whose text is being read (not expanded again in it).
+    pub(crate) alias_uses: Vec<AliasUse>,
+    /// Alias texts pasted in by this lexer.
+    pub(crate) alias_count: usize,
     /// The `$(...)`, `<(...)` and `>(...)` read so far (start, end, text re-printed from
     /// the parse): bash keeps a word's text with them re-printed ([`Lexer::text`]).
     substs: Vec<(usize, usize, Vec<u8>)>,
@@ -241,10 +303,27 @@ fn unsupported(what: &str, line: usize) -> ParseError {
 
 impl<'a> Lexer<'a> {
     pub(crate) fn new(src: &'a [u8], first_line: usize, at_eof: bool) -> Self {
+        Self::resume(
+            Src::Borrowed(src),
+            0,
+            first_line,
+            at_eof,
+            ParseOpts::default(),
+        )
+    }
+
+    /// A lexer on `text` from `pos` (on line `line`).
+    pub(crate) fn resume(
+        text: Src<'a>,
+        pos: usize,
+        line: usize,
+        at_eof: bool,
+        opts: ParseOpts<'a>,
+    ) -> Self {
         Lexer {
-            src,
-            pos: 0,
-            line: first_line,
+            text,
+            pos,
+            line,
             at_eof,
             pending: Vec::new(),
             bodies: Vec::new(),
@@ -252,8 +331,84 @@ impl<'a> Lexer<'a> {
             depth: 0,
             in_dq: false,
             subscript: None,
+            opts,
+            ext_word: false,
+            alias_uses: Vec::new(),
+            alias_count: 0,
             substs: Vec::new(),
         }
+    }
+
+    /// The text read.
+    pub(crate) fn src(&self) -> &[u8] {
+        self.text.bytes()
+    }
+
+    /// Gives up the text (with what was pasted in) and the position reached.
+    pub(crate) fn into_text(self) -> (Src<'a>, usize, usize, Vec<AliasUse>) {
+        (self.text, self.pos, self.line, self.alias_uses)
+    }
+
+    /// A lexer for text nested in this one's (`$(...)`), from the current position.
+    fn nested(&self) -> Lexer<'a> {
+        let mut sub = Lexer::resume(
+            self.text.clone(),
+            self.pos,
+            self.line,
+            self.at_eof,
+            self.opts,
+        );
+        sub.depth = self.depth;
+        sub.alias_uses.clone_from(&self.alias_uses);
+        sub.alias_count = self.alias_count;
+        sub
+    }
+
+    /// Whether the alias `name` is being expanded where a word starting at `at` is.
+    pub(crate) fn alias_in_use(&self, name: &str, at: usize) -> bool {
+        self.alias_uses.iter().any(|u| u.name == name && at < u.end)
+    }
+
+    /// Pastes an alias's text in place of its word (`start..end`) and goes back to read it.
+    pub(crate) fn paste_alias(
+        &mut self,
+        (start, end, line): (usize, usize, usize),
+        name: &str,
+        value: &[u8],
+    ) -> Result<(), ParseError> {
+        self.alias_count += 1;
+        if self.alias_count > MAX_ALIAS_EXPANSIONS {
+            return Err(ParseError::Unsupported {
+                message: format!(
+                    "{name}: more than {MAX_ALIAS_EXPANSIONS} aliases expanded in one command are not supported by this shell"
+                ),
+                line,
+            });
+        }
+        let src = self.src();
+        let mut text = Vec::with_capacity(src.len() + value.len());
+        text.extend_from_slice(src.get(..start).unwrap_or_default());
+        text.extend_from_slice(value);
+        text.extend_from_slice(src.get(end..).unwrap_or_default());
+        let grown = value.len().wrapping_sub(end - start);
+        self.alias_uses.retain(|u| u.end > start);
+        for u in &mut self.alias_uses {
+            if u.end >= end {
+                u.end = u.end.wrapping_add(grown);
+            }
+        }
+        self.alias_uses.push(AliasUse {
+            name: name.to_string(),
+            start,
+            end: start + value.len(),
+        });
+        self.text = Src::Owned {
+            buf: Rc::from(text),
+            base: 0,
+        };
+        self.pos = start;
+        self.line = line;
+        Ok(())
     }
 
     pub(crate) fn line(&self) -> usize {
@@ -265,8 +420,8 @@ impl<'a> Lexer<'a> {
     }
 
     /// The input bytes between two offsets (empty when out of range).
-    pub(crate) fn slice(&self, start: usize, end: usize) -> &'a [u8] {
-        self.src.get(start..end).unwrap_or_default()
+    pub(crate) fn slice(&self, start: usize, end: usize) -> &[u8] {
+        self.src().get(start..end).unwrap_or_default()
     }
 
     /// The text bash keeps for the input between two offsets: line continuations removed
@@ -298,16 +453,16 @@ impl<'a> Lexer<'a> {
     }
 
     /// The input from an offset on.
-    pub(crate) fn rest_from(&self, start: usize) -> &'a [u8] {
-        self.src.get(start..).unwrap_or_default()
+    pub(crate) fn rest_from(&self, start: usize) -> &[u8] {
+        self.src().get(start..).unwrap_or_default()
     }
 
     fn peek(&self) -> Option<u8> {
-        self.src.get(self.pos).copied()
+        self.src().get(self.pos).copied()
     }
 
     fn peek_at(&self, n: usize) -> Option<u8> {
-        self.src.get(self.pos + n).copied()
+        self.src().get(self.pos + n).copied()
     }
 
     /// Consumes one byte, counting lines.
@@ -315,9 +470,21 @@ impl<'a> Lexer<'a> {
         let b = self.peek()?;
         self.pos += 1;
         if b == b'\n' {
-            self.line += 1;
+            self.count_line(self.pos - 1);
         }
         Some(b)
+    }
+
+    /// Counts the newline at `at`: one of the input's, not of an alias's text (bash does
+    /// not count those).
+    fn count_line(&mut self, at: usize) {
+        if !self
+            .alias_uses
+            .iter()
+            .any(|u| (u.start..u.end).contains(&at))
+        {
+            self.line += 1;
+        }
     }
 
     fn incomplete(&self, message: String, line: usize) -> ParseError {
@@ -375,7 +542,13 @@ impl<'a> Lexer<'a> {
                 Some(b' ' | b'\t') => self.pos += 1,
                 Some(b'\\') if self.peek_at(1) == Some(b'\n') => {
                     self.pos += 2;
-                    self.line += 1;
+                    self.count_line(self.pos - 1);
+                    if self.peek().is_none() && !self.at_eof {
+                        // A line continued at the end of the input: the command goes on.
+                        return Err(ParseError::Incomplete {
+                            message: String::new(),
+                        });
+                    }
                 }
                 Some(b'#') => {
                     while let Some(b) = self.peek() {
@@ -448,10 +621,10 @@ impl<'a> Lexer<'a> {
                 // `2>`: digits glued to a redirection operator are its fd.
                 if b.is_ascii_digit() {
                     let mut end = self.pos;
-                    while self.src.get(end).is_some_and(u8::is_ascii_digit) {
+                    while self.src().get(end).is_some_and(u8::is_ascii_digit) {
                         end += 1;
                     }
-                    if matches!(self.src.get(end), Some(b'<' | b'>')) {
+                    if matches!(self.src().get(end), Some(b'<' | b'>')) {
                         let digits = self.slice(start, end);
                         if let Some(n) = std::str::from_utf8(digits)
                             .ok()
@@ -509,11 +682,62 @@ impl<'a> Lexer<'a> {
                     self.read_special(b, &mut parts)?;
                     lit_start = self.pos;
                 }
+                b'?' | b'*' | b'+' | b'@' | b'!'
+                    if (self.opts.extglob || self.ext_word) && self.peek_at(1) == Some(b'(') =>
+                {
+                    flush!();
+                    self.read_ext_group(&mut parts)?;
+                    lit_start = self.pos;
+                }
                 _ => self.pos += 1,
             }
         }
         flush!();
         Ok(Word::new(parts))
+    }
+
+    /// Reads an extended pattern (`@(a|b c)`, on its operator) into a word's parts: up to
+    /// the matching `)`, with blanks, `|`, `;`, `&`, `<`, `>` and newlines as plain text and
+    /// quotes and expansions as in a word.
+    fn read_ext_group(&mut self, parts: &mut Vec<WordPart>) -> Result<(), ParseError> {
+        let line = self.line;
+        self.enter()?;
+        let mut lit_start = self.pos;
+        self.pos += 2;
+        let mut depth = 0usize;
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.eof_matching(")", line));
+            };
+            match b {
+                b'(' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    if lit_start < self.pos {
+                        push_lit(parts, self.slice(lit_start, self.pos));
+                    }
+                    self.read_special(b, parts)?;
+                    lit_start = self.pos;
+                }
+                _ => {
+                    self.bump();
+                }
+            }
+        }
+        if lit_start < self.pos {
+            push_lit(parts, self.slice(lit_start, self.pos));
+        }
+        self.leave();
+        Ok(())
     }
 
     /// Reads a quote, escape or `$` construct of unquoted text (a word or the word of an
@@ -526,6 +750,12 @@ impl<'a> Lexer<'a> {
                 match self.peek() {
                     Some(b'\n') => {
                         self.bump();
+                        if self.peek().is_none() && !self.at_eof {
+                            // The word goes on on the next line, not read yet.
+                            return Err(ParseError::Incomplete {
+                                message: String::new(),
+                            });
+                        }
                     }
                     Some(c) => {
                         self.pos += 1;
@@ -853,7 +1083,7 @@ impl<'a> Lexer<'a> {
                 // `${X:offset}`, `${X:offset:length}`: arithmetic text.
                 self.pos += 1;
                 let offset = self.read_substring_part(ArithEnd::SubstrOffset)?;
-                let length = if self.src.get(self.pos.wrapping_sub(1)) == Some(&b':') {
+                let length = if self.src().get(self.pos.wrapping_sub(1)) == Some(&b':') {
                     Some(self.read_substring_part(ArithEnd::SubstrLength)?)
                 } else {
                     None
@@ -975,9 +1205,9 @@ impl<'a> Lexer<'a> {
                 _ => {}
             }
         }
-        let inner = self.slice(inner_start, self.pos - 1);
+        let inner = String::from_utf8_lossy(self.slice(inner_start, self.pos - 1)).into_owned();
         self.leave();
-        Ok(param(String::from_utf8_lossy(inner).into_owned()))
+        Ok(param(inner))
     }
 
     /// Reads the word of `${X<op>word}` up to its `}` (consumed), or for the pattern of
@@ -1184,12 +1414,14 @@ impl<'a> Lexer<'a> {
     /// After a newline token: reads the bodies of the here-documents started on that line.
     fn read_heredoc_bodies(&mut self) -> Result<(), ParseError> {
         let pending = std::mem::take(&mut self.pending);
+        let text = self.text.clone();
+        let src = text.bytes();
         for doc in pending {
             let body_line = self.line;
             let mut body: Vec<u8> = Vec::new();
             let mut closed = false;
-            while self.pos < self.src.len() {
-                let rest = self.rest_from(self.pos);
+            while self.pos < src.len() {
+                let rest = src.get(self.pos..).unwrap_or_default();
                 let (content, has_nl) = match rest.iter().position(|&c| c == b'\n') {
                     Some(i) => (rest.get(..i).unwrap_or_default(), true),
                     None => (rest, false),
@@ -1216,7 +1448,7 @@ impl<'a> Lexer<'a> {
             }
             if !closed {
                 // Bash names the last line it read.
-                let last = if self.src.last() == Some(&b'\n') {
+                let last = if src.last() == Some(&b'\n') {
                     self.line.saturating_sub(1).max(doc.line)
                 } else {
                     self.line
@@ -1236,6 +1468,7 @@ impl<'a> Lexer<'a> {
             }
             let mut word = if doc.expand {
                 let mut sub = Lexer::new(&body, body_line, true);
+                sub.opts = self.opts;
                 sub.depth = self.depth;
                 let parts = sub.read_dq(Quoting::HereDoc, body_line)?;
                 Word::new(parts)
@@ -1253,12 +1486,16 @@ impl<'a> Lexer<'a> {
     fn read_subst(&mut self, line: usize) -> Result<super::ast::Script, ParseError> {
         self.enter()?;
         let open = self.pos.saturating_sub(2);
-        let mut sub = Lexer::new(self.src, self.line, self.at_eof);
-        sub.pos = self.pos;
-        sub.depth = self.depth;
+        let sub = self.nested();
         let (script, sub) = super::parser::parse_subst(sub, line)?;
         self.pos = sub.pos;
         self.line = sub.line;
+        if sub.alias_count > self.alias_count {
+            // Aliases were pasted in inside: the text went on from there.
+            self.alias_count = sub.alias_count;
+            self.text = sub.text;
+            self.alias_uses = sub.alias_uses;
+        }
         self.warnings.extend(sub.warnings);
         self.leave();
         let printed = super::print::subst_text(self.slice(open, open + 2), &script);
@@ -1295,6 +1532,7 @@ impl<'a> Lexer<'a> {
             }
         }
         let mut sub = Lexer::new(&text, line, true);
+        sub.opts = self.opts;
         sub.depth = self.depth;
         let parsed = super::parser::parse_with(sub)?;
         self.warnings.extend(parsed.warnings);

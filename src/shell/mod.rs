@@ -10,4 +10,6 @@ mod parser_tests;
 pub mod print;
 
 pub(crate) use lexer::{is_name_char, is_name_start};
-pub use parser::{ParseError, Parsed, Warning, parse, parse_at_eof};
+pub use parser::{
+    ParseError, ParseOpts, Parsed, Reader, Warning, parse, parse_at_eof, parse_with_opts,
+};

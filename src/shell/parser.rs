@@ -38,9 +38,11 @@ use super::ast::{
     AndOr, AndOrOp, AssignValue, Assignment, CaseArm, CaseEnd, Command, Compound, CondExpr,
     FunctionDef, Pipeline, RedirKind, Redirect, Script, SimpleCommand, SourceText, Word, WordPart,
 };
-use super::lexer::{ArithEnd, Lexer, MAX_DEPTH, Operator, Tok, Token, is_name_char, is_name_start};
+use super::lexer::{
+    ArithEnd, Lexer, MAX_DEPTH, Operator, Src, Tok, Token, is_name_char, is_name_start,
+};
 
-pub use super::lexer::Warning;
+pub use super::lexer::{ParseOpts, Warning};
 
 /// Why an input could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,9 +70,95 @@ pub struct Parsed {
 
 /// Parses a complete input (one or more lines). `first_line` numbers its first line.
 pub fn parse(input: &[u8], first_line: usize) -> Result<Script, ParseError> {
-    Parser::new(input, first_line, false)
-        .script()
-        .map(|p| p.script)
+    parse_with_opts(input, first_line, ParseOpts::default())
+}
+
+/// [`parse`] with the options in force (`extglob`, the aliases): what a front end asks to
+/// know whether an input is complete.
+pub fn parse_with_opts(
+    input: &[u8],
+    first_line: usize,
+    opts: ParseOpts<'_>,
+) -> Result<Script, ParseError> {
+    let mut lx = Lexer::new(input, first_line, false);
+    lx.opts = opts;
+    Parser::with_lexer(lx).script().map(|p| p.script)
+}
+
+/// Reads an input that will not grow one complete command at a time, as bash reads a
+/// script: a line (or the lines of a compound command, a here-document, a quoted newline),
+/// each parsed with the options in force after the one before ran. End of file is handled
+/// as by [`parse_at_eof`].
+pub struct Reader<'t> {
+    text: Src<'t>,
+    pos: usize,
+    line: usize,
+    done: bool,
+    /// Aliases whose text (pasted in) is still being read.
+    alias_uses: Vec<super::lexer::AliasUse>,
+}
+
+impl<'t> Reader<'t> {
+    /// A reader of `text`, whose first line is `first_line`.
+    pub fn new(text: &'t [u8], first_line: usize) -> Self {
+        Reader {
+            text: Src::Borrowed(text),
+            pos: 0,
+            line: first_line,
+            done: false,
+            alias_uses: Vec::new(),
+        }
+    }
+
+    /// The next complete command, parsed with `opts`; `None` at the end of the input.
+    /// After an error, the reader is done.
+    pub fn next_command(&mut self, opts: ParseOpts<'_>) -> Option<Result<Parsed, ParseError>> {
+        if self.done {
+            return None;
+        }
+        // The options borrow only for this command: the lexer gets a text it can keep.
+        let text: Src<'_> = match &self.text {
+            Src::Borrowed(b) => Src::Borrowed(b),
+            Src::Owned { buf, base } => Src::Owned {
+                buf: buf.clone(),
+                base: *base,
+            },
+        };
+        let mut lx = Lexer::resume(text, self.pos, self.line, true, opts);
+        lx.alias_uses = std::mem::take(&mut self.alias_uses);
+        let mut p = Parser::with_lexer(lx);
+        let result = p.unit();
+        match result {
+            Ok(Some(mut script)) => {
+                fill_heredocs(&mut script, std::mem::take(&mut p.lx.bodies));
+                let warnings = std::mem::take(&mut p.lx.warnings);
+                let (text, pos, line, mut uses) = p.lx.into_text();
+                // The next command starts the text: what was read is dropped.
+                self.text = match text {
+                    Src::Owned { buf, base } => Src::Owned { buf, base },
+                    Src::Borrowed(_) => std::mem::replace(&mut self.text, Src::Borrowed(&[])),
+                }
+                .advance(pos);
+                self.pos = 0;
+                self.line = line;
+                uses.retain(|u| u.end > pos);
+                for u in &mut uses {
+                    u.start = u.start.saturating_sub(pos);
+                    u.end -= pos;
+                }
+                self.alias_uses = uses;
+                Some(Ok(Parsed { script, warnings }))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
 }
 
 /// Parses an input that will not grow: end of file closes open here-documents (with bash's
@@ -85,6 +173,12 @@ struct Parser<'a> {
     peeked: Option<Token>,
     /// How deep compound commands nest here (with the lexer's depth for `$(...)`).
     depth: usize,
+    /// The last alias pasted in ended with a blank: the word after its text (at or past
+    /// this offset) may be an alias too.
+    alias_next: Option<usize>,
+    /// The last word found not to be an alias (its start, and the pastes before it): it is
+    /// not checked twice.
+    alias_checked: Option<(usize, usize)>,
 }
 
 /// What ends a list.
@@ -270,7 +364,108 @@ impl<'a> Parser<'a> {
             lx,
             peeked: None,
             depth,
+            alias_next: None,
+            alias_checked: None,
         }
+    }
+
+    /// At a word where an alias is expanded (`cmd_pos`: command position; else the word
+    /// after the text of an alias that ends with a blank): while it is an unquoted alias
+    /// name not already being expanded there, pastes the alias's text in its place.
+    fn expand_alias(&mut self, cmd_pos: bool) -> Result<(), ParseError> {
+        let Some(aliases) = self.lx.opts.aliases else {
+            return Ok(());
+        };
+        // The first word of a text pasted in is checked as the word it replaced was.
+        let mut pasted_at = None;
+        loop {
+            let tok = self.peek()?.clone();
+            let Tok::Word(w) = &tok.tok else {
+                return Ok(());
+            };
+            let after_blank = self.alias_next.is_some_and(|from| tok.start >= from);
+            if !cmd_pos && !after_blank && pasted_at != Some(tok.start) {
+                return Ok(());
+            }
+            let here = Some((tok.start, self.lx.alias_count));
+            if self.alias_checked == here {
+                return Ok(());
+            }
+            let Some(name) = plain_literal(w) else {
+                // A quoted word is no alias, and leaves the blank's effect for the next.
+                return Ok(());
+            };
+            let name = String::from_utf8_lossy(name).into_owned();
+            let value = match aliases.get(&name) {
+                Some(v)
+                    if self.lx.slice(tok.start, tok.end) == name.as_bytes()
+                        && !self.lx.alias_in_use(&name, tok.start) =>
+                {
+                    v
+                }
+                _ => {
+                    self.alias_checked = here;
+                    if after_blank {
+                        self.alias_next = None;
+                    }
+                    return Ok(());
+                }
+            };
+            self.peeked = None;
+            pasted_at = Some(tok.start);
+            self.alias_next = value
+                .ends_with([' ', '\t'])
+                .then_some(tok.start + value.len());
+            self.lx
+                .paste_alias((tok.start, tok.end, tok.line), &name, value.as_bytes())?;
+        }
+    }
+
+    /// One complete command at the top level: an and-or list up to the end of its line (or
+    /// of the input), its here-documents read. `None`: the input is over.
+    fn unit(&mut self) -> Result<Option<Script>, ParseError> {
+        self.skip_newlines()?;
+        if self.peek()?.tok == Tok::Eof {
+            return Ok(None);
+        }
+        let mut items: Vec<AndOr> = Vec::new();
+        loop {
+            self.expand_alias(true)?;
+            match self.peek()?.tok {
+                Tok::Eof => break,
+                Tok::Operator(Operator::Newline) if !items.is_empty() => {
+                    self.next()?;
+                    break;
+                }
+                _ => {}
+            }
+            let mut item = self.and_or()?;
+            let tok = self.peek()?.clone();
+            match tok.tok {
+                Tok::Operator(Operator::Semi) => {
+                    self.next()?;
+                }
+                Tok::Operator(Operator::Amp) => {
+                    self.next()?;
+                    item.background = true;
+                }
+                Tok::Operator(Operator::Newline) => {
+                    self.next()?;
+                    items.push(item);
+                    break;
+                }
+                Tok::Eof => {}
+                _ => {
+                    let tok = self.next()?;
+                    return Err(syntax_near(&tok, &self.lx));
+                }
+            }
+            items.push(item);
+        }
+        if self.lx.has_pending() {
+            self.lx.next_token()?;
+        }
+        Ok(Some(Script { items }))
     }
 
     fn peek(&mut self) -> Result<&Token, ParseError> {
@@ -357,6 +552,7 @@ impl<'a> Parser<'a> {
         let mut items: Vec<AndOr> = Vec::new();
         loop {
             self.skip_newlines()?;
+            self.expand_alias(true)?;
             if self.at_end(end)? {
                 break;
             }
@@ -421,6 +617,7 @@ impl<'a> Parser<'a> {
         let mut negated = false;
         // `!` is a reserved word only when unquoted, alone, and in command position.
         loop {
+            self.expand_alias(true)?;
             let is_bang =
                 matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"!"));
             if !is_bang {
@@ -494,6 +691,7 @@ impl<'a> Parser<'a> {
     }
 
     fn command(&mut self) -> Result<Command, ParseError> {
+        self.expand_alias(true)?;
         let first = self.peek()?.clone();
         let compound = match &first.tok {
             Tok::Word(w) => match plain_literal(w) {
@@ -828,6 +1026,13 @@ impl<'a> Parser<'a> {
         let expr = self.cond_or()?;
         let close = self.next()?;
         if !is_word(&close, &["]]"]) {
+            if let Tok::Word(_) = close.tok {
+                // A word where `]]` should be: bash names no token.
+                return Err(ParseError::Syntax {
+                    message: "syntax error in conditional expression".into(),
+                    line: close.line,
+                });
+            }
             return Err(self.cond_error(&close));
         }
         self.leave();
@@ -959,12 +1164,21 @@ impl<'a> Parser<'a> {
                         _ => false,
                     };
                     if !ok {
+                        // bash: a word there wants an operator; another token is named.
                         let bad = self.next()?;
-                        return Err(ParseError::Syntax {
-                            message: format!(
+                        let message = match bad.tok {
+                            Tok::Word(_) => "conditional binary operator expected".to_string(),
+                            Tok::Eof => format!(
                                 "syntax error in conditional expression: unexpected token `{}'",
                                 token_text(&bad, &self.lx)
                             ),
+                            _ => format!(
+                                "unexpected token `{}', conditional binary operator expected",
+                                token_text(&bad, &self.lx)
+                            ),
+                        };
+                        return Err(ParseError::Syntax {
+                            message,
                             line: bad.line,
                         });
                     }
@@ -988,7 +1202,12 @@ impl<'a> Parser<'a> {
                         });
                     }
                 } else {
-                    let r = self.next()?;
+                    // bash 5.2 reads the pattern of `==`, `!=` and `=` with extended
+                    // patterns, whatever `extglob` says.
+                    self.lx.ext_word = matches!(op.as_str(), "==" | "!=" | "=");
+                    let r = self.next();
+                    self.lx.ext_word = false;
+                    let r = r?;
                     match r.tok {
                         Tok::Word(rw) if !is_word(&r, &["]]"]) => rw,
                         _ => {
@@ -1071,8 +1290,22 @@ impl<'a> Parser<'a> {
             ..SimpleCommand::default()
         };
         let mut any = false;
+        // bash numbers a simple command with the line its parser had reached when it took
+        // the first word: the end of the token after it (`cmd "a<newline>b"` is on line 2).
+        let mut first_end = None;
         loop {
+            if cmd.words.is_empty() || self.alias_next.is_some() {
+                self.expand_alias(cmd.words.is_empty())?;
+            }
             let tok = self.peek()?.clone();
+            if let Some(end) = first_end.take() {
+                cmd.line = match tok.tok {
+                    Tok::Eof | Tok::Operator(Operator::Newline) => end,
+                    _ => self.end_line(&tok),
+                };
+            } else if !any {
+                first_end = Some(self.end_line(&tok));
+            }
             match tok.tok {
                 Tok::Word(word) => {
                     self.next()?;
@@ -1152,6 +1385,12 @@ impl<'a> Parser<'a> {
         Ok(Command::Simple(cmd))
     }
 
+    /// The line a token ends on.
+    fn end_line(&self, tok: &Token) -> usize {
+        let text = self.lx.slice(tok.start, tok.end);
+        tok.line + text.split(|&b| b == b'\n').count() - 1
+    }
+
     /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
     fn array_words(&mut self) -> Result<Vec<Word>, ParseError> {
         let mut words = Vec::new();
@@ -1191,13 +1430,13 @@ impl<'a> Parser<'a> {
             Operator::AndDGreat => RedirKind::AppendOutErr(word),
             Operator::TLess => RedirKind::HereString(word),
             Operator::DLess | Operator::DLessDash => {
-                let raw = self.lx.slice(target.start, target.end);
+                let raw = self.lx.slice(target.start, target.end).to_vec();
                 self.lx
-                    .push_heredoc(raw, op == Operator::DLessDash, tok.line);
+                    .push_heredoc(&raw, op == Operator::DLessDash, tok.line);
                 RedirKind::HereDoc {
                     body: Word::default(),
                     expand: !raw.iter().any(|b| matches!(b, b'\'' | b'"' | b'\\')),
-                    delim: super::lexer::delimiter_text(raw),
+                    delim: super::lexer::delimiter_text(&raw),
                     strip_tabs: op == Operator::DLessDash,
                 }
             }

@@ -610,3 +610,201 @@ fn large_inputs_are_fast() {
     }
     assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
 }
+
+// ---------------------------------------------------------------------------------------
+// Parse options: extended patterns, aliases, one complete command at a time.
+
+fn with_opts(input: &str, extglob: bool, aliases: &[(&str, &str)]) -> String {
+    let map: std::collections::BTreeMap<String, String> = aliases
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect();
+    let opts = super::ParseOpts {
+        extglob,
+        aliases: (!aliases.is_empty()).then_some(&map),
+    };
+    let mut reader = super::Reader::new(input.as_bytes(), 1);
+    let mut out = String::new();
+    while let Some(next) = reader.next_command(opts) {
+        match next {
+            Ok(p) => out.push_str(&flat(&p.script)),
+            Err(e) => {
+                let _ = writeln!(out, "  {e:?}");
+            }
+        }
+    }
+    out
+}
+
+/// A list as text: simple commands' words with `'...'` for quoted parts, `"..."` for
+/// double-quoted ones; other commands as `{compound}`.
+fn flat(s: &Script) -> String {
+    fn flat_part(p: &WordPart) -> String {
+        match p {
+            WordPart::Literal(v) => bytes(v),
+            WordPart::Quoted(v) => format!("'{}'", bytes(v)),
+            WordPart::DoubleQuoted(ps) => {
+                format!("\"{}\"", ps.iter().map(flat_part).collect::<String>())
+            }
+            WordPart::Param(p) => format!("${}", p.name),
+            _ => "?".into(),
+        }
+    }
+    let mut out = String::new();
+    for item in &s.items {
+        let cmds: Vec<String> = item
+            .first
+            .commands
+            .iter()
+            .map(|c| match c {
+                Command::Simple(c) => {
+                    let mut w: Vec<String> = c
+                        .assignments
+                        .iter()
+                        .map(|a| format!("{}=", a.name))
+                        .collect();
+                    w.extend(
+                        c.words
+                            .iter()
+                            .map(|w| w.parts.iter().map(flat_part).collect::<String>()),
+                    );
+                    w.join(" ")
+                }
+                _ => "{compound}".into(),
+            })
+            .collect();
+        let _ = writeln!(out, "  line {}: {}", item.line, cmds.join(" | "));
+    }
+    out
+}
+
+#[test]
+fn extended_patterns_are_one_word_with_extglob() {
+    // Checked with bash 5.2 (`shopt -s extglob` on the line before).
+    assert_eq!(
+        with_opts("echo @(a b|c)x !(*.txt) +(a;b) ?(<) *(\"q)\")", true, &[]),
+        "  line 1: echo @(a b|c)x !(*.txt) +(a;b) ?(<) *(\"'q)'\")\n"
+    );
+    assert_eq!(
+        with_opts("echo @(a\nb)x", true, &[]),
+        "  line 1: echo @(a\\nb)x\n"
+    );
+    assert_eq!(
+        with_opts("echo @((a))", true, &[]),
+        "  line 1: echo @((a))\n"
+    );
+    assert_eq!(
+        with_opts("echo @(a", true, &[]),
+        "  Syntax { message: \"unexpected EOF while looking for matching `)'\", line: 1 }\n"
+    );
+    assert_eq!(
+        with_opts("echo @(a)(b)", true, &[]),
+        "  Syntax { message: \"syntax error near unexpected token `('\", line: 1 }\n"
+    );
+    // Without the option, `(` is an operator; `@`, `!x`, `x+y` are plain words.
+    assert_eq!(
+        with_opts("echo @(a)", false, &[]),
+        "  Syntax { message: \"syntax error near unexpected token `('\", line: 1 }\n"
+    );
+    assert_eq!(
+        with_opts("echo @ a@b !x x+y", false, &[]),
+        "  line 1: echo @ a@b !x x+y\n"
+    );
+    // `[[ == ]]` reads its pattern with extended patterns, whatever the option.
+    assert!(parse(b"[[ ab == @(ab|c d) ]]", 1).is_ok());
+    assert!(parse(b"[[ ab != +(a) && x = !(y) ]]", 1).is_ok());
+    assert!(parse(b"[[ @(ab) == x ]]", 1).is_err());
+    // A front end asking whether the input is complete.
+    assert!(matches!(
+        super::parse_with_opts(
+            b"case x in\n@(a|\n",
+            1,
+            super::ParseOpts {
+                extglob: true,
+                aliases: None
+            }
+        ),
+        Err(ParseError::Incomplete { .. })
+    ));
+}
+
+#[test]
+fn reader_reads_one_complete_command_at_a_time() {
+    // Each line is a command; a compound command or a here-document takes its lines.
+    let text = "echo a; echo b\n\nif true\nthen echo c\nfi\ncat <<E\nbody\nE\necho $LINENO\n";
+    let mut reader = super::Reader::new(text.as_bytes(), 1);
+    let mut units = Vec::new();
+    while let Some(next) = reader.next_command(super::ParseOpts::default()) {
+        let script = next.unwrap().script;
+        units.push(script.items.iter().map(|i| i.line).collect::<Vec<_>>());
+    }
+    assert_eq!(units, vec![vec![1, 1], vec![3], vec![6], vec![9]]);
+    // What parses before a syntax error is given first; the error ends the input.
+    assert_eq!(
+        with_opts("echo a\necho (\necho b\n", false, &[]),
+        "  line 1: echo a\n  Syntax { message: \"syntax error near unexpected token `newline'\", line: 2 }\n"
+    );
+    // Line continuations and comments.
+    assert_eq!(
+        with_opts("echo a \\\n b # c\n# d\n", false, &[]),
+        "  line 1: echo a b\n"
+    );
+}
+
+#[test]
+fn aliases_expand_in_command_position() {
+    let a = &[
+        ("e", "echo "),
+        ("q", "\"a b\""),
+        ("ll", "ls -l"),
+        ("c", "if true; then echo"),
+        ("self", "echo x; self"),
+    ];
+    assert_eq!(with_opts("ll x", false, a), "  line 1: ls -l x\n");
+    assert_eq!(with_opts("e q q", false, a), "  line 1: echo \"'a b'\" q\n");
+    assert_eq!(
+        with_opts("e \"q\" q", false, a),
+        "  line 1: echo \"'q'\" \"'a b'\"\n"
+    );
+    assert_eq!(
+        with_opts("echo ll; x=1 ll", false, a),
+        "  line 1: echo ll\n  line 1: x= ls -l\n"
+    );
+    assert_eq!(
+        with_opts("\\ll; 'll'", false, a),
+        "  line 1: 'l'l\n  line 1: 'll'\n"
+    );
+    assert_eq!(
+        with_opts("self", false, a),
+        "  line 1: echo x\n  line 1: self\n"
+    );
+    assert_eq!(with_opts("c yes; fi", false, a), "  line 1: {compound}\n");
+    // Not in a for's words or as an argument.
+    let mut r = super::Reader::new(b"for ll in ll; do ll; done", 1);
+    let map: std::collections::BTreeMap<String, String> =
+        [("ll".to_string(), "ls -l".to_string())].into();
+    let opts = super::ParseOpts {
+        extglob: false,
+        aliases: Some(&map),
+    };
+    let got = r.next_command(opts).unwrap().unwrap().script;
+    let want = parse(b"for ll in ll; do ls -l; done", 1).unwrap();
+    assert_eq!(script(&got), script(&want));
+    // A text pasting more and more aliases stops at the cap.
+    let many: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("a{i}"), format!("a{};a{};a{}", i + 1, i + 1, i + 1)))
+        .collect();
+    let refs: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert!(with_opts("a0", false, &refs).contains("Unsupported"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn options_never_panic(idx in proptest::collection::vec(0..SOUP.len(), 0..60)) {
+        let input: String = idx.iter().map(|&i| SOUP[i]).collect();
+        let _ = with_opts(&input, true, &[("a", "echo @(x "), ("b", "a b "), ("c", "'"), ("d", "$(b")]);
+        let _ = with_opts(&format!("@({input})"), true, &[]);
+    }
+}
