@@ -58,7 +58,7 @@ pub use registry::{HelpTopic, Kind};
 pub use support::args::parse_args;
 pub use support::datetime::format_now;
 pub use support::error::Stop;
-pub use support::fnmatch::fnmatch;
+pub use support::fnmatch::{class_matches, fnmatch};
 pub use support::lookup::SHELL_BUILTINS;
 pub use support::paths::normalize_lexical;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};

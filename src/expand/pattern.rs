@@ -651,23 +651,12 @@ pub(crate) fn bracket(pat: &[PatByte], start: usize) -> Option<(Box<[bool; 256]>
     Some((set, i))
 }
 
+/// Whether `c` is in the character class `name`: POSIX's, and bash's `word`.
 fn class_matches(name: &[u8], c: u8) -> bool {
-    match name {
-        b"alpha" => c.is_ascii_alphabetic(),
-        b"digit" => c.is_ascii_digit(),
-        b"alnum" => c.is_ascii_alphanumeric(),
-        b"upper" => c.is_ascii_uppercase(),
-        b"lower" => c.is_ascii_lowercase(),
-        b"space" => matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
-        b"blank" => matches!(c, b' ' | b'\t'),
-        b"punct" => c.is_ascii_punctuation(),
-        b"print" => (0x20..0x7f).contains(&c),
-        b"graph" => c.is_ascii_graphic(),
-        b"cntrl" => c < 0x20 || c == 0x7f,
-        b"xdigit" => c.is_ascii_hexdigit(),
-        b"word" => c.is_ascii_alphanumeric() || c == b'_',
-        _ => false,
+    if name == b"word" {
+        return c.is_ascii_alphanumeric() || c == b'_';
     }
+    trumansh_commands::class_matches(name, c).unwrap_or(false)
 }
 
 /// Whether a pattern component would match nothing but names without a leading `.` — bash's

@@ -54,7 +54,9 @@ fn fold_byte(c: u8, fold: bool) -> u8 {
     if fold { c.to_ascii_lowercase() } else { c }
 }
 
-fn class_matches(name: &[u8], c: u8) -> Option<bool> {
+/// Whether `c` is in the POSIX character class `name` (`[[:alpha:]]`) in the C locale; `None`
+/// for a name that is not a class.
+pub fn class_matches(name: &[u8], c: u8) -> Option<bool> {
     Some(match name {
         b"alpha" => c.is_ascii_alphabetic(),
         b"digit" => c.is_ascii_digit(),
