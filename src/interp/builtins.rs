@@ -35,6 +35,8 @@ pub(super) enum Builtin {
     Shell,
     /// `sh`: a child shell in POSIX mode.
     Sh,
+    /// `export -f`: the `export` handler for everything else.
+    ExportFunctions,
     Command,
     /// `builtin NAME`.
     Direct,
@@ -494,6 +496,87 @@ struct Attrs {
     nameref: bool,
 }
 
+/// `declare -f`/`-F` (and `export -f`'s listing): the functions named, or all of them
+/// (only the exported ones with `exported`), as bash prints them; 1 when a name is not a
+/// function (without a word).
+fn print_functions(
+    state: &ShellState,
+    operands: &[String],
+    names_only: bool,
+    print: bool,
+    exported: bool,
+    out: &mut Vec<u8>,
+) -> i32 {
+    let all = operands.is_empty();
+    let names: Vec<String> = if all {
+        state
+            .functions
+            .keys()
+            .filter(|n| !exported || state.exported_functions.contains(*n))
+            .cloned()
+            .collect()
+    } else {
+        operands.to_vec()
+    };
+    let mut status = 0;
+    for n in names {
+        let Some(def) = state.functions.get(&n) else {
+            status = 1;
+            continue;
+        };
+        let x = if state.exported_functions.contains(&n) {
+            "x"
+        } else {
+            ""
+        };
+        if names_only {
+            // `declare -F f` names it; `declare -F` and `declare -pF f` list declarations.
+            let text = if all || print {
+                format!("declare -f{x} {n}\n")
+            } else {
+                format!("{n}\n")
+            };
+            out.extend_from_slice(text.as_bytes());
+        } else {
+            out.extend_from_slice(&crate::shell::print::function_text(def));
+            out.push(b'\n');
+            if all && !x.is_empty() {
+                out.extend_from_slice(format!("declare -fx {n}\n").as_bytes());
+            }
+        }
+    }
+    status
+}
+
+/// `export -f [-n] [-p] [name ...]`: marks functions exported (or not, `-n`), or lists the
+/// exported ones. The interpreter answers it: the `export` handler cannot see functions.
+fn export_functions(state: &mut ShellState, args: &[String], said: &mut Said) {
+    let mut unexport = false;
+    let mut names = Vec::new();
+    let mut opts_done = false;
+    for a in args {
+        if !opts_done && a.starts_with('-') && a.len() > 1 {
+            if a == "--" {
+                opts_done = true;
+            } else {
+                unexport |= a.contains('n');
+            }
+            continue;
+        }
+        opts_done = true;
+        names.push(a.clone());
+    }
+    if names.is_empty() {
+        said.status = print_functions(state, &[], false, false, true, &mut said.out);
+        return;
+    }
+    for n in &names {
+        if !state.export_function(n, !unexport) {
+            said.err(&format!("export: {n}: not a function"), 1);
+        }
+    }
+}
+
 /// A variable as `declare -p` prints it.
 /// bash's reserved words.
 pub(super) fn is_keyword(name: &str) -> bool {
@@ -817,6 +900,7 @@ impl Interp<'_> {
             }
             Builtin::Shell => return self.child_shell(state, &args, false, io, line, streams),
             Builtin::Sh => return self.child_shell(state, &args, true, io, line, streams),
+            Builtin::ExportFunctions => export_functions(state, &args, &mut said),
             Builtin::Trap => trap(state, &args, &mut said),
             Builtin::Getopts => getopts(state, &args, &mut said),
             Builtin::Alias => alias(state, &args, &mut said),
@@ -1048,32 +1132,29 @@ impl Interp<'_> {
         }
         let arrays = std::mem::take(&mut state.decl_arrays);
         if functions {
-            let names: Vec<String> = if operands.is_empty() {
-                state.functions.keys().cloned().collect()
-            } else {
-                operands.clone()
-            };
-            for n in names {
-                if let Some(def) = state.functions.get(&n) {
-                    if names_only {
-                        // `declare -F f` names it; `declare -F` and `declare -pF f` list
-                        // declarations.
-                        let text = if operands.is_empty() || print {
-                            format!("declare -f {n}\n")
-                        } else {
-                            format!("{n}\n")
-                        };
-                        said.out.extend_from_slice(text.as_bytes());
+            if !operands.is_empty() && (on.export || off.export) {
+                // `declare -fx f` exports a function; `declare +fx f` leaves it as it is
+                // (bash).
+                for n in &operands {
+                    let known = if on.export {
+                        state.export_function(n, true)
                     } else {
-                        said.out
-                            .extend_from_slice(&crate::shell::print::function_text(def));
-                        said.out.push(b'\n');
+                        state.functions.contains_key(n)
+                    };
+                    if !known {
+                        said.status = 1;
                     }
-                } else {
-                    // A missing name fails without a word.
-                    said.status = 1;
                 }
+                return;
             }
+            said.status = print_functions(
+                state,
+                &operands,
+                names_only,
+                print,
+                on.export,
+                &mut said.out,
+            );
             return;
         }
         if print || (operands.is_empty() && name != "local") {

@@ -63,8 +63,8 @@ impl Interp<'_> {
                 }
                 if state.vars.var(name).is_some() {
                     state.vars.unset(name);
-                } else if state.functions.contains_key(name) {
-                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
+                } else {
+                    state.remove_function(name);
                 }
             }
             Directive::Unexport { name } => {
@@ -72,11 +72,7 @@ impl Interp<'_> {
                     state.vars.entry(name).exported = false;
                 }
             }
-            Directive::UnsetFunction { name } => {
-                if state.functions.contains_key(name) {
-                    std::sync::Arc::make_mut(&mut state.functions).remove(name);
-                }
-            }
+            Directive::UnsetFunction { name } => state.remove_function(name),
             Directive::SetArray { name, values } => {
                 let items = values.iter().map(|v| (None, v.clone())).collect();
                 if let Err(msg) = super::host::assign_array(state, name, items, false, false) {

@@ -433,6 +433,20 @@ impl Interp<'_> {
                 fds,
                 line,
             } => match target {
+                Target::Handler(CommandName::Export) if exports_functions(&args) => {
+                    let saved = push_assigns(state, &assigns);
+                    let flow = self.run_builtin(
+                        state,
+                        super::builtins::Builtin::ExportFunctions,
+                        &args,
+                        &fds.io,
+                        cx,
+                        line,
+                        streams,
+                    );
+                    pop_assigns(state, saved);
+                    flow
+                }
                 Target::Handler(CommandName::Type) if names_function(state, &args) => {
                     let status = self.run_type(state, &args, &assigns, &fds, line, streams);
                     state.set_status(status);
@@ -1004,6 +1018,14 @@ fn type_options(args: &[OsString]) -> (Vec<OsString>, &[OsString]) {
 }
 
 /// Whether `type` (without `-f` or `-P`) is asked about a function.
+/// `export -f ...`: its options (before the first name) include `f`.
+fn exports_functions(args: &[OsString]) -> bool {
+    args.iter()
+        .map(|a| a.as_bytes())
+        .take_while(|a| a.starts_with(b"-") && a.len() > 1 && *a != b"--")
+        .any(|a| a.contains(&b'f'))
+}
+
 fn names_function(state: &ShellState, args: &[OsString]) -> bool {
     let (opts, names) = type_options(args);
     let has = |c: u8| {

@@ -97,6 +97,8 @@ pub(crate) struct ShellState {
     /// Set by `exit`: the shell stops running.
     pub exit: Option<i32>,
     pub functions: Arc<BTreeMap<String, Arc<FunctionDef>>>,
+    /// The functions `export -f` marked: child shells get them.
+    pub exported_functions: Arc<std::collections::BTreeSet<String>>,
     /// `$1`, `$2`, ...
     pub positional: Arc<Vec<String>>,
     /// `$0`.
@@ -197,6 +199,7 @@ impl ShellState {
             last_status: 0,
             exit: None,
             functions: Arc::default(),
+            exported_functions: Arc::default(),
             positional: Arc::default(),
             arg0: "bash".into(),
             script_name: None,
@@ -248,6 +251,16 @@ impl ShellState {
         vars.set("IFS", " \t\n".into(), false);
         default_vars(&mut vars, identity);
         let mut child = ShellState::fresh(self.cwd.clone(), vars);
+        // Exported functions go to child shells (bash passes them in the environment).
+        if !self.exported_functions.is_empty() {
+            let fns = Arc::make_mut(&mut child.functions);
+            for name in self.exported_functions.iter() {
+                if let Some(def) = self.functions.get(name) {
+                    fns.insert(name.clone(), Arc::clone(def));
+                }
+            }
+            child.exported_functions = Arc::clone(&self.exported_functions);
+        }
         child.positional = Arc::new(params);
         child.arg0 = name;
         child.subshell = self.subshell;
@@ -294,6 +307,32 @@ impl ShellState {
             self.jobs.remove(0);
         }
         self.jobs.push((pid, status, true));
+    }
+
+    /// Removes a function (`unset -f`): its export goes with it.
+    pub fn remove_function(&mut self, name: &str) {
+        if self.functions.contains_key(name) {
+            Arc::make_mut(&mut self.functions).remove(name);
+        }
+        if self.exported_functions.contains(name) {
+            Arc::make_mut(&mut self.exported_functions).remove(name);
+        }
+    }
+
+    /// Marks a function exported or not; false when there is no such function.
+    pub fn export_function(&mut self, name: &str, on: bool) -> bool {
+        if !self.functions.contains_key(name) {
+            return false;
+        }
+        if on != self.exported_functions.contains(name) {
+            let set = Arc::make_mut(&mut self.exported_functions);
+            if on {
+                set.insert(name.to_string());
+            } else {
+                set.remove(name);
+            }
+        }
+        true
     }
 
     /// Sets `$?`.

@@ -17,7 +17,7 @@ pub const USAGE: &str = "export [-fn] [name[=value] ...] or export -p";
 /// first. With no NAME, or with -p, lists every exported variable.
 #[derive(clap::Parser, Debug)]
 pub struct ExportArgs {
-    /// refer to shell functions (trumansh has none)
+    /// refer to shell functions
     #[arg(short = 'f')]
     functions: bool,
     /// remove the export property from each NAME
