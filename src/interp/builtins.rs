@@ -1843,7 +1843,28 @@ impl Interp<'_> {
                 ParseError::Incomplete { message } => (message, 1),
             };
             if child.exit.is_none() {
-                self.shell_error(&child, streams, l, message.as_bytes());
+                // End of file is the line after the last (a last line without its newline
+                // counts).
+                let l = if message == "syntax error: unexpected end of file" {
+                    let newlines = text.iter().filter(|&&b| b == b'\n').count();
+                    newlines + 1 + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
+                } else {
+                    l
+                };
+                // A `-c` string's syntax errors name it: `bash: -c: line 1: `.
+                let syntax = |msg: &[u8]| {
+                    if child.reads == "c" {
+                        let mut m = format!("{}: -c: line {l}: ", child.arg0).into_bytes();
+                        m.extend_from_slice(msg);
+                        if !m.ends_with(b"\n") {
+                            m.push(b'\n');
+                        }
+                        self.write_out(&io.err, &m, streams);
+                    } else {
+                        self.shell_error(&child, streams, l, msg);
+                    }
+                };
+                syntax(message.as_bytes());
                 if message.starts_with("syntax error near") {
                     let src = text
                         .split(|&b| b == b'\n')
@@ -1852,7 +1873,7 @@ impl Interp<'_> {
                     let mut echo = b"`".to_vec();
                     echo.extend_from_slice(src);
                     echo.push(b'\'');
-                    self.shell_error(&child, streams, l, &echo);
+                    syntax(&echo);
                 }
                 child.exit = Some(2);
             }
