@@ -1846,7 +1846,7 @@ impl Interp<'_> {
                 // End of file is the line after the last (a last line without its newline
                 // counts).
                 let l = if message == "syntax error: unexpected end of file" {
-                    let newlines = text.iter().filter(|&&b| b == b'\n').count();
+                    let newlines = text.split(|&b| b == b'\n').count() - 1;
                     newlines + 1 + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
                 } else {
                     l
