@@ -498,10 +498,14 @@ pub(super) fn assign_array(
                 ));
             }
             (Some(k), false) => {
-                let i = k
-                    .trim()
-                    .parse::<i64>()
-                    .map_err(|_| format!("{name}: bad array subscript"))?;
+                // An indexed array's subscript is arithmetic (`[1 + 1]=v`, `[i]=v`).
+                let i = match k.trim().parse::<i64>() {
+                    Ok(i) => i,
+                    Err(_) if k.trim().is_empty() => {
+                        return Err(format!("[{k}]={value}: bad array subscript"));
+                    }
+                    Err(_) => arith(state, k).map_err(|e| e.message)?,
+                };
                 next = i + 1;
                 Sub::Index(i)
             }

@@ -245,6 +245,9 @@ pub(crate) struct Lexer<'a> {
     /// Reading the right side of `[[ x == pattern ]]`: extended patterns are words even
     /// without `extglob` (bash 5.2).
     pub(super) ext_word: bool,
+    /// Reading the words of a compound assignment (`a=(...)`): a word that starts with a
+    /// subscript (`[a b]=v`) keeps the blanks inside its brackets.
+    pub(super) compassign: bool,
     /// The aliases whose text is being read (not expanded again in it).
     pub(crate) alias_uses: Vec<AliasUse>,
     /// Alias texts pasted in by this lexer.
@@ -333,6 +336,7 @@ impl<'a> Lexer<'a> {
             subscript: None,
             opts,
             ext_word: false,
+            compassign: false,
             alias_uses: Vec::new(),
             alias_count: 0,
             substs: Vec::new(),
@@ -664,6 +668,12 @@ impl<'a> Lexer<'a> {
     fn read_word(&mut self) -> Result<Word, ParseError> {
         let mut parts: Vec<WordPart> = Vec::new();
         let mut lit_start = self.pos;
+        // `[key with blanks]=value` in `a=(...)`: up to the `]` before `=` as one piece.
+        let subscript_end = if self.compassign && self.peek() == Some(b'[') {
+            self.subscript_end()
+        } else {
+            None
+        };
         // Runs of plain bytes are copied in one go.
         macro_rules! flush {
             () => {
@@ -673,7 +683,7 @@ impl<'a> Lexer<'a> {
             };
         }
         while let Some(b) = self.peek() {
-            if is_meta(b) {
+            if is_meta(b) && subscript_end.is_none_or(|end| self.pos >= end) {
                 break;
             }
             match b {
@@ -694,6 +704,35 @@ impl<'a> Lexer<'a> {
         }
         flush!();
         Ok(Word::new(parts))
+    }
+
+    /// Where the bracketed part at the read position (`[`) ends, when a `]` closes it on the
+    /// same line (quotes skipped over), as bash reads it in `a=(...)`; `None`: an ordinary
+    /// word.
+    fn subscript_end(&self) -> Option<usize> {
+        let rest = self.src().get(self.pos..)?;
+        let mut depth = 0usize;
+        let mut i = 0;
+        while let Some(&b) = rest.get(i) {
+            match b {
+                b'[' => depth += 1,
+                b']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(self.pos + i + 1);
+                    }
+                }
+                b'\\' => i += 1,
+                b'\'' | b'"' => {
+                    let close = rest.get(i + 1..)?.iter().position(|&c| c == b)?;
+                    i += close + 1;
+                }
+                b'\n' => return None,
+                _ => {}
+            }
+            i += 1;
+        }
+        None
     }
 
     /// Reads an extended pattern (`@(a|b c)`, on its operator) into a word's parts: up to

@@ -1394,16 +1394,23 @@ impl<'a> Parser<'a> {
     /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
     fn array_words(&mut self) -> Result<Vec<Word>, ParseError> {
         let mut words = Vec::new();
-        loop {
-            self.skip_newlines()?;
-            let tok = self.next()?;
+        self.lx.compassign = true;
+        let done = loop {
+            if let Err(e) = self.skip_newlines() {
+                break Err(e);
+            }
+            let tok = match self.next() {
+                Ok(t) => t,
+                Err(e) => break Err(e),
+            };
             match tok.tok {
                 Tok::Word(w) => words.push(w),
-                Tok::Operator(Operator::RParen) => break,
-                _ => return Err(syntax_near(&tok, &self.lx)),
+                Tok::Operator(Operator::RParen) => break Ok(()),
+                _ => break Err(syntax_near(&tok, &self.lx)),
             }
-        }
-        Ok(words)
+        };
+        self.lx.compassign = false;
+        done.map(|()| words)
     }
 
     fn redirect(&mut self) -> Result<Redirect, ParseError> {
