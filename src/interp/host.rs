@@ -142,7 +142,33 @@ impl Interp<'_> {
             stage: false,
             ..*self
         };
-        this.run_list(&mut sub, script, &sub_io, Cx::default(), streams);
+        if let Some(redirect) = file_read(script) {
+            // `$(< file)`: the file's contents, without running anything.
+            let mut fds = super::redirect::Fds::new(sub_io.clone());
+            let opened = this.open_redirections(
+                &mut sub,
+                std::slice::from_ref(redirect),
+                &mut fds,
+                line,
+                streams,
+            );
+            match opened {
+                Ok(()) => {
+                    let stdin = fds.io.stdin.stdin();
+                    let mut buf = vec![0u8; 64 * 1024];
+                    let mut r = &stdin;
+                    while let Ok(n) = std::io::Read::read(&mut r, &mut buf) {
+                        if n == 0 || !capture.push(buf.get(..n).unwrap_or_default()) {
+                            break;
+                        }
+                    }
+                    sub.set_status(0);
+                }
+                Err(status) => sub.set_status(status),
+            }
+        } else {
+            this.run_list(&mut sub, script, &sub_io, Cx::default(), streams);
+        }
         this.exit_trap(&mut sub, &sub_io, streams);
         let status = sub.exit.unwrap_or(sub.last_status);
         state.set_status(status);
@@ -160,6 +186,29 @@ impl Interp<'_> {
         }
         Ok(capture.take())
     }
+}
+
+/// The one `< file` of a `$(< file)`: a script of one simple command with no words, no
+/// assignments and that redirection alone (bash reads the file instead of running it).
+fn file_read(script: &Script) -> Option<&crate::shell::ast::Redirect> {
+    use crate::shell::ast::{Command, RedirKind};
+    let [item] = script.items.as_slice() else {
+        return None;
+    };
+    if !item.rest.is_empty() || item.background || item.first.negated {
+        return None;
+    }
+    let [Command::Simple(cmd)] = item.first.commands.as_slice() else {
+        return None;
+    };
+    let [redirect] = cmd.redirects.as_slice() else {
+        return None;
+    };
+    (cmd.words.is_empty()
+        && cmd.assignments.is_empty()
+        && redirect.fd.is_none_or(|fd| fd == 0)
+        && matches!(redirect.kind, RedirKind::In(_)))
+    .then_some(redirect)
 }
 
 /// Evaluates arithmetic text on `state`'s variables.
