@@ -317,6 +317,48 @@ impl Interp<'_> {
         cx: Cx,
         out: &dyn StreamSink,
     ) -> Flow {
+        let Some(posix) = pipeline.time else {
+            return self.run_pipeline_untimed(state, pipeline, line, io, cx, out);
+        };
+        // `time`: real time, and the CPU time the shell spent meanwhile.
+        let started = std::time::Instant::now();
+        let cpu = || {
+            let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+            std::time::Duration::new(
+                u64::try_from(t.tv_sec).unwrap_or(0),
+                u32::try_from(t.tv_nsec).unwrap_or(0),
+            )
+        };
+        let cpu0 = cpu();
+        let flow = self.run_pipeline_untimed(state, pipeline, line, io, cx, out);
+        let real = started.elapsed();
+        let user = cpu().saturating_sub(cpu0);
+        let format = if posix {
+            Some("real %2R\nuser %2U\nsys %2S".to_string())
+        } else {
+            super::interp::host::param(state, "TIMEFORMAT")
+        };
+        let format = format.unwrap_or_else(|| "\nreal\t%3lR\nuser\t%3lU\nsys\t%3lS".into());
+        match time_report(&format, real, user, std::time::Duration::ZERO) {
+            Ok(text) if !format.is_empty() => self.write_out(&io.err, text.as_bytes(), out),
+            Ok(_) => {}
+            Err(c) => {
+                let msg = format!("TIMEFORMAT: `{c}': invalid format character");
+                self.shell_error(state, out, line, msg.as_bytes());
+            }
+        }
+        flow
+    }
+
+    fn run_pipeline_untimed(
+        &self,
+        state: &mut ShellState,
+        pipeline: &Pipeline,
+        line: usize,
+        io: &Io,
+        cx: Cx,
+        out: &dyn StreamSink,
+    ) -> Flow {
         let rt = self.rt;
         let n = pipeline.commands.len();
         let max = rt.config.policy.limits.pipeline_len;
@@ -604,4 +646,71 @@ fn compound_line(c: &crate::shell::ast::Compound) -> Option<usize> {
             .map(|i| i.line),
         Compound::While { cond, .. } => cond.items.first().map(|i| i.line),
     }
+}
+
+/// The report of `time` in a `TIMEFORMAT`: `%[p][l]R`, `U`, `S` (real, user, system
+/// seconds, `p` digits after the point, at most 3, `l` as `XmY.YYYs`), `%P` (CPU
+/// percentage), `%%`; a newline after. `Err`: bash's invalid format character.
+fn time_report(
+    format: &str,
+    real: std::time::Duration,
+    user: std::time::Duration,
+    sys: std::time::Duration,
+) -> Result<String, char> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if chars.next_if_eq(&'%').is_some() {
+            out.push('%');
+            continue;
+        }
+        let mut precision = 3usize;
+        if let Some(d) = chars.next_if(char::is_ascii_digit) {
+            precision = d.to_digit(10).map_or(3, |d| d as usize).min(3);
+        }
+        let long = chars.next_if_eq(&'l').is_some();
+        let value = match chars.next() {
+            Some('R') => real,
+            Some('U') => user,
+            Some('S') => sys,
+            Some('P') => {
+                let r = real.as_secs_f64();
+                let pct = if r > 0.0 {
+                    (user + sys).as_secs_f64() / r * 100.0
+                } else {
+                    0.0
+                };
+                let _ = write!(out, "{pct:.2}");
+                continue;
+            }
+            Some(other) => return Err(other),
+            None => return Err('%'),
+        };
+        let micros = value.as_micros();
+        let secs = micros / 1_000_000;
+        let frac = micros % 1_000_000;
+        let frac = frac / 10u128.pow(6 - precision as u32);
+        let (mins, secs) = if long {
+            (Some(secs / 60), secs % 60)
+        } else {
+            (None, secs)
+        };
+        if let Some(m) = mins {
+            let _ = write!(out, "{m}m");
+        }
+        out.push_str(&secs.to_string());
+        if precision > 0 {
+            let _ = write!(out, ".{frac:0precision$}");
+        }
+        if long {
+            out.push('s');
+        }
+    }
+    out.push('\n');
+    Ok(out)
 }

@@ -33,11 +33,14 @@ pub enum AndOrOp {
     Or,
 }
 
-/// `! a | b | c`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `! a | b | c`, `time [-p] a | b`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Pipeline {
     pub negated: bool,
     pub commands: Vec<Command>,
+    /// `time`: the pipeline's times are reported after it (`Some(true)`: `time -p`, POSIX's
+    /// format).
+    pub time: Option<bool>,
 }
 
 /// One element of a pipeline.

@@ -615,19 +615,32 @@ impl<'a> Parser<'a> {
 
     fn pipeline(&mut self) -> Result<Pipeline, ParseError> {
         let mut negated = false;
-        // `!` is a reserved word only when unquoted, alone, and in command position.
+        let mut time = None;
+        // `!` and `time [-p]` are reserved words only when unquoted, alone, and in command
+        // position.
         loop {
             self.expand_alias(true)?;
-            let is_bang =
-                matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"!"));
-            if !is_bang {
-                break;
+            let word = match &self.peek()?.tok {
+                Tok::Word(w) => plain_literal(w).map(<[u8]>::to_vec),
+                _ => None,
+            };
+            match word.as_deref() {
+                Some(b"!") => negated = !negated,
+                Some(b"time") if time.is_none() => {
+                    self.next()?;
+                    let posix = matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"-p"));
+                    if posix {
+                        self.next()?;
+                    }
+                    time = Some(posix);
+                    continue;
+                }
+                _ => break,
             }
             self.next()?;
-            negated = !negated;
         }
         let mut commands = Vec::new();
-        let first = if negated && self.at_list_end()? {
+        let first = if (negated || time.is_some()) && self.at_list_end()? {
             // `!` alone: bash runs an empty command and negates its status.
             Command::Simple(SimpleCommand {
                 line: self.peek()?.line,
@@ -660,7 +673,11 @@ impl<'a> Parser<'a> {
             self.skip_newlines()?;
             commands.push(self.command()?);
         }
-        Ok(Pipeline { negated, commands })
+        Ok(Pipeline {
+            negated,
+            commands,
+            time,
+        })
     }
 
     /// Whether the next token ends a list element (`;`, newline, end, `&&`, `||`, `&`).
@@ -719,12 +736,6 @@ impl<'a> Parser<'a> {
                 Some(b"coproc") => {
                     return Err(unsupported(
                         "`coproc': coprocesses are not supported by this shell".into(),
-                        first.line,
-                    ));
-                }
-                Some(b"time") => {
-                    return Err(unsupported(
-                        "`time': the time keyword is not supported by this shell".into(),
                         first.line,
                     ));
                 }

@@ -138,6 +138,8 @@ struct Printer<'a> {
     in_function: usize,
     /// Printing a `$(...)`: newlines between commands stay newlines.
     comsub: bool,
+    /// The pipeline about to be printed is timed (`Some(true)`: `time -p`).
+    timed: Option<bool>,
 }
 
 impl<'a> Printer<'a> {
@@ -241,6 +243,7 @@ impl<'a> Printer<'a> {
         let Some((last, init)) = p.commands.split_last() else {
             return;
         };
+        self.timed = p.time;
         for (i, cmd) in init.iter().enumerate() {
             self.open(i == 0 && p.negated);
             self.command_node(cmd, false);
@@ -254,18 +257,26 @@ impl<'a> Printer<'a> {
 
     fn command_node(&mut self, cmd: &'a Command, invert: bool) {
         self.start();
+        self.prefixes(invert);
+        self.command(cmd);
+    }
+
+    /// `time [-p] ` (once, for the pipeline that starts here), then `! `.
+    fn prefixes(&mut self, invert: bool) {
+        match self.timed.take() {
+            Some(true) => self.put(b"time -p "),
+            Some(false) => self.put(b"time "),
+            None => {}
+        }
         if invert {
             self.put(b"! ");
         }
-        self.command(cmd);
     }
 
     /// Starts a connection: its first command goes where the connection does.
     fn open(&mut self, invert: bool) {
         self.start();
-        if invert {
-            self.put(b"! ");
-        }
+        self.prefixes(invert);
         self.skip_indent += 1;
         self.connections += 1;
     }
