@@ -874,10 +874,14 @@ impl Interp<'_> {
                             )
                         });
                         let name = state.script_name.replace(Arc::from(file.as_str()));
+                        state.source_files.push(Arc::from(file.as_str()));
+                        state.source_lines.push(line);
                         state.sourcing += 1;
                         let flow =
                             self.run_text(state, &text, file, line, io, cx, streams, Mode::Source);
                         state.sourcing -= 1;
+                        state.source_files.pop();
+                        state.source_lines.pop();
                         state.script_name = name;
                         if let Some(p) = saved {
                             state.positional = p;
@@ -1795,6 +1799,9 @@ impl Interp<'_> {
         };
         let mut child = state.child(zero, params, &self.rt.config.identity);
         child.script_name = Some(Arc::from(script_name.as_str()));
+        if reads.is_empty() {
+            child.source_files.push(Arc::from(script_name.as_str()));
+        }
         child.reads = reads;
         if posix {
             set_option(&mut child, "posix", true);

@@ -211,6 +211,41 @@ fn file_read(script: &Script) -> Option<&crate::shell::ast::Redirect> {
     .then_some(redirect)
 }
 
+/// `BASH_SOURCE`: the file each function being run was defined in (innermost first), then
+/// the files being read (the innermost `source`d one first, the script last).
+fn bash_source(state: &ShellState) -> Vec<String> {
+    let mut out: Vec<String> = state
+        .frames
+        .iter()
+        .rev()
+        .map(|f| {
+            state
+                .function_files
+                .get(&f.name)
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        })
+        .collect();
+    out.extend(state.source_files.iter().rev().map(ToString::to_string));
+    out
+}
+
+/// `BASH_LINENO`: the line each function and `source` in progress was called from
+/// (innermost first), then 0 for a script's own level.
+fn bash_lineno(state: &ShellState) -> Vec<String> {
+    let mut lines: Vec<String> = state
+        .frames
+        .iter()
+        .rev()
+        .map(|f| f.line.to_string())
+        .collect();
+    lines.extend(state.source_lines.iter().rev().map(usize::to_string));
+    if state.source_files.len() > state.source_lines.len() {
+        lines.push("0".into());
+    }
+    lines
+}
+
 /// Evaluates arithmetic text on `state`'s variables.
 /// An error in `$((...))` abandons the command line, as in a non-interactive bash.
 pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandError> {
@@ -588,6 +623,8 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
         b"RANDOM" => Some(state.next_random().to_string()),
         b"SECONDS" => Some(state.started.elapsed().as_secs().to_string()),
         b"FUNCNAME" => state.frames.last().map(|f| f.name.clone()),
+        b"BASH_SOURCE" => bash_source(state).into_iter().next(),
+        b"BASH_LINENO" => bash_lineno(state).into_iter().next(),
         b"PIPESTATUS" => state.pipestatus.first().map(i32::to_string),
         b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
         b"BASHPID" => Some(SHELL_PID.to_string()),
@@ -662,13 +699,22 @@ impl expand::Host for Host<'_, '_> {
         match name {
             "@" | "*" => self.state.positional.as_ref().clone(),
             "PIPESTATUS" => self.state.pipestatus.iter().map(i32::to_string).collect(),
-            "FUNCNAME" => self
-                .state
-                .frames
-                .iter()
-                .rev()
-                .map(|f| f.name.clone())
-                .collect(),
+            "FUNCNAME" => {
+                let mut names: Vec<String> = self
+                    .state
+                    .frames
+                    .iter()
+                    .rev()
+                    .map(|f| f.name.clone())
+                    .collect();
+                // A script's own level is `main` (not a `-c` string's).
+                if !names.is_empty() && self.state.source_files.first().is_some() {
+                    names.push("main".into());
+                }
+                names
+            }
+            "BASH_SOURCE" => bash_source(self.state),
+            "BASH_LINENO" => bash_lineno(self.state),
             _ => elements(self.state, name),
         }
     }
@@ -683,14 +729,17 @@ impl expand::Host for Host<'_, '_> {
     fn element(&mut self, name: &str, sub: &str) -> Result<Option<String>, ExpandError> {
         let sub = subscript(self.state, name, sub)?;
         Ok(match (name, &sub) {
-            ("PIPESTATUS", Sub::Index(i)) => usize::try_from(*i)
-                .ok()
-                .and_then(|i| self.state.pipestatus.get(i))
-                .map(i32::to_string),
-            ("FUNCNAME", Sub::Index(i)) => usize::try_from(*i)
-                .ok()
-                .and_then(|i| self.state.frames.iter().rev().nth(i))
-                .map(|f| f.name.clone()),
+            ("PIPESTATUS" | "FUNCNAME" | "BASH_SOURCE" | "BASH_LINENO", Sub::Index(i)) => {
+                // The shell's own arrays: a negative index counts from the end.
+                let all = self.elements(name);
+                let at = if *i < 0 {
+                    i64::try_from(all.len()).ok().map(|n| n + i)
+                } else {
+                    Some(*i)
+                };
+                at.and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| all.into_iter().nth(i))
+            }
             _ => element(self.state, name, &sub),
         })
     }

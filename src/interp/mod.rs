@@ -471,6 +471,15 @@ impl Interp<'_> {
             Command::Function(def) => {
                 std::sync::Arc::make_mut(&mut state.functions)
                     .insert(def.name.clone(), std::sync::Arc::clone(def));
+                let files = std::sync::Arc::make_mut(&mut state.function_files);
+                match state.source_files.last() {
+                    Some(f) => {
+                        files.insert(def.name.clone(), std::sync::Arc::clone(f));
+                    }
+                    None => {
+                        files.remove(&def.name);
+                    }
+                }
                 state.set_status(0);
                 Flow::Normal
             }

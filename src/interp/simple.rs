@@ -774,6 +774,7 @@ impl Interp<'_> {
             saved: Vec::new(),
             positional: std::mem::replace(&mut state.positional, Arc::new(args)),
             loop_depth: std::mem::replace(&mut state.loop_depth, 0),
+            line,
         };
         state.frames.push(frame);
         state.nesting += 1;

@@ -80,6 +80,8 @@ pub(crate) struct Frame {
     pub saved: Vec<(String, Option<Var>)>,
     pub positional: Arc<Vec<String>>,
     pub loop_depth: usize,
+    /// The line it was called from (`BASH_LINENO`).
+    pub line: usize,
 }
 
 /// An array a declaration builtin's `NAME=(...)` argument gives: the name, the items (with
@@ -106,6 +108,13 @@ pub(crate) struct ShellState {
     /// The script being run (`bash x.sh`, `source x.sh`): diagnostics name it instead of the
     /// session's `bash`.
     pub script_name: Option<Arc<str>>,
+    /// The files being read (the script, then the files `source`d from it), innermost last:
+    /// `BASH_SOURCE`.
+    pub source_files: Vec<Arc<str>>,
+    /// The lines the `source`s in progress were run from (`BASH_LINENO`).
+    pub source_lines: Vec<usize>,
+    /// The file each function was defined in (`BASH_SOURCE` inside it).
+    pub function_files: Arc<BTreeMap<String, Arc<str>>>,
     /// Function calls in progress, innermost last.
     pub frames: Vec<Frame>,
     /// Loops in progress in the current function (or at top level).
@@ -203,6 +212,9 @@ impl ShellState {
             positional: Arc::default(),
             arg0: "bash".into(),
             script_name: None,
+            source_files: Vec::new(),
+            source_lines: Vec::new(),
+            function_files: Arc::default(),
             frames: Vec::new(),
             loop_depth: 0,
             opts: Options {
