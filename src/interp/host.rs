@@ -708,7 +708,7 @@ impl expand::Host for Host<'_, '_> {
                     .map(|f| f.name.clone())
                     .collect();
                 // A script's own level is `main` (not a `-c` string's).
-                if !names.is_empty() && self.state.source_files.first().is_some() {
+                if !names.is_empty() && !self.state.source_files.is_empty() {
                     names.push("main".into());
                 }
                 names
