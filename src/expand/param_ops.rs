@@ -1130,18 +1130,8 @@ pub(super) fn quote_reusable(v: &[u8]) -> Vec<u8> {
         out.push(b'\'');
         return out;
     }
-    if v == b"'" {
-        return b"\\'".to_vec();
-    }
-    let mut out = vec![b'\''];
-    for &b in v {
-        if b == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(b);
-        }
-    }
-    out.push(b'\'');
+    let mut out = Vec::with_capacity(v.len() + 2);
+    crate::shell::print::single_quote(v, &mut out);
     out
 }
 

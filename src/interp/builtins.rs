@@ -12,8 +12,7 @@ use trumansh_commands::{CommandName, FsView};
 
 use super::state::ShellState;
 use super::{Cx, Flow, Interp, Io};
-use crate::exec::{Emitter, Out, StreamSink};
-use crate::io::Stream;
+use crate::exec::{Emitter, StreamSink};
 use crate::shell::ParseError;
 
 /// The interpreter's builtins.
@@ -2040,9 +2039,6 @@ pub(super) enum Mode {
     Eval,
     Source,
 }
-
-#[allow(dead_code)]
-fn unused(_: &dyn FsView, _: Stream, _: Out) {}
 
 #[cfg(test)]
 mod tests {

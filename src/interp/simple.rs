@@ -15,7 +15,6 @@ use super::{Cx, Flow, Interp, Io, host};
 use crate::audit::fields;
 use crate::exec::{Emitter, Out, StreamSink, audit_command, run_command};
 use crate::expand;
-use crate::io::Stream;
 use crate::shell::ast::{AssignValue, Assignment, FunctionDef, SimpleCommand};
 
 /// What a command name leads to.
@@ -1144,17 +1143,7 @@ pub(super) fn trace_quote(w: &[u8]) -> Vec<u8> {
         out.push(b'\'');
         return out;
     }
-    let mut out = b"'".to_vec();
-    for &b in w {
-        if b == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(b);
-        }
-    }
-    out.push(b'\'');
+    let mut out = Vec::with_capacity(w.len() + 2);
+    crate::shell::print::single_quote(w, &mut out);
     out
 }
-
-#[allow(dead_code)]
-fn unused(_: Stream, _: &dyn FsView) {}

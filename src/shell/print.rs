@@ -820,8 +820,9 @@ impl<'a> Printer<'a> {
     }
 }
 
-/// `'text'`, each `'` written `'\''` (a lone `'` is `\'`).
-fn single_quote(text: &[u8], out: &mut Vec<u8>) {
+/// `'text'`, each `'` written `'\''` (a lone `'` is `\'`): bash's `sh_single_quote`, for
+/// printed words, `${X@Q}` and `set -x`.
+pub(crate) fn single_quote(text: &[u8], out: &mut Vec<u8>) {
     if text == b"'" {
         out.extend_from_slice(b"\\'");
         return;
