@@ -626,13 +626,14 @@ impl<'a> Parser<'a> {
             };
             match word.as_deref() {
                 Some(b"!") => negated = !negated,
-                Some(b"time") if time.is_none() => {
+                Some(b"time") => {
+                    // `time time cmd` times it once (bash).
                     self.next()?;
                     let posix = matches!(&self.peek()?.tok, Tok::Word(w) if plain_literal(w) == Some(b"-p"));
                     if posix {
                         self.next()?;
                     }
-                    time = Some(posix);
+                    time = Some(posix || time == Some(true));
                     continue;
                 }
                 _ => break,
