@@ -336,7 +336,7 @@ impl Interp<'_> {
         let format = if posix {
             Some("real %2R\nuser %2U\nsys %2S".to_string())
         } else {
-            super::interp::host::param(state, "TIMEFORMAT")
+            host::param(state, "TIMEFORMAT")
         };
         let format = format.unwrap_or_else(|| "\nreal\t%3lR\nuser\t%3lU\nsys\t%3lS".into());
         match time_report(&format, real, user, std::time::Duration::ZERO) {

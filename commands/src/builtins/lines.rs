@@ -54,29 +54,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         let v = value.map(OsStr::as_bytes).unwrap_or_default();
         match c {
             b'd' => delim = v.first().copied().unwrap_or(0),
-            b'u' => {
-                let n = legal_number(v).filter(|&n| n >= 0 && i32::try_from(n).is_ok());
-                match n {
-                    None => {
-                        return Err(Stop::FailWith(
-                            format!(
-                                "{}: invalid file descriptor specification",
-                                String::from_utf8_lossy(v)
-                            ),
-                            1,
-                        ));
-                    }
-                    Some(n) => {
-                        fd = u32::try_from(n).unwrap_or(u32::MAX);
-                        if ctx.input(fd).is_none() {
-                            return Err(Stop::FailWith(
-                                format!("{n}: invalid file descriptor: Bad file descriptor"),
-                                1,
-                            ));
-                        }
-                    }
-                }
-            }
+            b'u' => fd = ctx.input_fd(v).map_err(|m| Stop::FailWith(m, 1))?,
             b'n' => max_lines = count(v, 0, "line count")?,
             b'O' => origin = Some(count(v, 0, "array origin")?),
             b's' => skip = count(v, 0, "line count")?,

@@ -350,26 +350,7 @@ fn parse<'a>(args: &'a [OsString], ctx: &Ctx) -> Result<(Opts<'a>, &'a [OsString
                 };
                 o.nchars = Some(n);
             }
-            b'u' => {
-                let fd = legal_number(v).filter(|&n| n >= 0 && i32::try_from(n).is_ok());
-                match fd {
-                    None => {
-                        return Err(Stop::FailWith(
-                            format!("{shown}: invalid file descriptor specification"),
-                            1,
-                        ));
-                    }
-                    Some(n) => {
-                        o.fd = u32::try_from(n).unwrap_or(u32::MAX);
-                        if ctx.input(o.fd).is_none() {
-                            return Err(Stop::FailWith(
-                                format!("{n}: invalid file descriptor: Bad file descriptor"),
-                                1,
-                            ));
-                        }
-                    }
-                }
-            }
+            b'u' => o.fd = ctx.input_fd(v).map_err(|m| Stop::FailWith(m, 1))?,
             // -e, -i, -p, -s: for a terminal, which stdin never is here.
             _ => {}
         }

@@ -213,6 +213,24 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The fd a `-u FD` operand names (`read`, `mapfile`), checked as bash does: a whole
+    /// number, and open for reading. `Err`: bash's message.
+    pub fn input_fd(&self, v: &[u8]) -> Result<u32, String> {
+        let n = crate::support::cnum::legal_number(v)
+            .filter(|&n| n >= 0 && i32::try_from(n).is_ok())
+            .ok_or_else(|| {
+                format!(
+                    "{}: invalid file descriptor specification",
+                    String::from_utf8_lossy(v)
+                )
+            })?;
+        let fd = u32::try_from(n).unwrap_or(u32::MAX);
+        match self.input(fd) {
+            Some(_) => Ok(fd),
+            None => Err(format!("{n}: invalid file descriptor: Bad file descriptor")),
+        }
+    }
+
     /// The input open on fd `n` (0: stdin); `None`: not open for reading.
     pub fn input(&self, n: u32) -> Option<&Stdin> {
         if n == 0 {
