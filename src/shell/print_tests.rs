@@ -195,3 +195,17 @@ fn comsub_layout() {
         "f () \n{ \n    echo 'a'\\''b' \\' \"c\"\n}"
     );
 }
+
+#[test]
+fn a_text_growing_with_the_square_of_its_length_is_cut() {
+    // 4,000 `elif`s indented one level deeper each: about 32 MB unbounded.
+    let mut src = String::from("f() { if a; then b");
+    for _ in 0..4000 {
+        src.push_str("; elif c; then d");
+    }
+    src.push_str("; fi; }");
+    let defs = functions(&src);
+    let len = defs.first().map_or(0, |d| function_text(d).len());
+    assert!(len >= super::MAX_TEXT, "{len}");
+    assert!(len < super::MAX_TEXT + 64 * 1024, "{len}");
+}
