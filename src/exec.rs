@@ -198,6 +198,10 @@ pub(crate) struct Env<'a> {
     pub inputs: &'a [(u32, Stdin)],
     /// `$SHELLOPTS` (`test -o`).
     pub shellopts: &'a str,
+    /// Runs the command lines a command starts (`xargs`, `find -exec`, awk's `system()`).
+    pub runner: Option<&'a dyn trumansh_commands::Runner>,
+    /// The handler runs as its program (`/usr/bin/printf`, under `xargs`).
+    pub program: bool,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -419,6 +423,8 @@ pub(crate) fn run_command(
         denied: env.denied,
         inputs: env.inputs,
         shellopts: env.shellopts,
+        runner: env.runner,
+        program: env.program,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -447,6 +453,8 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         denied: env.denied,
         inputs: &[],
         shellopts: env.shellopts,
+        runner: None,
+        program: false,
     };
     f(&ctx)
 }

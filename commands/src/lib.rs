@@ -49,8 +49,8 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars,
-    resolve_against,
+    Array, ByteReader, Ctx, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
+    SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
@@ -62,7 +62,9 @@ pub use support::fnmatch::{class_matches, fnmatch};
 pub use support::lookup::SHELL_BUILTINS;
 pub use support::paths::normalize_lexical;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
-pub use support::regex_gnu::{Syntax as RegexSyntax, translate as translate_regex};
+pub use support::regex_gnu::{
+    Options as RegexOptions, Regex as GnuRegex, Syntax as RegexSyntax, translate as translate_regex,
+};
 pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 

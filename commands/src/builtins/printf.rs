@@ -484,6 +484,19 @@ fn usage_only() -> Stop {
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    if ctx.program {
+        // coreutils' program: no `-v`; a leading `--` is skipped; the format is required.
+        let args = match args.first() {
+            Some(a) if a == "--" => args.get(1..).unwrap_or_default(),
+            _ => args,
+        };
+        let Some((format, rest)) = args.split_first() else {
+            let mut o = Outcome::status(1);
+            o.err("printf: missing operand\nTry 'printf --help' for more information.\n");
+            return Ok(o);
+        };
+        return Ok(print(format.as_bytes(), rest, None, ctx));
+    }
     let mut getopt = BuiltinGetopt::new(args, "v:");
     let mut var = None;
     for opt in getopt.by_ref() {
@@ -501,7 +514,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let Some((format, rest)) = getopt.operands().split_first() else {
         return Err(usage_only());
     };
-    let format = format.as_bytes();
+    Ok(print(format.as_bytes(), rest, var, ctx))
+}
+
+/// Prints FORMAT with ARGUMENTS (into `var` with `-v`).
+fn print(format: &[u8], rest: &[OsString], var: Option<String>, ctx: &Ctx) -> Outcome {
     if format.is_empty() {
         let mut o = Outcome::ok();
         if let Some(name) = var {
@@ -511,7 +528,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 export: false,
             });
         }
-        return Ok(o);
+        return o;
     }
     let mut run = Run {
         p: Printer {
@@ -547,7 +564,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             export: false,
         });
     }
-    Ok(o.with_status(status))
+    o.with_status(status)
 }
 
 #[cfg(test)]
@@ -562,6 +579,25 @@ mod tests {
             value: Some(value.into()),
             export: false,
         }
+    }
+
+    #[test]
+    fn as_a_program_it_has_no_options_and_needs_a_format() {
+        // `/usr/bin/printf` (coreutils 9.1).
+        let w = World::empty().run_as_program();
+        assert_eq!(
+            text(&w.run(Printf, &["-v", "x"])),
+            ("-v".into(), String::new(), 0)
+        );
+        assert_eq!(text(&w.run(Printf, &["--", "%s\n", "a"])).0, "a\n");
+        assert_eq!(
+            text(&w.run(Printf, &[])),
+            (
+                String::new(),
+                "printf: missing operand\nTry 'printf --help' for more information.\n".into(),
+                1
+            )
+        );
     }
 
     #[test]
