@@ -201,7 +201,7 @@ pub(crate) struct Env<'a> {
     /// Runs the command lines a command starts (`xargs`, `find -exec`, awk's `system()`).
     pub runner: Option<&'a dyn trumansh_commands::Runner>,
     /// The handler runs as its program (`/usr/bin/printf`, under `xargs`).
-    pub program: bool,
+    pub program: Option<&'a str>,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -454,7 +454,7 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         inputs: &[],
         shellopts: env.shellopts,
         runner: None,
-        program: false,
+        program: None,
     };
     f(&ctx)
 }

@@ -609,7 +609,7 @@ impl Interp<'_> {
             inputs: &[],
             shellopts: "",
             runner: None,
-            program: false,
+            program: None,
         }
     }
 

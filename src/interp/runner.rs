@@ -70,7 +70,7 @@ impl Runner for LineRunner<'_> {
         match req.what {
             RunWhat::Argv(argv) => {
                 if let Some(target) = argv.first().and_then(|n| self.target(&sub, n)) {
-                    if let Target::Program(c) = &target {
+                    if let Target::Program(c, _) = &target {
                         audit_command(rt.audit(), *c, argv.get(1..).unwrap_or_default(), &sub.cwd);
                     }
                     let prepared = Prepared::Run {
@@ -120,6 +120,6 @@ impl LineRunner<'_> {
         text.parse::<CommandName>()
             .ok()
             .filter(|c| c.program_path().is_some() && !self.interp.rt.denied.contains(c))
-            .map(Target::Program)
+            .map(|c| Target::Program(c, text.to_string()))
     }
 }

@@ -27,7 +27,7 @@ pub(super) enum Target {
     Handler(CommandName),
     /// A handler run as its program (`/usr/bin/printf`; what `xargs` and `find -exec`
     /// run): a `Both` command answers as GNU's program, not as the builtin.
-    Program(CommandName),
+    Program(CommandName, String),
 }
 
 /// A command whose words, assignments and redirections are done, ready to run.
@@ -100,7 +100,7 @@ impl Interp<'_> {
         let target = name.and_then(|n| self.lookup(state, n));
         // The command that will run is logged now, before any change it causes (its
         // redirections' first).
-        if let Some(Target::Handler(c) | Target::Program(c)) = &target {
+        if let Some(Target::Handler(c) | Target::Program(c, _)) = &target {
             audit_command(
                 self.rt.audit(),
                 *c,
@@ -454,10 +454,9 @@ impl Interp<'_> {
                     state.set_status(status);
                     Flow::Normal
                 }
-                Target::Handler(c) | Target::Program(c) => {
-                    let program = matches!(target, Target::Program(_));
+                Target::Handler(c) => {
                     let status =
-                        self.run_handler(state, c, &args, &assigns, &fds, line, program, streams);
+                        self.run_handler(state, c, &args, &assigns, &fds, line, None, streams);
                     state.set_status(status);
                     if status == 2
                         && state.opts.posix
@@ -466,6 +465,20 @@ impl Interp<'_> {
                         // POSIX mode: a special builtin's usage error ends the shell.
                         self.fatal(state, 2);
                     }
+                    Flow::Normal
+                }
+                Target::Program(c, argv0) => {
+                    let status = self.run_handler(
+                        state,
+                        c,
+                        &args,
+                        &assigns,
+                        &fds,
+                        line,
+                        Some(&argv0),
+                        streams,
+                    );
+                    state.set_status(status);
                     Flow::Normal
                 }
                 Target::Function(def) => {
@@ -554,7 +567,7 @@ impl Interp<'_> {
                     assigns,
                     fds,
                     line,
-                    false,
+                    None,
                     streams,
                 );
                 if s != 0 {
@@ -588,7 +601,7 @@ impl Interp<'_> {
                     assigns,
                     fds,
                     line,
-                    false,
+                    None,
                     streams,
                 );
             }
@@ -608,7 +621,7 @@ impl Interp<'_> {
         assigns: &[(String, String)],
         fds: &Fds,
         line: usize,
-        program: bool,
+        program: Option<&str>,
         streams: &dyn StreamSink,
     ) -> i32 {
         let rt = self.rt;
@@ -904,7 +917,7 @@ impl Interp<'_> {
         if let Some(c) = program
             && self.rt.sandbox.stat(&state.resolve(name), true).is_err()
         {
-            return Ok(Target::Program(c));
+            return Ok(Target::Program(c, text.to_string()));
         }
         self.script_target(state, name)
     }

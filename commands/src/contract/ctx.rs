@@ -215,8 +215,9 @@ pub struct Ctx<'a> {
     /// test's world). Use [`Ctx::run`].
     pub runner: Option<&'a dyn Runner>,
     /// Invoked as a program (`/usr/bin/printf`, by `xargs`, `find -exec`, `env`), not as the
-    /// shell's builtin of the same name: a `Both` command answers as its GNU program.
-    pub program: bool,
+    /// shell's builtin of the same name: the name it was run by (its `argv[0]`, which GNU's
+    /// messages start with). A `Both` command then answers as its GNU program.
+    pub program: Option<&'a str>,
 }
 
 /// What a command asks the shell to run ([`Ctx::run`]).

@@ -530,7 +530,7 @@ mod tests {
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
             runner: None,
-            program: false,
+            program: None,
         };
         f(&ctx)
     }

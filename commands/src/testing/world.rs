@@ -22,7 +22,7 @@ pub struct World {
     pub tty: bool,
     pub identity: Identity,
     /// Run as a program (`/usr/bin/NAME`), not as the builtin ([`Ctx::program`]).
-    pub program: bool,
+    pub program: Option<String>,
 }
 
 impl World {
@@ -36,7 +36,7 @@ impl World {
             stdin: Vec::new(),
             tty: false,
             identity: Identity::default(),
-            program: false,
+            program: None,
         }
     }
     /// The empty world: `/s` and nothing in it (commands that only read their arguments,
@@ -46,7 +46,7 @@ impl World {
     }
     /// Runs commands as their programs (`/usr/bin/printf`), not as builtins.
     pub fn run_as_program(mut self) -> Self {
-        self.program = true;
+        self.program = Some("printf".into());
         self
     }
     pub fn cwd(mut self, cwd: &str) -> Self {
@@ -99,7 +99,7 @@ impl World {
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
             runner: None,
-            program: self.program,
+            program: self.program.as_deref(),
         };
         crate::run(name, &os(args), &ctx)
     }
