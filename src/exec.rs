@@ -227,6 +227,8 @@ pub(crate) struct Emitter<'a> {
     pub command: Cell<Option<CommandName>>,
     /// The `/dev/fd/N` of the command's `>(list)`s and their inputs.
     pub proc_out: Vec<(PathBuf, Arc<Capture>)>,
+    /// How often the handler asked whether its output is closed ([`Spill::closed`]).
+    polls: Cell<u32>,
 }
 
 impl<'a> Emitter<'a> {
@@ -251,6 +253,7 @@ impl<'a> Emitter<'a> {
             write_failed: Cell::new(false),
             command: Cell::new(None),
             proc_out: Vec::new(),
+            polls: Cell::new(0),
         }
     }
 
@@ -393,7 +396,18 @@ impl Spill for Emitter<'_> {
             self.step(step);
         }
     }
+    /// Also true once the line's deadline has passed (looked at every 64th call: handlers
+    /// ask once per line of input), so that a command that loops without writing (`awk
+    /// 'BEGIN{while(1);}'`, `sed -n ':a;N;ba'`) stops at the deadline.
     fn closed(&self) -> bool {
+        if self.closed.get() {
+            return true;
+        }
+        let n = self.polls.get().wrapping_add(1);
+        self.polls.set(n);
+        if n % 64 == 0 && self.sandbox.guard().expired() {
+            self.closed.set(true);
+        }
         self.closed.get()
     }
 }
