@@ -405,7 +405,7 @@ impl Spill for Emitter<'_> {
         }
         let n = self.polls.get().wrapping_add(1);
         self.polls.set(n);
-        if n % 64 == 0 && self.sandbox.guard().expired() {
+        if n.is_multiple_of(64) && self.sandbox.guard().expired() {
             self.closed.set(true);
         }
         self.closed.get()
