@@ -92,12 +92,17 @@ commands! {
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Grep       "grep"      search::grep                    Program(2);
+    Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    Hostname   "hostname"  info::hostname                  Program;
+    Id         "id"        info::id                        Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Nproc      "nproc"     info::nproc                     Program;
+    Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
@@ -111,11 +116,13 @@ commands! {
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
+    Uname      "uname"     info::uname                     Program;
     Undo       "undo"      builtins::undo                  Builtin;
     Uniq       "uniq"      text::uniq                      Program;
     Unset      "unset"     builtins::unset                 Builtin;
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
+    Whoami     "whoami"    info::whoami                    Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.
