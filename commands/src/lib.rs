@@ -49,7 +49,7 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
+    Array, ByteReader, Ctx, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
     SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
@@ -87,6 +87,7 @@ commands! {
     Date       "date"      info::date                      Program;
     Dirname    "dirname"   info::dirname                   Program;
     Echo       "echo"      builtins::echo                  Both;
+    Env        "env"       info::env                       Program(125);
     Exit       "exit"      builtins::exit                  Builtin;
     Export     "export"    builtins::export                Builtin;
     False      "false"     builtins::false_                Both;

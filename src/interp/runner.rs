@@ -54,11 +54,34 @@ impl Runner for LineRunner<'_> {
             sub.vars
                 .set("PWD", dir.to_string_lossy().into_owned(), false);
         }
+        if let Some(env) = req.env {
+            if env.clear {
+                let exported: Vec<String> = sub
+                    .vars
+                    .iter()
+                    .filter(|(_, v)| v.exported)
+                    .map(|(k, _)| k.to_string())
+                    .collect();
+                for name in exported {
+                    sub.vars.unset(&name);
+                }
+            }
+            for name in &env.unset {
+                sub.vars.unset(name);
+            }
+            for (name, value) in &env.set {
+                sub.vars.set(name, value.clone(), true);
+            }
+        }
         let capture = req
             .capture
             .then(|| Arc::new(Capture::new(limits.var_bytes)));
         let io = Io {
-            stdin: Input::bytes(req.stdin.map(<[u8]>::to_vec).unwrap_or_default()),
+            stdin: if req.inherit_stdin {
+                self.io.stdin.clone()
+            } else {
+                Input::bytes(req.stdin.map(<[u8]>::to_vec).unwrap_or_default())
+            },
             out: capture
                 .as_ref()
                 .map_or_else(|| self.io.out.clone(), |c| Out::Capture(Arc::clone(c))),

@@ -236,13 +236,30 @@ pub enum RunWhat<'r> {
 #[derive(Debug, Clone, Copy)]
 pub struct RunRequest<'r> {
     pub what: RunWhat<'r>,
-    /// Its stdin (`None`: empty, as `/dev/null`).
+    /// Its stdin (`None`: empty, as `/dev/null`), unless `inherit_stdin`.
     pub stdin: Option<&'r [u8]>,
+    /// It reads what is left of the caller's stdin (`env CMD`, `find -exec`), which the
+    /// caller has not read from.
+    pub inherit_stdin: bool,
     /// Keep its stdout and return it (`"cmd" | getline`); otherwise it goes where the calling
     /// command's stdout goes, after what the caller wrote so far.
     pub capture: bool,
     /// The directory it runs in (`find -execdir`); `None`: the caller's.
     pub cwd: Option<&'r Path>,
+    /// Changes to the environment it gets (`env -i -u NAME NAME=VALUE`); `None`: the
+    /// caller's exported variables.
+    pub env: Option<&'r EnvChange>,
+}
+
+/// How a started command's environment differs from the caller's ([`RunRequest::env`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvChange {
+    /// Start from an empty environment (`env -i`).
+    pub clear: bool,
+    /// Variables removed (`env -u NAME`).
+    pub unset: Vec<String>,
+    /// Variables set, in order (`env NAME=VALUE`).
+    pub set: Vec<(String, String)>,
 }
 
 /// What a command line did.

@@ -1,10 +1,11 @@
 //! Facts about the (emulated) world and about names: `date`, `basename`, `dirname`, `which`,
 //! the machine and its users (`uname`, `nproc`, `hostname`, `whoami`, `id`, `groups`), the
-//! environment (`printenv`); `system.rs` holds the machine's fixed facts.
+//! environment (`printenv`, `env`, which runs a command in a changed one); `system.rs` holds the machine's fixed facts.
 
 pub mod basename;
 pub mod date;
 pub mod dirname;
+pub mod env;
 pub mod hostname;
 pub mod id;
 pub mod nproc;

@@ -6,6 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::parse_args;
+use crate::support::environ::{environment, listing};
 use crate::{Ctx, Outcome};
 
 /// Print the values of the specified environment VARIABLE(s).
@@ -19,40 +20,24 @@ pub struct PrintenvArgs {
     names: Vec<OsString>,
 }
 
-/// The exported variables with a value, as a program's environment holds them (in name
-/// order; bash passes its own order).
-pub fn environment<'a>(ctx: &'a Ctx) -> impl Iterator<Item = (&'a str, &'a str)> {
-    ctx.vars.iter().filter_map(|(name, var)| {
-        if !var.exported || var.array.is_some() {
-            return None;
-        }
-        var.value.as_deref().map(|v| (name, v))
-    })
-}
-
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let a = parse_args::<PrintenvArgs>(args)?;
-    let end: &[u8] = if a.null { b"\0" } else { b"\n" };
+    let end = if a.null { 0 } else { b'\n' };
     let mut o = Outcome::ok();
     let mut out = Vec::new();
     if a.names.is_empty() {
-        for (name, value) in environment(ctx) {
-            out.extend_from_slice(name.as_bytes());
-            out.push(b'=');
-            out.extend_from_slice(value.as_bytes());
-            out.extend_from_slice(end);
-        }
+        out = listing(environment(ctx.vars), end);
     } else {
         let mut missing = false;
         for n in &a.names {
             let bytes = n.as_bytes();
             let value = (!bytes.contains(&b'='))
-                .then(|| environment(ctx).find(|(name, _)| name.as_bytes() == bytes))
+                .then(|| environment(ctx.vars).find(|(name, _)| name.as_bytes() == bytes))
                 .flatten();
             match value {
                 Some((_, v)) => {
                     out.extend_from_slice(v.as_bytes());
-                    out.extend_from_slice(end);
+                    out.push(end);
                 }
                 None => missing = true,
             }
