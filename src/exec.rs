@@ -410,6 +410,9 @@ impl Spill for Emitter<'_> {
         }
         self.closed.get()
     }
+    fn expired(&self) -> bool {
+        self.sandbox.guard().expired()
+    }
 }
 
 /// Runs a handler with its output flowing through `emitter`; returns its status.

@@ -109,6 +109,7 @@ commands! {
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
     Rm         "rm"        fs::rm                          Program;
+    Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
@@ -124,6 +125,7 @@ commands! {
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;
+    Yes        "yes"       text::yes                       Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.

@@ -321,6 +321,10 @@ impl Ctx<'_> {
 pub trait Spill {
     fn spill(&self, steps: Vec<Step>);
     fn closed(&self) -> bool;
+    /// Whether the line's deadline has passed (or it was cancelled), looked at now.
+    fn expired(&self) -> bool {
+        self.closed()
+    }
 }
 
 /// How much buffered output [`Ctx::flush`] lets accumulate before handing it over.
@@ -344,6 +348,12 @@ impl Ctx<'_> {
             spill.spill(std::mem::take(&mut o.steps));
         }
         !spill.closed()
+    }
+
+    /// Whether the line's deadline has passed (or the line was cancelled): a command that
+    /// waits (`sleep`) looks at it between short naps. False in a unit test's world.
+    pub fn expired(&self) -> bool {
+        self.spill.is_some_and(Spill::expired)
     }
 
     /// Hands every step produced so far to the executor at once, so that the effects among

@@ -10,6 +10,7 @@ pub mod hostname;
 pub mod id;
 pub mod nproc;
 pub mod printenv;
+pub mod sleep;
 mod system;
 pub mod uname;
 pub mod which;

@@ -9,3 +9,4 @@ pub mod tee;
 pub mod tr;
 pub mod uniq;
 pub mod wc;
+pub mod yes;
