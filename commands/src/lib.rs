@@ -90,6 +90,7 @@ commands! {
     Env        "env"       info::env                       Program(125);
     Exit       "exit"      builtins::exit                  Builtin;
     Export     "export"    builtins::export                Builtin;
+    Expr       "expr"      text::expr                      Program(2);
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Grep       "grep"      search::grep                    Program(2);

@@ -3,6 +3,7 @@
 
 pub mod cat;
 pub mod cut;
+pub mod expr;
 pub mod headtail;
 pub mod sort;
 pub mod tee;
