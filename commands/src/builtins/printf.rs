@@ -642,7 +642,11 @@ mod tests {
         let w = World::empty().run_as_program();
         assert_eq!(
             text(&w.run(Printf, &["-v", "x"])),
-            ("-v".into(), String::new(), 0)
+            (
+                "-v".into(),
+                "printf: warning: ignoring excess arguments, starting with 'x'\n".into(),
+                0
+            )
         );
         assert_eq!(text(&w.run(Printf, &["--", "%s\n", "a"])).0, "a\n");
         assert_eq!(
