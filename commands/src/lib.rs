@@ -100,8 +100,11 @@ commands! {
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
+    Rev        "rev"       text::rev                       Program;
     Rm         "rm"        fs::rm                          Program;
+    Seq        "seq"       text::seq                       Program;
     Sort       "sort"      text::sort                      Program(2);
+    Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;

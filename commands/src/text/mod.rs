@@ -4,7 +4,11 @@
 pub mod cat;
 pub mod cut;
 pub mod headtail;
+pub mod lines;
+pub mod rev;
+pub mod seq;
 pub mod sort;
+pub mod tac;
 pub mod tee;
 pub mod tr;
 pub mod uniq;
