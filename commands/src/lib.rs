@@ -89,6 +89,7 @@ commands! {
     Export     "export"    builtins::export                Builtin;
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
+    Fold       "fold"      text::fold                      Program;
     Grep       "grep"      search::grep                    Program(2);
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
@@ -96,6 +97,7 @@ commands! {
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Paste      "paste"     text::paste                     Program;
     Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;

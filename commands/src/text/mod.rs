@@ -3,8 +3,10 @@
 
 pub mod cat;
 pub mod cut;
+pub mod fold;
 pub mod headtail;
 pub mod lines;
+pub mod paste;
 pub mod rev;
 pub mod seq;
 pub mod sort;
