@@ -2,6 +2,7 @@
 //! `uniq OUTPUT` also write a file through an effect).
 
 pub mod cat;
+pub mod comm;
 pub mod cut;
 pub mod fold;
 pub mod headtail;
