@@ -87,6 +87,7 @@ commands! {
     Dirname    "dirname"   info::dirname                   Program;
     Echo       "echo"      builtins::echo                  Both;
     Exit       "exit"      builtins::exit                  Builtin;
+    Expand     "expand"    text::expand                    Program;
     Export     "export"    builtins::export                Builtin;
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
@@ -116,6 +117,7 @@ commands! {
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
     Undo       "undo"      builtins::undo                  Builtin;
+    Unexpand   "unexpand"  text::unexpand                  Program;
     Uniq       "uniq"      text::uniq                      Program;
     Unset      "unset"     builtins::unset                 Builtin;
     Wc         "wc"        text::wc                        Program;

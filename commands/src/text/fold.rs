@@ -9,7 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::{operand_error, operands_or_stdin};
-use crate::text::lines::{Records, Sink};
+use crate::text::lines::{Records, Sink, obsolete_number};
 use crate::{Ctx, Outcome, quote};
 
 /// Wrap input lines in each FILE, writing to standard output.
@@ -88,36 +88,6 @@ impl Folder {
     }
 }
 
-/// The obsolete `-N` as `-wN`.
-fn obsolete_width(args: &[OsString]) -> Vec<OsString> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut operands = false;
-    let mut value_next = false;
-    for a in args {
-        let b = a.as_bytes();
-        let is_value = std::mem::replace(
-            &mut value_next,
-            !operands
-                && (b == b"--width"
-                    || (b.first() == Some(&b'-') && b.get(1) != Some(&b'-') && b.ends_with(b"w"))),
-        );
-        if !operands
-            && !is_value
-            && b.len() > 1
-            && b.first() == Some(&b'-')
-            && b.iter().skip(1).all(u8::is_ascii_digit)
-        {
-            let mut w = OsString::from("-w");
-            w.push(std::ffi::OsStr::from_bytes(b.get(1..).unwrap_or_default()));
-            out.push(w);
-            continue;
-        }
-        operands |= b == b"--";
-        out.push(a.clone());
-    }
-    out
-}
-
 /// `xdectoumax (s, 1, SIZE_MAX - TAB_WIDTH - 1, ...)` with fold's messages.
 fn parse_width(s: &OsString) -> Result<usize, Stop> {
     let b = s.as_bytes();
@@ -149,7 +119,7 @@ fn parse_width(s: &OsString) -> Result<usize, Stop> {
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
-    let a = parse_args::<FoldArgs>(&obsolete_width(args))?;
+    let a = parse_args::<FoldArgs>(&obsolete_number(args, b'w', "--width", false))?;
     let width = match &a.width {
         Some(w) => parse_width(w)?,
         None => 80,

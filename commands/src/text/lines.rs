@@ -3,8 +3,9 @@
 //! or NUL under `-z`), and the output buffer that goes to the outcome in chunks, polling
 //! [`Ctx::flush`] so that a large input streams in bounded memory.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::ffi::OsStrExt;
 
 use crate::support::input::open_input;
 use crate::{Ctx, FsError, Outcome};
@@ -96,4 +97,40 @@ impl Sink {
             o.out(std::mem::take(&mut self.buf));
         }
     }
+}
+
+/// The obsolete `-N` option of `fold` (`-w N`), `expand` and `unexpand` (`-t N`, where
+/// `-N,M` lists stops too) rewritten as `-LETTER N`; a word that is the value of the option
+/// (`-w -1`), or after `--`, is left alone.
+pub fn obsolete_number(args: &[OsString], letter: u8, long: &str, commas: bool) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut value_next = false;
+    for (i, a) in args.iter().enumerate() {
+        let b = a.as_bytes();
+        if b == b"--" {
+            out.extend(args.iter().skip(i).cloned());
+            break;
+        }
+        let is_value = std::mem::replace(
+            &mut value_next,
+            (b.len() > 2 && long.as_bytes().starts_with(b))
+                || (b.first() == Some(&b'-')
+                    && b.get(1) != Some(&b'-')
+                    && b.last() == Some(&letter)),
+        );
+        if !is_value
+            && b.first() == Some(&b'-')
+            && b.get(1).is_some_and(u8::is_ascii_digit)
+            && b.iter()
+                .skip(1)
+                .all(|c| c.is_ascii_digit() || (commas && *c == b','))
+        {
+            let mut w = OsString::from(format!("-{}", char::from(letter)));
+            w.push(OsStr::from_bytes(b.get(1..).unwrap_or_default()));
+            out.push(w);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
 }

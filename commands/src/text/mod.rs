@@ -4,6 +4,7 @@
 pub mod cat;
 pub mod comm;
 pub mod cut;
+pub mod expand;
 pub mod fold;
 pub mod headtail;
 pub mod lines;
@@ -11,8 +12,10 @@ pub mod paste;
 pub mod rev;
 pub mod seq;
 pub mod sort;
+pub mod tabstops;
 pub mod tac;
 pub mod tee;
 pub mod tr;
+pub mod unexpand;
 pub mod uniq;
 pub mod wc;
