@@ -99,6 +99,7 @@ commands! {
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
+    Nl         "nl"        text::nl                        Program;
     Paste      "paste"     text::paste                     Program;
     Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;

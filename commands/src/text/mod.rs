@@ -8,6 +8,7 @@ pub mod expand;
 pub mod fold;
 pub mod headtail;
 pub mod lines;
+pub mod nl;
 pub mod paste;
 pub mod rev;
 pub mod seq;
