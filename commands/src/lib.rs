@@ -95,6 +95,7 @@ commands! {
     Grep       "grep"      search::grep                    Program(2);
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    Join       "join"      text::join                      Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;

@@ -7,6 +7,7 @@ pub mod cut;
 pub mod expand;
 pub mod fold;
 pub mod headtail;
+pub mod join;
 pub mod lines;
 pub mod nl;
 pub mod paste;
