@@ -80,6 +80,7 @@ commands! {
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Column     "column"    text::column                    Program;
     Comm       "comm"      text::comm                      Program;
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;

@@ -2,6 +2,7 @@
 //! `uniq OUTPUT` also write a file through an effect).
 
 pub mod cat;
+pub mod column;
 pub mod comm;
 pub mod cut;
 pub mod expand;
