@@ -35,16 +35,14 @@ pub fn add(a: &LongDouble, b: &LongDouble) -> LongDouble {
     match (a.class, b.class) {
         (Class::Nan, _) | (_, Class::Nan) => return nan(),
         (Class::Inf, Class::Inf) if a.negative != b.negative => return nan(),
-        (Class::Inf, _) => return *a,
-        (_, Class::Inf) => return *b,
         (Class::Zero, Class::Zero) => {
             return LongDouble {
                 negative: a.negative && b.negative,
                 class: Class::Zero,
             };
         }
-        (Class::Zero, _) => return *b,
-        (_, Class::Zero) => return *a,
+        (Class::Inf, _) | (_, Class::Zero) => return *a,
+        (_, Class::Inf) | (Class::Zero, _) => return *b,
         _ => {}
     }
     let (Some(pa), Some(pb)) = (parts(a), parts(b)) else {
@@ -88,8 +86,10 @@ pub fn add(a: &LongDouble, b: &LongDouble) -> LongDouble {
 pub fn mul(a: &LongDouble, b: &LongDouble) -> LongDouble {
     let negative = a.negative != b.negative;
     match (a.class, b.class) {
-        (Class::Nan, _) | (_, Class::Nan) => nan(),
-        (Class::Inf, Class::Zero) | (Class::Zero, Class::Inf) => nan(),
+        (Class::Nan, _)
+        | (_, Class::Nan)
+        | (Class::Inf, Class::Zero)
+        | (Class::Zero, Class::Inf) => nan(),
         (Class::Inf, _) | (_, Class::Inf) => LongDouble {
             negative,
             class: Class::Inf,

@@ -251,9 +251,8 @@ mod tests {
 
     fn seq(n: u32) -> Vec<u8> {
         (1..=n)
-            .map(|i| format!("{i}\n"))
-            .collect::<String>()
-            .into_bytes()
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect()
     }
 
     #[test]

@@ -148,11 +148,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     let mut totals = [0u64; 3];
     let mut seen_unpairable = false;
-    loop {
-        let (l0, l1) = match (sides.first(), sides.get(1)) {
-            (Some(x), Some(y)) => (x, y),
-            _ => break,
-        };
+    while let (Some(l0), Some(l1)) = (sides.first(), sides.get(1)) {
         if !l0.live && !l1.live {
             break;
         }

@@ -109,18 +109,17 @@ fn split_fields(line: &mut Line, tab: Option<u8>) {
     if lim == 0 {
         return;
     }
-    match tab {
-        Some(t) => {
-            let mut start = 0;
-            for (i, &c) in b.iter().enumerate() {
-                if c == t {
-                    line.fields.push((start, i));
-                    start = i + 1;
-                }
+    if let Some(t) = tab {
+        let mut start = 0;
+        for (i, &c) in b.iter().enumerate() {
+            if c == t {
+                line.fields.push((start, i));
+                start = i + 1;
             }
-            line.fields.push((start, lim));
         }
-        None => {
+        line.fields.push((start, lim));
+    } else {
+        {
             let blank = |c: u8| c == b' ' || c == b'\t' || c == b'\n';
             let mut p = 0;
             while p < lim && b.get(p).is_some_and(|&c| blank(c)) {
@@ -541,7 +540,7 @@ fn join_loop(
                 loop {
                     match st.get_line(in1, &mut buf)? {
                         Some(l) if job.keycmp(&l, jf1, &l2, jf2) == Ordering::Equal => {
-                            group1.push(l)
+                            group1.push(l);
                         }
                         next => {
                             cur1 = next;

@@ -195,10 +195,7 @@ impl Numberer {
         let numbered = match style {
             Style::All => {
                 if self.join > 1 {
-                    if !body.is_empty() {
-                        self.blank_lines = 0;
-                        true
-                    } else {
+                    if body.is_empty() {
                         self.blank_lines += 1;
                         if self.blank_lines == self.join {
                             self.blank_lines = 0;
@@ -206,6 +203,9 @@ impl Numberer {
                         } else {
                             false
                         }
+                    } else {
+                        self.blank_lines = 0;
+                        true
                     }
                 } else {
                     true

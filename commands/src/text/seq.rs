@@ -371,7 +371,7 @@ fn strip_zeros(s: &[u8]) -> Vec<u8> {
 }
 
 /// GNU's `seq_fast`: exact decimal counting of whole numbers.
-fn seq_fast(first: &[u8], last: &[u8], step: u64, sep: &[u8], ctx: &Ctx) -> Outcome {
+fn seq_fast(first: &[u8], last: &[u8], step: u64, separator: &[u8], ctx: &Ctx) -> Outcome {
     let mut o = Outcome::ok();
     let mut x = strip_zeros(first);
     let last = strip_zeros(last);
@@ -385,7 +385,7 @@ fn seq_fast(first: &[u8], last: &[u8], step: u64, sep: &[u8], ctx: &Ctx) -> Outc
         if cmp_digits(&x, &last) == Ordering::Greater {
             break;
         }
-        out.extend_from_slice(sep);
+        out.extend_from_slice(separator);
         if out.len() >= 16 * 1024 {
             o.out(std::mem::take(&mut out));
             if !ctx.flush(&mut o) {
@@ -401,7 +401,7 @@ fn seq_fast(first: &[u8], last: &[u8], step: u64, sep: &[u8], ctx: &Ctx) -> Outc
 /// GNU's `print_numbers`.
 fn print_numbers(
     fmt: &Format,
-    sep: &[u8],
+    separator: &[u8],
     first: &LongDouble,
     step: &LongDouble,
     last: &LongDouble,
@@ -423,9 +423,9 @@ fn print_numbers(
     let mut x = *first;
     let mut i: i64 = 1;
     loop {
-        let x0_text = fmt.number(&x);
+        let prev_text = fmt.number(&x);
         out.extend_from_slice(&fmt.prefix);
-        out.extend_from_slice(&x0_text);
+        out.extend_from_slice(&prev_text);
         out.extend_from_slice(&fmt.suffix);
         x = add(first, &mul(&LongDouble::from_i64(i), step));
         i = i.saturating_add(1);
@@ -434,12 +434,12 @@ fn print_numbers(
             // the previous one (rounding: `seq 0 0.000001 0.000003`).
             let x_text = fmt.number(&x);
             let extra = xstrtold(&x_text).is_some_and(|v| cmp(&v, last) == Some(Ordering::Equal))
-                && x_text != x0_text;
+                && x_text != prev_text;
             if !extra {
                 break;
             }
         }
-        out.extend_from_slice(sep);
+        out.extend_from_slice(separator);
         if out.len() >= 16 * 1024 {
             o.out(std::mem::take(&mut out));
             if !ctx.flush(&mut o) {
@@ -466,7 +466,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             "format string may not be specified when printing equal width strings".into(),
         ));
     }
-    let sep = a
+    let separator = a
         .separator
         .as_ref()
         .map_or(&b"\n"[..], |s| s.as_bytes())
@@ -501,7 +501,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         } else {
             (at(0), at(n - 1))
         };
-        return Ok(seq_fast(first, last, step, &sep, ctx));
+        return Ok(seq_fast(first, last, step, &separator, ctx));
     }
     let one = Operand {
         value: LongDouble::from_i64(1),
@@ -541,7 +541,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     };
     Ok(print_numbers(
         &fmt,
-        &sep,
+        &separator,
         &first.value,
         &step.value,
         &last.value,
