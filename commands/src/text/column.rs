@@ -56,6 +56,12 @@ fn safe(s: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The columns an entry takes: control characters none (`wcwidth` is -1 for them), an
+/// escaped byte its four characters.
+fn cols(e: &[u8]) -> usize {
+    e.iter().filter(|&&c| (0x20..0x7f).contains(&c)).count()
+}
+
 fn tabs_to(out: &mut Vec<u8>, chcnt: &mut usize, endcol: usize) {
     loop {
         let next = (*chcnt + TAB) & !(TAB - 1);
@@ -75,7 +81,7 @@ fn fill_columns(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<
         for _ in 0..numcols {
             let Some(e) = ents.get(base) else { break };
             out.extend_from_slice(e);
-            chcnt += e.len();
+            chcnt += cols(e);
             base += numrows;
             if base >= ents.len() {
                 break;
@@ -92,7 +98,7 @@ fn fill_rows(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<u8>
     let (mut chcnt, mut col, mut endcol) = (0, 0, maxlength);
     for (k, e) in ents.iter().enumerate() {
         out.extend_from_slice(e);
-        chcnt += e.len();
+        chcnt += cols(e);
         if k + 1 == ents.len() {
             break;
         }
@@ -127,7 +133,7 @@ fn table(rows: &[Vec<Vec<u8>>], sep: &[u8], out: &mut Vec<u8>) {
     let mut widths = vec![0usize; ncols];
     for row in rows {
         for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.len());
+            *w = (*w).max(cols(c));
         }
     }
     for row in rows {
@@ -135,7 +141,7 @@ fn table(rows: &[Vec<Vec<u8>>], sep: &[u8], out: &mut Vec<u8>) {
             let cell = row.get(i).map_or(&[][..], Vec::as_slice);
             out.extend_from_slice(cell);
             if i + 1 < ncols {
-                out.resize(out.len() + w.saturating_sub(cell.len()), b' ');
+                out.resize(out.len() + w.saturating_sub(cols(cell)), b' ');
                 out.extend_from_slice(sep);
             }
         }
@@ -221,7 +227,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             .filter(|l| !blank(l))
             .map(|l| safe(l))
             .collect();
-        let longest = ents.iter().map(Vec::len).max().unwrap_or(0);
+        let longest = ents.iter().map(|e| cols(e)).max().unwrap_or(0);
         if ents.is_empty() {
         } else if longest >= width {
             for e in &ents {
@@ -289,6 +295,9 @@ mod tests {
         );
         assert_eq!(column(&w, &["-t", "-s:", "e"]).0, "a     b\n   x  \n");
         assert_eq!(column(&w, &["m"]).0, "x y\t\tab\tc\t\tz  \t\t\\xc3\\xa9\n");
+        // Control characters take no column (a table cell, a fill entry).
+        let wc = World::new(texts().file("/s/ctl", b"a\x08b c\nxyz d\n"));
+        assert_eq!(column(&wc, &["-t", "ctl"]).0, "a\x08b   c\nxyz  d\n");
         assert_eq!(
             column(&w, &["-c", "x", "t"]),
             (
