@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::args::{options_first, parse_args};
-use crate::support::cprintf::{Spec, float};
+use crate::support::cprintf::{Field, Spec, float};
 use crate::support::ldmath::{add, cmp, mul};
 use crate::support::ldouble::{Class, LongDouble, strtold};
 use crate::{Ctx, Outcome, quote};
@@ -398,6 +398,23 @@ fn seq_fast(first: &[u8], last: &[u8], step: u64, separator: &[u8], ctx: &Ctx) -
     o
 }
 
+/// How much output is gathered before it goes to the outcome.
+const CHUNK: usize = 16 * 1024;
+
+/// Past this length a number's text is its exact decimal value (a `long double` has at
+/// most 16446 digits after the point).
+const EXACT_TEXT: usize = 20_000;
+
+fn text_len(f: &Field) -> usize {
+    f.left_spaces
+        + f.prefix.len()
+        + f.zeros
+        + f.body.len()
+        + f.tail_zeros
+        + f.suffix.len()
+        + f.right_spaces
+}
+
 /// GNU's `print_numbers`.
 fn print_numbers(
     fmt: &Format,
@@ -423,24 +440,39 @@ fn print_numbers(
     let mut x = *first;
     let mut i: i64 = 1;
     loop {
-        let prev_text = fmt.number(&x);
         out.extend_from_slice(&fmt.prefix);
-        out.extend_from_slice(&prev_text);
+        // Written in pieces: `%.100000000f` never builds its text whole.
+        let mut open = true;
+        float(&x, fmt.conv, &fmt.spec).write(&mut |b| {
+            out.extend_from_slice(b);
+            if out.len() >= CHUNK {
+                o.out(std::mem::take(&mut out));
+                open = ctx.flush(&mut o);
+            }
+            open
+        });
+        if !open {
+            return o;
+        }
         out.extend_from_slice(&fmt.suffix);
+        let prev = x;
         x = add(first, &mul(&LongDouble::from_i64(i), step));
         i = i.saturating_add(1);
         if past(&x) {
             // GNU prints the number just past LAST when it prints as LAST and differs from
-            // the previous one (rounding: `seq 0 0.000001 0.000003`).
-            let x_text = fmt.number(&x);
-            let extra = xstrtold(&x_text).is_some_and(|v| cmp(&v, last) == Some(Ordering::Equal))
-                && x_text != prev_text;
+            // the previous one (rounding: `seq 0 0.000001 0.000003`). A text this long is
+            // exact, so it never reads back as LAST.
+            let extra = text_len(&float(&x, fmt.conv, &fmt.spec)) <= EXACT_TEXT && {
+                let x_text = fmt.number(&x);
+                xstrtold(&x_text).is_some_and(|v| cmp(&v, last) == Some(Ordering::Equal))
+                    && x_text != fmt.number(&prev)
+            };
             if !extra {
                 break;
             }
         }
         out.extend_from_slice(separator);
-        if out.len() >= 16 * 1024 {
+        if out.len() >= CHUNK {
             o.out(std::mem::take(&mut out));
             if !ctx.flush(&mut o) {
                 return o;
