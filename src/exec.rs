@@ -198,6 +198,10 @@ pub(crate) struct Env<'a> {
     pub inputs: &'a [(u32, Stdin)],
     /// `$SHELLOPTS` (`test -o`).
     pub shellopts: &'a str,
+    /// Runs the command lines a command starts (`xargs`, `find -exec`, awk's `system()`).
+    pub runner: Option<&'a dyn trumansh_commands::Runner>,
+    /// The handler runs as its program (`/usr/bin/printf`, under `xargs`).
+    pub program: Option<&'a str>,
 }
 
 /// Writes a command's steps to its targets and applies its effects, in order.
@@ -223,6 +227,8 @@ pub(crate) struct Emitter<'a> {
     pub command: Cell<Option<CommandName>>,
     /// The `/dev/fd/N` of the command's `>(list)`s and their inputs.
     pub proc_out: Vec<(PathBuf, Arc<Capture>)>,
+    /// How often the handler asked whether its output is closed ([`Spill::closed`]).
+    polls: Cell<u32>,
 }
 
 impl<'a> Emitter<'a> {
@@ -247,6 +253,7 @@ impl<'a> Emitter<'a> {
             write_failed: Cell::new(false),
             command: Cell::new(None),
             proc_out: Vec::new(),
+            polls: Cell::new(0),
         }
     }
 
@@ -389,8 +396,22 @@ impl Spill for Emitter<'_> {
             self.step(step);
         }
     }
+    /// Also true once the line's deadline has passed (looked at every 64th call: handlers
+    /// ask once per line of input), so that a command that loops without writing (`awk
+    /// 'BEGIN{while(1);}'`, `sed -n ':a;N;ba'`) stops at the deadline.
     fn closed(&self) -> bool {
+        if self.closed.get() {
+            return true;
+        }
+        let n = self.polls.get().wrapping_add(1);
+        self.polls.set(n);
+        if n.is_multiple_of(64) && self.sandbox.guard().expired() {
+            self.closed.set(true);
+        }
         self.closed.get()
+    }
+    fn expired(&self) -> bool {
+        self.sandbox.guard().expired()
     }
 }
 
@@ -419,6 +440,8 @@ pub(crate) fn run_command(
         denied: env.denied,
         inputs: env.inputs,
         shellopts: env.shellopts,
+        runner: env.runner,
+        program: env.program,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
     let status = outcome.status;
@@ -447,6 +470,8 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         denied: env.denied,
         inputs: &[],
         shellopts: env.shellopts,
+        runner: None,
+        program: None,
     };
     f(&ctx)
 }

@@ -703,13 +703,16 @@ pub fn describe(policy: &Policy, commands: &[&str], mount_point: &str) -> String
     available.dedup();
     let l = &policy.limits;
     let mut lines = vec![
-        "This is a bash-compatible shell (bash 5.2 syntax) that emulates every command itself: \
-         simple commands, pipelines, lists (;, &&, ||), redirections and here-documents work; \
-         loops, if, functions, command substitution, subshells and background jobs do not."
+        "This is a bash-compatible shell (bash 5.2) that emulates every command itself, in \
+         process: the language works as in bash (pipelines, lists, redirections, \
+         here-documents, if, case, loops, functions, arithmetic, [[ ]], arrays, $(...), \
+         subshells, scripts run with bash, sh or ./script.sh); a background job (&) runs to \
+         completion before the next command."
             .to_string(),
         format!(
             "The working directory is {mount_point} and nothing outside it exists. Only the \
-             commands listed here exist; scripts and programs cannot be run."
+             commands listed here exist (as builtins, or as programs in /usr/bin); other \
+             programs (python, node, make, ...) cannot be run."
         ),
         format!("Available commands: {}.", available.join(", ")),
     ];

@@ -49,8 +49,8 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, Identity, SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars,
-    resolve_against,
+    Array, ByteReader, Ctx, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
+    SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
@@ -62,7 +62,9 @@ pub use support::fnmatch::{class_matches, fnmatch};
 pub use support::lookup::SHELL_BUILTINS;
 pub use support::paths::normalize_lexical;
 pub use support::quote::{ansic_if_needed, quote, quote_if_needed, quote_locale};
-pub use support::regex_gnu::{Syntax as RegexSyntax, translate as translate_regex};
+pub use support::regex_gnu::{
+    Options as RegexOptions, Regex as GnuRegex, Syntax as RegexSyntax, translate as translate_regex,
+};
 pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 
@@ -87,6 +89,7 @@ commands! {
     Date       "date"      info::date                      Program;
     Dirname    "dirname"   info::dirname                   Program;
     Echo       "echo"      builtins::echo                  Both;
+    Env        "env"       info::env                       Program(125);
     Exit       "exit"      builtins::exit                  Builtin;
     Expand     "expand"    text::expand                    Program;
     Export     "export"    builtins::export                Builtin;
@@ -94,15 +97,20 @@ commands! {
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;
     Grep       "grep"      search::grep                    Program(2);
+    Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    Hostname   "hostname"  info::hostname                  Program;
+    Id         "id"        info::id                        Program;
     Join       "join"      text::join                      Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
+    Nproc      "nproc"     info::nproc                     Program;
     Paste      "paste"     text::paste                     Program;
+    Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
@@ -110,6 +118,7 @@ commands! {
     Rev        "rev"       text::rev                       Program;
     Rm         "rm"        fs::rm                          Program;
     Seq        "seq"       text::seq                       Program;
+    Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
@@ -119,12 +128,15 @@ commands! {
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
+    Uname      "uname"     info::uname                     Program;
     Undo       "undo"      builtins::undo                  Builtin;
     Unexpand   "unexpand"  text::unexpand                  Program;
     Uniq       "uniq"      text::uniq                      Program;
     Unset      "unset"     builtins::unset                 Builtin;
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
+    Whoami     "whoami"    info::whoami                    Program;
+    Yes        "yes"       text::yes                       Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.

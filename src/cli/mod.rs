@@ -321,7 +321,12 @@ pub fn main() -> ExitCode {
 /// The policy file (or the default policy), with `--atomic`, checked against the commands
 /// that exist; or the exit status of a clear error.
 fn load_policy(path: Option<&Path>, atomic: bool) -> Result<Policy, ExitCode> {
-    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    // The handlers, and the interpreter's own builtins (`declare`, `source`, `bash`, ...).
+    let names: Vec<&str> = CommandName::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(trumansh_commands::SHELL_BUILTINS.iter().copied())
+        .collect();
     let mut policy = match path {
         Some(path) => Policy::load(path).map_err(|e| fail(2, &e))?,
         None => Policy::default(),
@@ -355,7 +360,12 @@ fn describe_text(
         None => std::fs::canonicalize(root)
             .map_err(|e| fail(2, &format!("cannot open root {}: {e}", root.display())))?,
     };
-    let names: Vec<&str> = CommandName::ALL.iter().map(|c| c.as_str()).collect();
+    // The handlers, and the interpreter's own builtins (`declare`, `source`, `bash`, ...).
+    let names: Vec<&str> = CommandName::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(trumansh_commands::SHELL_BUILTINS.iter().copied())
+        .collect();
     Ok(policy::describe(policy, &names, &mount.to_string_lossy()))
 }
 

@@ -17,6 +17,7 @@ mod host;
 mod options;
 mod pipeline;
 mod redirect;
+mod runner;
 mod runtime;
 mod simple;
 mod state;
@@ -607,6 +608,8 @@ impl Interp<'_> {
             denied: &rt.denied,
             inputs: &[],
             shellopts: "",
+            runner: None,
+            program: None,
         }
     }
 

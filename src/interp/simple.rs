@@ -25,6 +25,9 @@ pub(super) enum Target {
     Function(Arc<FunctionDef>),
     Builtin(Builtin),
     Handler(CommandName),
+    /// A handler run as its program (`/usr/bin/printf`; what `xargs` and `find -exec`
+    /// run): a `Both` command answers as GNU's program, not as the builtin.
+    Program(CommandName, String),
 }
 
 /// A command whose words, assignments and redirections are done, ready to run.
@@ -97,7 +100,7 @@ impl Interp<'_> {
         let target = name.and_then(|n| self.lookup(state, n));
         // The command that will run is logged now, before any change it causes (its
         // redirections' first).
-        if let Some(Target::Handler(c)) = &target {
+        if let Some(Target::Handler(c) | Target::Program(c, _)) = &target {
             audit_command(
                 self.rt.audit(),
                 *c,
@@ -129,7 +132,7 @@ impl Interp<'_> {
         }
         let target = match target {
             Some(t) => Some(t),
-            None if name.as_bytes().contains(&b'/') => match self.script_target(state, name) {
+            None if name.as_bytes().contains(&b'/') => match self.path_target(state, name) {
                 Ok(t) => Some(t),
                 Err((msg, status)) => {
                     let mut m = self.prefix(state, line);
@@ -452,7 +455,8 @@ impl Interp<'_> {
                     Flow::Normal
                 }
                 Target::Handler(c) => {
-                    let status = self.run_handler(state, c, &args, &assigns, &fds, line, streams);
+                    let status =
+                        self.run_handler(state, c, &args, &assigns, &fds, line, None, streams);
                     state.set_status(status);
                     if status == 2
                         && state.opts.posix
@@ -461,6 +465,20 @@ impl Interp<'_> {
                         // POSIX mode: a special builtin's usage error ends the shell.
                         self.fatal(state, 2);
                     }
+                    Flow::Normal
+                }
+                Target::Program(c, argv0) => {
+                    let status = self.run_handler(
+                        state,
+                        c,
+                        &args,
+                        &assigns,
+                        &fds,
+                        line,
+                        Some(&argv0),
+                        streams,
+                    );
+                    state.set_status(status);
                     Flow::Normal
                 }
                 Target::Function(def) => {
@@ -542,8 +560,16 @@ impl Interp<'_> {
             let Some(def) = def.filter(|_| !super::builtins::is_keyword(text)) else {
                 let mut one = opts.clone();
                 one.push(name.clone());
-                let s =
-                    self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+                let s = self.run_handler(
+                    state,
+                    CommandName::Type,
+                    &one,
+                    assigns,
+                    fds,
+                    line,
+                    None,
+                    streams,
+                );
                 if s != 0 {
                     status = s;
                 }
@@ -568,7 +594,16 @@ impl Interp<'_> {
             if flag(b'a') && more {
                 let mut one = opts.clone();
                 one.push(name.clone());
-                self.run_handler(state, CommandName::Type, &one, assigns, fds, line, streams);
+                self.run_handler(
+                    state,
+                    CommandName::Type,
+                    &one,
+                    assigns,
+                    fds,
+                    line,
+                    None,
+                    streams,
+                );
             }
         }
         status
@@ -577,7 +612,8 @@ impl Interp<'_> {
     /// Runs a handler: its steps go through an [`Emitter`] as they come; then its
     /// directives are applied to `state`.
     #[allow(clippy::too_many_arguments)]
-    fn run_handler(
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_handler(
         &self,
         state: &mut ShellState,
         command: CommandName,
@@ -585,6 +621,7 @@ impl Interp<'_> {
         assigns: &[(String, String)],
         fds: &Fds,
         line: usize,
+        program: Option<&str>,
         streams: &dyn StreamSink,
     ) -> i32 {
         let rt = self.rt;
@@ -629,9 +666,21 @@ impl Interp<'_> {
             } else {
                 String::new()
             };
+            let runner = super::runner::LineRunner {
+                interp: Interp {
+                    stage: false,
+                    ..*self
+                },
+                state,
+                io: &fds.io,
+                line,
+                streams,
+            };
             let mut env = self.env(state);
             env.inputs = &inputs;
             env.shellopts = &shellopts;
+            env.runner = Some(&runner);
+            env.program = program;
             if !state.proc_fds.is_empty() {
                 env.fs = &overlay;
             }
@@ -852,6 +901,27 @@ impl Interp<'_> {
 
     /// A path to a file run as a command: an executable script for bash or sh (a `#!` line
     /// naming them, or none) runs in a child shell; anything else gets bash's message.
+    /// What a name with a slash runs: a script, or one of the programs the shell emulates
+    /// by its path (`/usr/bin/printf`, `/bin/echo`) when the sandbox has no such file.
+    pub(super) fn path_target(
+        &self,
+        state: &ShellState,
+        name: &OsString,
+    ) -> Result<Target, (Vec<u8>, i32)> {
+        let text = name.to_str().unwrap_or_default();
+        let program = text
+            .strip_prefix("/usr/bin/")
+            .or_else(|| text.strip_prefix("/bin/"))
+            .and_then(|n| n.parse::<CommandName>().ok())
+            .filter(|c| c.program_path().is_some() && !self.rt.denied.contains(c));
+        if let Some(c) = program
+            && self.rt.sandbox.stat(&state.resolve(name), true).is_err()
+        {
+            return Ok(Target::Program(c, text.to_string()));
+        }
+        self.script_target(state, name)
+    }
+
     fn script_target(&self, state: &ShellState, name: &OsString) -> Result<Target, (Vec<u8>, i32)> {
         let path = state.resolve(name);
         let shown = String::from_utf8_lossy(name.as_bytes()).into_owned();

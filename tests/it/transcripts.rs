@@ -237,6 +237,25 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
         std::fs::set_permissions(&sh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         path = format!("{}:{path}", shim.path().display());
     }
+    // `awk` is mawk on Debian; the oracle for trumansh's awk is GNU awk
+    // (tests/oracles/install.sh installs it).
+    if parsed
+        .steps
+        .iter()
+        .any(|s| s.input.windows(3).any(|w| w == b"awk"))
+    {
+        let gawk = ["/usr/bin/gawk", "/bin/gawk", "/usr/local/bin/gawk"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .expect("the awk transcripts need GNU awk: run tests/oracles/install.sh");
+        let awk = shim.path().join("awk");
+        std::fs::write(&awk, format!("#!/bin/bash\nexec {gawk} \"$@\"\n")).unwrap();
+        std::fs::set_permissions(&awk, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        if !path.starts_with(&*shim.path().to_string_lossy()) {
+            path = format!("{}:{path}", shim.path().display());
+        }
+    }
     let mut command = Command::new("bash");
     command
         .args(["-c", "umask 022 && exec bash"])

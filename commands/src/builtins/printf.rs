@@ -11,7 +11,7 @@
 //! is finished, so that a diagnostic lands between lines exactly where bash's does with
 //! `2>&1`. `-v VAR` assigns the output instead ([`Directive::SetVar`]).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
@@ -22,7 +22,7 @@ use crate::support::datetime::{broken_down, session_zone, strftime, to_epoch};
 use crate::support::escapes::{PrintfEscapes, printf_b, printf_escape, utf8_locale};
 use crate::support::ident::is_assignable;
 use crate::support::ldouble::{LongDouble, strtold};
-use crate::support::quote::printf_q;
+use crate::support::quote::{printf_q, quote_if_needed};
 use crate::{Ctx, Directive, Outcome};
 
 pub const USAGE: &str = "printf [-v var] format [arguments]";
@@ -70,6 +70,9 @@ struct Printer<'a, 'c> {
     written: usize,
     /// Nobody reads the output any more: stop.
     closed: bool,
+    /// Run as coreutils' program ([`Ctx::program`], its name): its messages, no bash
+    /// extensions.
+    program: Option<&'a str>,
 }
 
 impl Printer<'_, '_> {
@@ -106,7 +109,15 @@ impl Printer<'_, '_> {
 
     /// A diagnostic: written at once, while the current line waits in the buffer.
     fn error(&mut self, msg: &str) {
-        self.o.shell_err(format!("printf: {msg}\n"));
+        if let Some(name) = self.program {
+            // glibc's `error()` flushes stdout first.
+            if self.var.is_none() {
+                self.o.out(std::mem::take(&mut self.line));
+            }
+            self.o.err(format!("{name}: {msg}\n"));
+        } else {
+            self.o.shell_err(format!("printf: {msg}\n"));
+        }
     }
 }
 
@@ -165,6 +176,22 @@ impl Run<'_, '_> {
 
     /// Reports a number that did not parse whole, or that was out of range.
     fn check_number(&mut self, a: &[u8], end: usize, overflow: bool) {
+        if self.p.program.is_some() {
+            // coreutils: every one of these makes the status 1.
+            let shown = String::from_utf8_lossy(a);
+            let msg = if end == 0 && !a.is_empty() {
+                "expected a numeric value"
+            } else if end < a.len() {
+                "value not completely converted"
+            } else if overflow {
+                "Numerical result out of range"
+            } else {
+                return;
+            };
+            self.p.error(&format!("'{shown}': {msg}"));
+            self.conversion_error = true;
+            return;
+        }
         if end < a.len() {
             self.p
                 .error(&format!("{}: invalid number", String::from_utf8_lossy(a)));
@@ -337,6 +364,18 @@ impl Run<'_, '_> {
         while format.get(i).is_some_and(|b| b"hjlLtz".contains(b)) {
             i += 1;
         }
+        let invalid = |p: &mut Printer, to: usize| {
+            let text = String::from_utf8_lossy(format.get(start..to).unwrap_or_default());
+            p.error(&format!("{text}: invalid conversion specification"));
+            Err(Flow::Stop(1))
+        };
+        if self.p.program.is_some()
+            && format
+                .get(i)
+                .is_none_or(|c| !b"csbqdiouxXeEfFgGaA".contains(c))
+        {
+            return invalid(&mut self.p, (i + 1).min(format.len()));
+        }
         let Some(&conv) = format.get(i) else {
             let spec_text = String::from_utf8_lossy(format.get(start..).unwrap_or_default());
             self.p
@@ -373,7 +412,11 @@ impl Run<'_, '_> {
                     }
                     spec.precision = None;
                 }
-                let quoted = printf_q(&s, self.utf8);
+                let quoted = if self.p.program.is_some() {
+                    quote_if_needed(OsStr::from_bytes(&s)).into_bytes()
+                } else {
+                    printf_q(&s, self.utf8)
+                };
                 self.p.field(&cprintf::string(&quoted, &spec));
             }
             b'd' | b'i' => {
@@ -484,6 +527,21 @@ fn usage_only() -> Stop {
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
+    if let Some(name) = ctx.program {
+        // coreutils' program: no `-v`; a leading `--` is skipped; the format is required.
+        let args = match args.first() {
+            Some(a) if a == "--" => args.get(1..).unwrap_or_default(),
+            _ => args,
+        };
+        let Some((format, rest)) = args.split_first() else {
+            let mut o = Outcome::status(1);
+            o.err(format!(
+                "{name}: missing operand\nTry '{name} --help' for more information.\n"
+            ));
+            return Ok(o);
+        };
+        return Ok(print(format.as_bytes(), rest, None, ctx));
+    }
     let mut getopt = BuiltinGetopt::new(args, "v:");
     let mut var = None;
     for opt in getopt.by_ref() {
@@ -501,7 +559,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let Some((format, rest)) = getopt.operands().split_first() else {
         return Err(usage_only());
     };
-    let format = format.as_bytes();
+    Ok(print(format.as_bytes(), rest, var, ctx))
+}
+
+/// Prints FORMAT with ARGUMENTS (into `var` with `-v`).
+fn print(format: &[u8], rest: &[OsString], var: Option<String>, ctx: &Ctx) -> Outcome {
     if format.is_empty() {
         let mut o = Outcome::ok();
         if let Some(name) = var {
@@ -511,7 +573,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 export: false,
             });
         }
-        return Ok(o);
+        return o;
     }
     let mut run = Run {
         p: Printer {
@@ -521,6 +583,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             var: var.is_some().then(Vec::new),
             written: 0,
             closed: false,
+            program: ctx.program,
         },
         args: rest,
         next: 0,
@@ -536,6 +599,15 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             break i32::from(run.conversion_error);
         }
     };
+    if ctx.program.is_some()
+        && run.next == 0
+        && let Some(first) = rest.first()
+    {
+        let first = String::from_utf8_lossy(first.as_bytes()).into_owned();
+        run.p.error(&format!(
+            "warning: ignoring excess arguments, starting with '{first}'"
+        ));
+    }
     let mut o = run.p.o;
     o.out(run.p.line);
     if let (Some(name), Some(bytes)) = (var, run.p.var) {
@@ -547,7 +619,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             export: false,
         });
     }
-    Ok(o.with_status(status))
+    o.with_status(status)
 }
 
 #[cfg(test)]
@@ -562,6 +634,25 @@ mod tests {
             value: Some(value.into()),
             export: false,
         }
+    }
+
+    #[test]
+    fn as_a_program_it_has_no_options_and_needs_a_format() {
+        // `/usr/bin/printf` (coreutils 9.1).
+        let w = World::empty().run_as_program();
+        assert_eq!(
+            text(&w.run(Printf, &["-v", "x"])),
+            ("-v".into(), String::new(), 0)
+        );
+        assert_eq!(text(&w.run(Printf, &["--", "%s\n", "a"])).0, "a\n");
+        assert_eq!(
+            text(&w.run(Printf, &[])),
+            (
+                String::new(),
+                "printf: missing operand\nTry 'printf --help' for more information.\n".into(),
+                1
+            )
+        );
     }
 
     #[test]

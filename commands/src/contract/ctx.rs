@@ -210,6 +210,76 @@ pub struct Ctx<'a> {
     pub inputs: &'a [(u32, Stdin)],
     /// The `set -o` options that are on, as `$SHELLOPTS` (`test -o`).
     pub shellopts: &'a str,
+    /// Runs the command lines the command starts (`xargs`, `find -exec`, awk's `system()`
+    /// and pipes) through the emulated shell; `None` where nothing can run them (a unit
+    /// test's world). Use [`Ctx::run`].
+    pub runner: Option<&'a dyn Runner>,
+    /// Invoked as a program (`/usr/bin/printf`, by `xargs`, `find -exec`, `env`), not as the
+    /// shell's builtin of the same name: the name it was run by (its `argv[0]`, which GNU's
+    /// messages start with). A `Both` command then answers as its GNU program.
+    pub program: Option<&'a str>,
+}
+
+/// What a command asks the shell to run ([`Ctx::run`]).
+#[derive(Debug, Clone, Copy)]
+pub enum RunWhat<'r> {
+    /// A program and its arguments, as `execvp` runs it (`find -exec`, `xargs`): a command
+    /// the shell emulates as a program (a handler; `bash`/`sh` and scripts as child shells),
+    /// never a function or a builtin without a program (`cd`).
+    Argv(&'r [std::ffi::OsString]),
+    /// A line for the shell, as `sh -c LINE` (awk's `system()`, `"cmd" | getline`,
+    /// `print | "cmd"`).
+    Shell(&'r [u8]),
+}
+
+/// One command line to run, with what it reads and where its output goes.
+#[derive(Debug, Clone, Copy)]
+pub struct RunRequest<'r> {
+    pub what: RunWhat<'r>,
+    /// Its stdin (`None`: empty, as `/dev/null`), unless `inherit_stdin`.
+    pub stdin: Option<&'r [u8]>,
+    /// It reads what is left of the caller's stdin (`env CMD`, `find -exec`), which the
+    /// caller has not read from.
+    pub inherit_stdin: bool,
+    /// Keep its stdout and return it (`"cmd" | getline`); otherwise it goes where the calling
+    /// command's stdout goes, after what the caller wrote so far.
+    pub capture: bool,
+    /// The directory it runs in (`find -execdir`); `None`: the caller's.
+    pub cwd: Option<&'r Path>,
+    /// Changes to the environment it gets (`env -i -u NAME NAME=VALUE`); `None`: the
+    /// caller's exported variables.
+    pub env: Option<&'r EnvChange>,
+}
+
+/// How a started command's environment differs from the caller's ([`RunRequest::env`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvChange {
+    /// Start from an empty environment (`env -i`).
+    pub clear: bool,
+    /// Variables removed (`env -u NAME`).
+    pub unset: Vec<String>,
+    /// Variables set, in order (`env NAME=VALUE`).
+    pub set: Vec<(String, String)>,
+}
+
+/// What a command line did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunResult {
+    /// Its exit status (126/127 as `execvp` fails: not executable, not found).
+    pub status: i32,
+    /// What it wrote to stdout, when captured.
+    pub stdout: Vec<u8>,
+    /// `RunWhat::Argv` named no program: nothing ran; the caller says so in its own words
+    /// (`find: 'x': No such file or directory`), status 127.
+    pub not_found: bool,
+    /// The line is over (the deadline passed, the output is no longer read, `exit`): the
+    /// caller stops.
+    pub stop: bool,
+}
+
+/// The runtime's side of [`Ctx::run`].
+pub trait Runner {
+    fn run(&self, req: RunRequest) -> RunResult;
 }
 
 impl Ctx<'_> {
@@ -251,6 +321,10 @@ impl Ctx<'_> {
 pub trait Spill {
     fn spill(&self, steps: Vec<Step>);
     fn closed(&self) -> bool;
+    /// Whether the line's deadline has passed (or it was cancelled), looked at now.
+    fn expired(&self) -> bool {
+        self.closed()
+    }
 }
 
 /// How much buffered output [`Ctx::flush`] lets accumulate before handing it over.
@@ -276,6 +350,12 @@ impl Ctx<'_> {
         !spill.closed()
     }
 
+    /// Whether the line's deadline has passed (or the line was cancelled): a command that
+    /// waits (`sleep`) looks at it between short naps. False in a unit test's world.
+    pub fn expired(&self) -> bool {
+        self.spill.is_some_and(Spill::expired)
+    }
+
     /// Hands every step produced so far to the executor at once, so that the effects among
     /// them are applied before the handler goes on: `cp -r` looks whether the directory it
     /// asked for exists before it copies into it. False when nothing applies them (a unit
@@ -286,6 +366,17 @@ impl Ctx<'_> {
         };
         spill.spill(std::mem::take(&mut o.steps));
         true
+    }
+
+    /// Runs a command line through the emulated shell (see [`RunRequest`]). What the command
+    /// produced so far is handed over first, so that outputs and changes keep their order.
+    /// `None`: nothing can run commands here (a unit test's world).
+    pub fn run(&self, o: &mut Outcome, req: RunRequest) -> Option<RunResult> {
+        let runner = self.runner?;
+        if let Some(spill) = self.spill {
+            spill.spill(std::mem::take(&mut o.steps));
+        }
+        Some(runner.run(req))
     }
 
     /// `$HOME`, or the mount point when unset.

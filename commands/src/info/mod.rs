@@ -1,6 +1,17 @@
-//! Facts about the (emulated) world and about names: `date`, `basename`, `dirname`, `which`.
+//! Facts about the (emulated) world and about names: `date`, `basename`, `dirname`, `which`,
+//! the machine and its users (`uname`, `nproc`, `hostname`, `whoami`, `id`, `groups`), the
+//! environment (`printenv`, `env`, which runs a command in a changed one); `system.rs` holds the machine's fixed facts.
 
 pub mod basename;
 pub mod date;
 pub mod dirname;
+pub mod env;
+pub mod hostname;
+pub mod id;
+pub mod nproc;
+pub mod printenv;
+pub mod sleep;
+mod system;
+pub mod uname;
 pub mod which;
+pub mod whoami;

@@ -7,6 +7,7 @@ pub mod args;
 pub mod cnum;
 pub mod cprintf;
 pub mod datetime;
+pub mod environ;
 pub mod error;
 pub mod escapes;
 pub mod fnmatch;

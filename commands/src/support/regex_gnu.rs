@@ -62,6 +62,8 @@ struct Translator<'a> {
     /// The last item emitted was a repetition (a second one must wrap the first).
     after_repeat: bool,
     warnings: Vec<String>,
+    /// Whether a negated construct may match a newline ([`Options::newline`]).
+    newline: bool,
 }
 
 impl Translator<'_> {
@@ -257,8 +259,10 @@ impl Translator<'_> {
         self.out.push('[');
         if negate {
             self.out.push('^');
-            // A GNU match never contains the newline that ends its line.
-            self.out.push_str("\\n");
+            if !self.newline {
+                // A GNU match never contains the newline that ends its line.
+                self.out.push_str("\\n");
+            }
         }
         self.out.push_str(&items);
         self.out.push(']');
@@ -303,7 +307,11 @@ impl Translator<'_> {
             }
             b'W' => {
                 self.begin_atom();
-                self.out.push_str("[^0-9A-Za-z_\\n]");
+                self.out.push_str(if self.newline {
+                    "[^0-9A-Za-z_]"
+                } else {
+                    "[^0-9A-Za-z_\\n]"
+                });
             }
             b's' => {
                 self.begin_atom();
@@ -416,6 +424,11 @@ impl Translator<'_> {
 /// Translates one GNU pattern (no newline in it) into the `regex` crate's syntax. The error
 /// is GNU's message, without the `grep: ` prefix.
 pub fn translate(pattern: &[u8], syn: Syntax) -> Result<Translated, String> {
+    translate_with(pattern, syn, false)
+}
+
+/// [`translate`], where `newline` says whether a negated construct may match a newline.
+fn translate_with(pattern: &[u8], syn: Syntax, newline: bool) -> Result<Translated, String> {
     Translator {
         p: pattern,
         i: 0,
@@ -425,8 +438,83 @@ pub fn translate(pattern: &[u8], syn: Syntax) -> Result<Translated, String> {
         atom: None,
         after_repeat: false,
         warnings: Vec::new(),
+        newline,
     }
     .run()
+}
+
+/// How a pattern is compiled by [`Regex::new`]: the one regex engine grep, sed and awk share.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub syntax: Syntax,
+    /// `grep -i`, sed's `I` flag, awk's `IGNORECASE`.
+    pub icase: bool,
+    /// `^` and `$` also match just after and before an embedded newline (sed's `M` flag;
+    /// grep searches a buffer of many lines at once).
+    pub multiline: bool,
+    /// Whether a match may contain a newline (`.`, `[^a]`, `\W`): sed's pattern space and
+    /// awk's records may hold newlines that `.` matches; grep's lines never do.
+    pub newline: bool,
+}
+
+impl Options {
+    pub fn new(syntax: Syntax) -> Self {
+        Options {
+            syntax,
+            icase: false,
+            multiline: false,
+            newline: true,
+        }
+    }
+}
+
+/// A compiled GNU regular expression.
+#[derive(Debug, Clone)]
+pub struct Regex {
+    re: regex::bytes::Regex,
+}
+
+/// The spans of a match: group 0 is the whole match, then one per `\(...\)` / `(...)`;
+/// `None` for a group that did not take part.
+pub type Spans = Vec<Option<(usize, usize)>>;
+
+impl Regex {
+    /// Compiles a pattern. `Ok`: the regex and GNU's warnings for it; `Err`: GNU's message
+    /// (without the command's prefix).
+    pub fn new(pattern: &[u8], opts: &Options) -> Result<(Regex, Vec<String>), String> {
+        let t = translate_with(pattern, opts.syntax, opts.newline)?;
+        let re = regex::bytes::RegexBuilder::new(&t.pattern)
+            .unicode(false)
+            .multi_line(opts.multiline)
+            .dot_matches_new_line(opts.newline)
+            .case_insensitive(opts.icase)
+            .size_limit(1 << 26)
+            .dfa_size_limit(1 << 26)
+            .build()
+            .map_err(|_| "Invalid regular expression".to_string())?;
+        Ok((Regex { re }, t.warnings))
+    }
+    /// How many groups the pattern has (not counting the whole match).
+    pub fn groups(&self) -> usize {
+        self.re.captures_len().saturating_sub(1)
+    }
+    /// Whether the pattern matches anywhere in `hay`.
+    pub fn is_match(&self, hay: &[u8]) -> bool {
+        self.re.is_match(hay)
+    }
+    /// The first match starting at or after `start` (`^` still means the start of `hay`).
+    pub fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
+        self.re.find_at(hay, start).map(|m| (m.start(), m.end()))
+    }
+    /// The first match at or after `start`, with its groups.
+    pub fn captures_at(&self, hay: &[u8], start: usize) -> Option<Spans> {
+        let caps = self.re.captures_at(hay, start)?;
+        Some(
+            caps.iter()
+                .map(|m| m.map(|m| (m.start(), m.end())))
+                .collect(),
+        )
+    }
 }
 
 #[cfg(test)]

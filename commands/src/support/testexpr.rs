@@ -529,6 +529,8 @@ mod tests {
             denied: &[],
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
+            runner: None,
+            program: None,
         };
         f(&ctx)
     }

@@ -21,6 +21,8 @@ pub struct World {
     pub stdin: Vec<u8>,
     pub tty: bool,
     pub identity: Identity,
+    /// Run as a program (`/usr/bin/NAME`), not as the builtin ([`Ctx::program`]).
+    pub program: Option<String>,
 }
 
 impl World {
@@ -34,12 +36,18 @@ impl World {
             stdin: Vec::new(),
             tty: false,
             identity: Identity::default(),
+            program: None,
         }
     }
     /// The empty world: `/s` and nothing in it (commands that only read their arguments,
     /// stdin or the variables).
     pub fn empty() -> Self {
         World::new(MemFs::rooted("/s"))
+    }
+    /// Runs commands as their programs (`/usr/bin/printf`), not as builtins.
+    pub fn run_as_program(mut self) -> Self {
+        self.program = Some("printf".into());
+        self
     }
     pub fn cwd(mut self, cwd: &str) -> Self {
         self.cwd = PathBuf::from(cwd);
@@ -90,6 +98,8 @@ impl World {
             denied: &[],
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
+            runner: None,
+            program: self.program.as_deref(),
         };
         crate::run(name, &os(args), &ctx)
     }

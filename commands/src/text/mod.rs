@@ -22,3 +22,4 @@ pub mod tr;
 pub mod unexpand;
 pub mod uniq;
 pub mod wc;
+pub mod yes;

@@ -7,12 +7,10 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
-use regex::bytes::{Regex, RegexBuilder};
-
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::{operand_error, operands_or_stdin};
-use crate::support::regex_gnu::{Syntax, translate};
+use crate::support::regex_gnu::{Options, Regex, Syntax};
 use crate::text::lines::{Records, Sink, split_eol};
 use crate::{Ctx, Outcome, quote};
 
@@ -73,13 +71,11 @@ fn style(arg: Option<&OsString>, default: Style, what: &str) -> Result<Style, St
         b"t" => Ok(Style::NonEmpty),
         b"n" => Ok(Style::None),
         [b'p', re @ ..] => {
-            let t = translate(re, Syntax::Basic).map_err(Stop::Fail)?;
-            RegexBuilder::new(&t.pattern)
-                .unicode(false)
-                .size_limit(1 << 26)
-                .build()
-                .map(Style::Regex)
-                .map_err(|e| Stop::Fail(e.to_string()))
+            let mut opts = Options::new(Syntax::Basic);
+            opts.newline = false;
+            Regex::new(re, &opts)
+                .map(|(re, _)| Style::Regex(re))
+                .map_err(Stop::Fail)
         }
         _ => Err(Stop::Usage(format!(
             "invalid {what} numbering style: {}",

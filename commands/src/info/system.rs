@@ -1,0 +1,59 @@
+//! The fixed facts of the emulated machine, the same in every session and never the host's:
+//! what `uname`, `nproc` and `id` show (the user and host names are the session's
+//! [`crate::Identity`]).
+
+use crate::Identity;
+
+/// `uname -s`.
+pub const KERNEL_NAME: &str = "Linux";
+/// `uname -r`.
+pub const KERNEL_RELEASE: &str = "6.1.0-28-amd64";
+/// `uname -v`.
+pub const KERNEL_VERSION: &str = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)";
+/// `uname -m`.
+pub const MACHINE: &str = "x86_64";
+/// `uname -o`.
+pub const OPERATING_SYSTEM: &str = "GNU/Linux";
+/// `nproc`.
+pub const PROCESSORS: u64 = 4;
+
+/// A user account of the emulated machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub name: String,
+    pub uid: u32,
+    pub group: String,
+    pub gid: u32,
+}
+
+/// The accounts the machine knows: the session's user, `root` and `nobody`.
+pub fn accounts(id: &Identity) -> Vec<Account> {
+    let mut all = vec![Account {
+        name: id.user.clone(),
+        uid: id.uid,
+        group: id.group.clone(),
+        gid: id.gid,
+    }];
+    for (name, uid, group) in [("root", 0, "root"), ("nobody", 65534, "nogroup")] {
+        if all.iter().all(|a| a.name != name && a.uid != uid) {
+            all.push(Account {
+                name: name.into(),
+                uid,
+                group: group.into(),
+                gid: uid,
+            });
+        }
+    }
+    all
+}
+
+/// The account a `USER` operand names (a name, or a number as `id` takes it).
+pub fn account(id: &Identity, user: &[u8]) -> Option<Account> {
+    let all = accounts(id);
+    let text = std::str::from_utf8(user).ok()?;
+    if let Some(a) = all.iter().find(|a| a.name == text) {
+        return Some(a.clone());
+    }
+    let uid: u32 = text.strip_prefix('+').unwrap_or(text).parse().ok()?;
+    all.into_iter().find(|a| a.uid == uid)
+}
