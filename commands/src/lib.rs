@@ -93,6 +93,7 @@ commands! {
     Exit       "exit"      builtins::exit                  Builtin;
     Expand     "expand"    text::expand                    Program;
     Export     "export"    builtins::export                Builtin;
+    Expr       "expr"      text::expr                      Program(2);
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;

@@ -6,6 +6,7 @@ pub mod column;
 pub mod comm;
 pub mod cut;
 pub mod expand;
+pub mod expr;
 pub mod fold;
 pub mod headtail;
 pub mod join;
