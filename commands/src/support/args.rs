@@ -68,6 +68,11 @@ fn flag_arg(spec: &OptSpec, short: char) -> OsString {
 fn value_arg(spec: &OptSpec, short: char, value: &OsStr) -> OsString {
     let mut s = match &spec.long {
         Some(l) => OsString::from(format!("--{l}=")),
+        // clap strips one `=` after a short option (`-t=x` is `x`): an empty value, or one
+        // that starts with `=`, gets its own.
+        None if value.is_empty() || value.as_bytes().first() == Some(&b'=') => {
+            OsString::from(format!("-{short}="))
+        }
         None => OsString::from(format!("-{short}")),
     };
     s.push(value);

@@ -274,7 +274,7 @@ impl LongDouble {
 
 /// Rounds `q * 2^e2` (plus something non-zero below it when `sticky`) to the nearest
 /// `long double`, ties to even, as the FPU does; the flag says `ERANGE`.
-fn round_to_long_double(negative: bool, q: &Big, e2: i64, sticky: bool) -> (LongDouble, bool) {
+pub fn round_to_long_double(negative: bool, q: &Big, e2: i64, sticky: bool) -> (LongDouble, bool) {
     let len = i64::try_from(q.bit_len()).unwrap_or(i64::MAX);
     if len == 0 {
         return (

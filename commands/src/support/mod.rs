@@ -13,6 +13,7 @@ pub mod escapes;
 pub mod fnmatch;
 pub mod ident;
 pub mod input;
+pub mod ldmath;
 pub mod ldouble;
 pub mod lookup;
 pub mod mode;

@@ -1,0 +1,136 @@
+//! What the line filters share (`nl`, `paste`, `comm`, `join`, `fold`, `expand`, `rev`...):
+//! an operand opened as a stream and read one record at a time up to a delimiter byte (`\n`,
+//! or NUL under `-z`), and the output buffer that goes to the outcome in chunks, polling
+//! [`Ctx::flush`] so that a large input streams in bounded memory.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::support::input::open_input;
+use crate::{Ctx, FsError, Outcome};
+
+/// The line delimiter: NUL under `-z`, else newline.
+pub fn eol(zero: bool) -> u8 {
+    if zero { 0 } else { b'\n' }
+}
+
+/// An input read record by record.
+pub struct Records<'a> {
+    reader: BufReader<Box<dyn Read + 'a>>,
+    pub delim: u8,
+}
+
+impl<'a> Records<'a> {
+    /// Opens an operand (`-` is stdin) through [`open_input`].
+    pub fn open(ctx: &'a Ctx, operand: &OsStr, delim: u8) -> Result<Self, FsError> {
+        open_input(ctx, operand).map(|r| Records::from_reader(r, delim))
+    }
+
+    /// Reads an already open stream.
+    pub fn from_reader(r: Box<dyn Read + 'a>, delim: u8) -> Self {
+        Records {
+            reader: BufReader::with_capacity(64 * 1024, r),
+            delim,
+        }
+    }
+
+    /// The next record into `buf` (cleared first), with its delimiter when it has one;
+    /// false at the end of the input.
+    pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Result<bool, FsError> {
+        buf.clear();
+        loop {
+            match self.reader.read_until(self.delim, buf) {
+                Ok(n) => return Ok(n > 0),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(FsError::from_io(&e)),
+            }
+        }
+    }
+
+    /// Reads raw bytes (for the filters that work on bytes, not records).
+    pub fn read_chunk(&mut self, buf: &mut [u8]) -> Result<usize, FsError> {
+        loop {
+            match self.reader.read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(FsError::from_io(&e)),
+            }
+        }
+    }
+}
+
+/// A record without its delimiter, and whether it had one.
+pub fn split_eol(record: &[u8], delim: u8) -> (&[u8], bool) {
+    match record.split_last() {
+        Some((&last, body)) if last == delim => (body, true),
+        _ => (record, false),
+    }
+}
+
+/// Output gathered in a buffer and handed to the outcome in chunks.
+pub struct Sink {
+    pub buf: Vec<u8>,
+}
+
+/// How much output is gathered before it goes to the outcome.
+const CHUNK: usize = 32 * 1024;
+
+impl Sink {
+    pub fn new() -> Self {
+        Sink { buf: Vec::new() }
+    }
+
+    /// Hands the buffer to the outcome once it is large; false when nobody reads any more
+    /// (the command then stops, as on `SIGPIPE`).
+    pub fn poll(&mut self, o: &mut Outcome, ctx: &Ctx) -> bool {
+        if self.buf.len() < CHUNK {
+            return true;
+        }
+        self.drain(o);
+        ctx.flush(o)
+    }
+
+    /// Hands whatever is buffered to the outcome (before a diagnostic, and at the end).
+    pub fn drain(&mut self, o: &mut Outcome) {
+        if !self.buf.is_empty() {
+            o.out(std::mem::take(&mut self.buf));
+        }
+    }
+}
+
+/// The obsolete `-N` option of `fold` (`-w N`), `expand` and `unexpand` (`-t N`, where
+/// `-N,M` lists stops too) rewritten as `-LETTER N`; a word that is the value of the option
+/// (`-w -1`), or after `--`, is left alone.
+pub fn obsolete_number(args: &[OsString], letter: u8, long: &str, commas: bool) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut value_next = false;
+    for (i, a) in args.iter().enumerate() {
+        let b = a.as_bytes();
+        if b == b"--" {
+            out.extend(args.iter().skip(i).cloned());
+            break;
+        }
+        let is_value = std::mem::replace(
+            &mut value_next,
+            (b.len() > 2 && long.as_bytes().starts_with(b))
+                || (b.first() == Some(&b'-')
+                    && b.get(1) != Some(&b'-')
+                    && b.last() == Some(&letter)),
+        );
+        if !is_value
+            && b.first() == Some(&b'-')
+            && b.get(1).is_some_and(u8::is_ascii_digit)
+            && b.iter()
+                .skip(1)
+                .all(|c| c.is_ascii_digit() || (commas && *c == b','))
+        {
+            let mut w = OsString::from(format!("-{}", char::from(letter)));
+            w.push(OsStr::from_bytes(b.get(1..).unwrap_or_default()));
+            out.push(w);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
