@@ -12,6 +12,33 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast multiply-rotate hash (the one rustc uses) for the line table: the default SipHash
+/// dominated the comparison of large files, and nothing here needs its resistance to chosen
+/// keys (a bad case only costs time, within the table's bounds).
+#[derive(Default)]
+struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Classes<'t> = HashMap<(Cow<'t, [u8]>, bool), usize, BuildHasherDefault<LineHasher>>;
 
 /// A file's text as GNU holds it: the bytes with a newline appended when the last line lacks
 /// one, and where each line starts.
@@ -202,7 +229,8 @@ pub fn diff(a: &Text, b: &Text, o: &Opts) -> Vec<Change> {
     let len1 = end1.saturating_sub(prefix);
 
     // Equivalence classes, numbered from 1 in order of first appearance.
-    let mut classes: HashMap<(Cow<[u8]>, bool), usize> = HashMap::new();
+    let mut classes: Classes =
+        HashMap::with_capacity_and_hasher(len0 + len1, BuildHasherDefault::default());
     let apart = o.robust && o.white == White::None;
     let eq0: Vec<usize> = (prefix..end0)
         .map(|i| classify(&mut classes, a, i, o, apart))
@@ -266,7 +294,7 @@ pub fn diff(a: &Text, b: &Text, o: &Opts) -> Vec<Change> {
 
 /// The class of line `i` of `t`, a new one (numbered from 1) when no earlier line is equal.
 fn classify<'t>(
-    classes: &mut HashMap<(Cow<'t, [u8]>, bool), usize>,
+    classes: &mut Classes<'t>,
     t: &'t Text,
     i: usize,
     o: &Opts,
