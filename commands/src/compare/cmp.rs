@@ -302,8 +302,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                             String::new()
                         };
                         o.out(format!(
-                            "{} {} differ: byte {byte}, line {line}{what}\n",
-                            names[0], names[1]
+                            "{} {} differ: {} {byte}, line {line}{what}\n",
+                            names[0],
+                            names[1],
+                            // GNU says `char` in the C locale, but `byte` with -b.
+                            if a.print_bytes { "byte" } else { "char" }
                         ));
                         return Ok(o.with_status(1));
                     }
@@ -361,7 +364,7 @@ mod tests {
     fn first_difference() {
         assert_eq!(
             run(&["a", "b"]),
-            ("a b differ: byte 3, line 2\n".into(), String::new(), 1)
+            ("a b differ: char 3, line 2\n".into(), String::new(), 1)
         );
         assert_eq!(run(&["a", "a"]), (String::new(), String::new(), 0));
         assert_eq!(
@@ -415,12 +418,12 @@ mod tests {
         );
         assert_eq!(
             run(&["-i", "1", "a", "b"]).0,
-            "a b differ: byte 2, line 2\n"
+            "a b differ: char 2, line 2\n"
         );
-        assert_eq!(run(&["a", "b", "1", "2"]).0, "a b differ: byte 1, line 1\n");
+        assert_eq!(run(&["a", "b", "1", "2"]).0, "a b differ: char 1, line 1\n");
         assert_eq!(
             run(&["-i", "2:1", "a", "b"]).0,
-            "a b differ: byte 1, line 1\n"
+            "a b differ: char 1, line 1\n"
         );
     }
 

@@ -293,13 +293,7 @@ pub fn diff(a: &Text, b: &Text, o: &Opts) -> Vec<Change> {
 }
 
 /// The class of line `i` of `t`, a new one (numbered from 1) when no earlier line is equal.
-fn classify<'t>(
-    classes: &mut Classes<'t>,
-    t: &'t Text,
-    i: usize,
-    o: &Opts,
-    apart: bool,
-) -> usize {
+fn classify<'t>(classes: &mut Classes<'t>, t: &'t Text, i: usize, o: &Opts, apart: bool) -> usize {
     let line = t.line(i);
     let body = line.strip_suffix(b"\n").unwrap_or(line);
     let k = (key(body, o), apart && t.incomplete(i));

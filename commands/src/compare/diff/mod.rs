@@ -155,9 +155,23 @@ fn switches(args: &[OsString]) -> String {
             continue;
         }
         out.push(' ');
-        out.push_str(&String::from_utf8_lossy(b));
+        out.push_str(&sh_quote(b));
     }
     out
+}
+
+/// gnulib's `sh_quote`, as diff shows its options: quoted when a character is special to the
+/// shell anywhere (`=` and `#` included), `'` written `'\''`.
+fn sh_quote(b: &[u8]) -> String {
+    let text = String::from_utf8_lossy(b);
+    if !b.is_empty()
+        && !b
+            .iter()
+            .any(|c| b"\t\n !\"#$&'()*;<=>?[\\]^`{|}~".contains(c))
+    {
+        return text.into_owned();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 #[allow(clippy::struct_excessive_bools)]

@@ -131,8 +131,14 @@ fn troubles_and_brief() {
             2
         )
     );
-    assert_eq!(run(&["bin", "old"]), out("Binary files bin and old differ\n", 1));
-    assert_eq!(run(&["-q", "old", "new"]), out("Files old and new differ\n", 1));
+    assert_eq!(
+        run(&["bin", "old"]),
+        out("Binary files bin and old differ\n", 1)
+    );
+    assert_eq!(
+        run(&["-q", "old", "new"]),
+        out("Files old and new differ\n", 1)
+    );
     assert_eq!(
         run(&["-s", "old", "old"]),
         out("Files old and old are identical\n", 0)
@@ -141,5 +147,8 @@ fn troubles_and_brief() {
         run(&["-u", "-c", "old", "new"]).1,
         "diff: conflicting output style options\ndiff: Try 'diff --help' for more information.\n"
     );
-    assert_eq!(run(&["old"]).1, "diff: missing operand after 'old'\ndiff: Try 'diff --help' for more information.\n");
+    assert_eq!(
+        run(&["old"]).1,
+        "diff: missing operand after 'old'\ndiff: Try 'diff --help' for more information.\n"
+    );
 }
