@@ -3,7 +3,7 @@
 //! by the real GNU `diff` (in bash) and by trumansh's `diff` under several output styles; the
 //! outputs and statuses must be byte-identical (the edit scripts are GNU's, not just minimal).
 
-#![allow(clippy::unwrap_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::many_single_char_names)]
 
 use std::fmt::Write as _;
 use std::process::Command;

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A fast multiply-rotate hash (the one rustc uses) for the line table: the default SipHash
+/// A fast multiply-rotate hash (the one rustc uses) for the line table: the default `SipHash`
 /// dominated the comparison of large files, and nothing here needs its resistance to chosen
 /// keys (a bad case only costs time, within the table's bounds).
 #[derive(Default)]

@@ -1,4 +1,4 @@
-//! Unit tests of `diff`, with GNU diff 3.8's output (LC_ALL=C, TZ=UTC).
+//! Unit tests of `diff`, with GNU diff 3.8's output (`LC_ALL=C`, `TZ=UTC`).
 
 use std::time::{Duration, SystemTime};
 
