@@ -38,6 +38,7 @@
 mod registry;
 
 mod builtins;
+mod compare;
 mod contract;
 mod fs;
 mod info;
@@ -82,11 +83,13 @@ commands! {
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Cmp        "cmp"       compare::cmp                    Program(2);
     Column     "column"    text::column                    Program;
     Comm       "comm"      text::comm                      Program;
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;
     Date       "date"      info::date                      Program;
+    Diff       "diff"      compare::diff                   Program(2);
     Dirname    "dirname"   info::dirname                   Program;
     Echo       "echo"      builtins::echo                  Both;
     Env        "env"       info::env                       Program(125);

@@ -16,6 +16,8 @@ mod bash_syntax;
 mod cli;
 /// Helpers shared by several modules (tree snapshots, a piped child process); no tests.
 mod common;
+/// Random edits compared by GNU `diff` and by trumansh's; a new output style or option.
+mod diff_random;
 /// Containment: every way out of the sandbox answers like a missing path; a new escape route.
 mod escape;
 /// The command crate's rule: no handler uses another handler; a new family's shared module.
