@@ -116,6 +116,7 @@ commands! {
     Unset      "unset"     builtins::unset                 Builtin;
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
+    Xargs      "xargs"     search::xargs                   Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.
