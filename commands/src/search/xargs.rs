@@ -935,8 +935,7 @@ fn parse(args: &[OsString], o: &mut Outcome, size_max: usize) -> Result<Parsed, 
             'a' => arg_file = Some(val),
             'V' if val.contains(&b'=') => {
                 return Err(Stop::Fail(
-                    "option --process-slot-var may not be set to a value which includes `='"
-                        .into(),
+                    "option --process-slot-var may not be set to a value which includes `='".into(),
                 )
                 .after(std::mem::take(o)));
             }

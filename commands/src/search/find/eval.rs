@@ -36,6 +36,58 @@ pub(super) struct Find<'a> {
     pub(super) children_gone: bool,
     /// `-delete` asked to trash the entry being evaluated.
     pub(super) trashed: bool,
+    /// The `-exec`-like actions ([`Expr::Exec`] indexes them).
+    pub(super) execs: Vec<ExecSpec>,
+    /// A command line said the line is over: run nothing more.
+    pub(super) stopped: bool,
+}
+
+/// GNU's command buffer for `-exec ... +` (`bc_use_sensible_arg_max`).
+const BATCH_MAX: usize = 128 * 1024;
+
+/// The name `-execdir` gives a command: `./` and the last component (its trailing slashes
+/// kept, as GNU's `./docs/` for `docs/`).
+fn dir_name(display: &[u8]) -> Vec<u8> {
+    let mut end = display.len();
+    while end > 1 && display.get(end - 1) == Some(&b'/') {
+        end -= 1;
+    }
+    let trimmed = display.get(..end).unwrap_or(display);
+    let start = match memchr::memrchr(b'/', trimmed) {
+        Some(i) if trimmed.len() > 1 => i + 1,
+        _ => 0,
+    };
+    let mut out = b"./".to_vec();
+    out.extend_from_slice(display.get(start..).unwrap_or_default());
+    out
+}
+
+/// The directory `-execdir` runs in: the path's `dirname` (`.` for a bare name, and for
+/// `.` itself).
+fn dir_of(display: &[u8]) -> Vec<u8> {
+    let mut end = display.len();
+    while end > 1 && display.get(end - 1) == Some(&b'/') {
+        end -= 1;
+    }
+    let trimmed = display.get(..end).unwrap_or(display);
+    match memchr::memrchr(b'/', trimmed) {
+        None => b".".to_vec(),
+        Some(0) => b"/".to_vec(),
+        Some(i) => trimmed.get(..i).unwrap_or_default().to_vec(),
+    }
+}
+
+/// Each `{}` in `word` replaced by `name`.
+fn replace_braces(word: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(k) = memchr::memmem::find(rest, b"{}") {
+        out.extend_from_slice(rest.get(..k).unwrap_or_default());
+        out.extend_from_slice(name);
+        rest = rest.get(k + 2..).unwrap_or_default();
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 pub(super) fn basename(display: &[u8]) -> &[u8] {
@@ -156,6 +208,114 @@ impl Find<'_> {
                 true
             }
             Expr::Delete => self.delete(e),
+            Expr::Exec(k) => self.exec(*k, e),
+        }
+    }
+
+    /// Runs one command line; its exit status, or `None` when no program by that name
+    /// exists (said on stderr, as GNU's child says it) or the line is over.
+    fn launch(&mut self, argv: &[Vec<u8>], cwd: Option<&Path>) -> Option<i32> {
+        if self.stopped {
+            return None;
+        }
+        self.flush();
+        let argv: Vec<OsString> = argv
+            .iter()
+            .map(|a| OsStr::from_bytes(a).to_os_string())
+            .collect();
+        let r = self.ctx.run(
+            &mut self.outcome,
+            RunRequest {
+                what: RunWhat::Argv(&argv),
+                stdin: None,
+                capture: false,
+                cwd,
+            },
+        );
+        let name = argv.first().cloned().unwrap_or_default();
+        match r {
+            Some(r) if r.stop => {
+                self.stopped = true;
+                self.quit = true;
+                None
+            }
+            Some(r) if !r.not_found => Some(r.status),
+            _ => {
+                self.outcome.err(format!(
+                    "{}: {}: No such file or directory\n",
+                    self.ctx.name,
+                    quote_locale(&name)
+                ));
+                None
+            }
+        }
+    }
+
+    /// `-exec`, `-execdir`, `-ok`, `-okdir` on one entry.
+    fn exec(&mut self, k: usize, e: &Entry) -> bool {
+        let Some(spec) = self.execs.get(k) else {
+            return false;
+        };
+        let (name, dir) = if spec.in_dir {
+            let dir = normalize_lexical(&self.ctx.resolve(OsStr::from_bytes(&dir_of(e.display))));
+            (dir_name(e.display), Some(dir))
+        } else {
+            (e.display.to_vec(), None)
+        };
+        if spec.batch {
+            let base: usize = spec.words.iter().map(|w| w.len() + 1).sum();
+            let len = name.len() + 1;
+            let other_dir = spec.in_dir && spec.pending_dir.is_some() && spec.pending_dir != dir;
+            if !spec.pending.is_empty()
+                && (other_dir || base + spec.pending_chars + len > BATCH_MAX)
+            {
+                self.run_batch(k);
+            }
+            if let Some(spec) = self.execs.get_mut(k) {
+                spec.pending.push(name);
+                spec.pending_chars += len;
+                spec.pending_dir = dir;
+            }
+            return true;
+        }
+        let argv: Vec<Vec<u8>> = spec
+            .words
+            .iter()
+            .map(|w| replace_braces(w, &name))
+            .collect();
+        if spec.ask {
+            let cmd = String::from_utf8_lossy(argv.first().map(Vec::as_slice).unwrap_or_default())
+                .into_owned();
+            let question = format!("< {cmd} ... {} > ? ", String::from_utf8_lossy(e.display));
+            self.flush();
+            if !crate::support::input::ask(&mut self.outcome, self.ctx.stdin, &question) {
+                return false;
+            }
+        }
+        self.launch(&argv, dir.as_deref()) == Some(0)
+    }
+
+    /// Runs the names waiting for a `+` action; a failure makes find's status 1.
+    fn run_batch(&mut self, k: usize) {
+        let Some(spec) = self.execs.get_mut(k) else {
+            return;
+        };
+        if spec.pending.is_empty() {
+            return;
+        }
+        let mut argv = spec.words.clone();
+        argv.append(&mut spec.pending);
+        spec.pending_chars = 0;
+        let dir = spec.pending_dir.take();
+        if self.launch(&argv, dir.as_deref()) != Some(0) {
+            self.status = 1;
+        }
+    }
+
+    /// At the end: every batch still waiting runs.
+    pub(super) fn run_pending(&mut self) {
+        for k in 0..self.execs.len() {
+            self.run_batch(k);
         }
     }
 

@@ -1,5 +1,5 @@
 //! The expression: GNU find's tests, actions and operators (`-name`, `-type`, `-mtime`,
-//! `-exec` refused, `!`, `-a`, `-o`, parentheses) parsed into an `Expr` tree, with GNU's
+//! `-exec` and its kin, `!`, `-a`, `-o`, parentheses) parsed into an `Expr` tree, with GNU's
 //! diagnostics.
 
 #[allow(clippy::wildcard_imports)]
@@ -73,6 +73,27 @@ pub(super) enum Expr {
     Prune,
     Delete,
     Quit,
+    /// `-exec`, `-execdir`, `-ok`, `-okdir`: the index of its [`ExecSpec`].
+    Exec(usize),
+}
+
+/// One `-exec`-like action: the command words and, for the `+` form, the names waiting
+/// for the next command line.
+#[derive(Debug, Default)]
+pub(super) struct ExecSpec {
+    /// The words before `;` (`{}` replaced in each), or before the `{}` that ends a `+`.
+    pub(super) words: Vec<Vec<u8>>,
+    /// The `{} +` form: names are appended, many to a command line.
+    pub(super) batch: bool,
+    /// `-execdir`/`-okdir`: runs in the file's directory, on `./NAME`.
+    pub(super) in_dir: bool,
+    /// `-ok`/`-okdir`: asks first.
+    pub(super) ask: bool,
+    /// The names waiting (`+`), with the bytes the command line would take.
+    pub(super) pending: Vec<Vec<u8>>,
+    pub(super) pending_chars: usize,
+    /// The directory the waiting names are in (`-execdir +`).
+    pub(super) pending_dir: Option<PathBuf>,
 }
 
 impl Expr {
@@ -82,7 +103,7 @@ impl Expr {
                 a.has_action() || b.has_action()
             }
             Expr::Not(a) => a.has_action(),
-            Expr::Print | Expr::Print0 | Expr::Printf(_) | Expr::Delete => true,
+            Expr::Print | Expr::Print0 | Expr::Printf(_) | Expr::Delete | Expr::Exec(_) => true,
             _ => false,
         }
     }
@@ -119,6 +140,8 @@ pub(super) struct Parser<'a> {
     pub(super) follow: Follow,
     /// The last primary parsed, for GNU's hint about an unquoted pattern.
     pub(super) last_primary: Option<String>,
+    /// The `-exec`-like actions, in order.
+    pub(super) execs: Vec<ExecSpec>,
 }
 
 pub(super) type Parse<T> = Result<T, String>;
@@ -332,6 +355,91 @@ impl Parser<'_> {
         Ok(Expr::Size { cmp, n, unit })
     }
 
+    /// `-exec CMD... ;` or `-exec CMD... {} +` (and the `dir`/`ok` forms), with GNU's rules:
+    /// `+` ends the command only right after a word holding `{}`, which must then be `{}`
+    /// alone and the only one; `-ok` has no `+` form.
+    pub(super) fn exec(&mut self, name: &str) -> Parse<Expr> {
+        let ask = name.starts_with("-ok");
+        let in_dir = name.ends_with("dir");
+        let start = self.i;
+        let mut end = start;
+        let mut batch = false;
+        let mut saw = false;
+        let mut braces = 0;
+        let mut brace_arg: &[u8] = b"";
+        while let Some(t) = self.toks.get(end).map(|t| t.as_bytes()) {
+            if t == b";" {
+                break;
+            }
+            if t == b"+" && saw && !ask {
+                batch = true;
+                break;
+            }
+            saw = memchr::memmem::find(t, b"{}").is_some();
+            if saw {
+                braces += 1;
+                brace_arg = t;
+            }
+            end += 1;
+        }
+        if end >= self.toks.len() {
+            return Err(format!("missing argument to `{name}'"));
+        }
+        if end == start {
+            return Err(format!(
+                "invalid argument `{}' to `{name}'",
+                String::from_utf8_lossy(
+                    self.toks.get(end).map(|t| t.as_bytes()).unwrap_or_default()
+                )
+            ));
+        }
+        if batch && braces > 1 {
+            return Err(format!(
+                "Only one instance of {{}} is supported with {name} ... +"
+            ));
+        }
+        if batch && brace_arg != b"{}" {
+            return Err(format!(
+                "In {} the {} must appear by itself, but you specified {}",
+                quote_locale(format!("{name} ... {{}} +")),
+                quote_locale("{}"),
+                quote_locale(OsStr::from_bytes(brace_arg))
+            ));
+        }
+        if in_dir && let Some(path) = self.ctx.vars.get("PATH") {
+            for entry in path.split(':') {
+                if entry.is_empty() || entry == "." {
+                    return Err(format!(
+                        "The current directory is included in the PATH environment variable, which is insecure in combination with the {name} action of find.  Please remove the current directory from your $PATH (that is, remove \".\", doubled colons, or leading or trailing colons)"
+                    ));
+                }
+                if !entry.starts_with('/') {
+                    return Err(format!(
+                        "The relative path {} is included in the PATH environment variable, which is insecure in combination with the {name} action of find.  Please remove that entry from $PATH",
+                        quote_locale(entry)
+                    ));
+                }
+            }
+        }
+        let last = if batch { end - 1 } else { end };
+        let words = self
+            .toks
+            .get(start..last)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| t.as_bytes().to_vec())
+            .collect();
+        self.i = end + 1;
+        self.execs.push(ExecSpec {
+            words,
+            batch,
+            in_dir,
+            ask,
+            ..ExecSpec::default()
+        });
+        Ok(Expr::Exec(self.execs.len() - 1))
+    }
+
     pub(super) fn primary(&mut self) -> Parse<Expr> {
         let tok = self.peek().unwrap_or_default().to_vec();
         let name = String::from_utf8_lossy(&tok).into_owned();
@@ -435,19 +543,7 @@ impl Parser<'_> {
                 Ok(Expr::Delete)
             }
             "-quit" => Ok(Expr::Quit),
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let rest = self.toks.get(self.i..).unwrap_or_default();
-                let Some(end) = rest
-                    .iter()
-                    .position(|t| t == ";" || (t == "+" && name.starts_with("-exec")))
-                else {
-                    return Err(format!("missing argument to `{name}'"));
-                };
-                self.i += end + 1;
-                Err(format!(
-                    "{name} is not supported: trumansh runs no other programs"
-                ))
-            }
+            "-exec" | "-execdir" | "-ok" | "-okdir" => self.exec(&name),
             "-regex" | "-iregex" | "-ls" | "-fls" | "-fprint" | "-fprint0" | "-fprintf"
             | "-perm" | "-user" | "-group" | "-uid" | "-gid" | "-nouser" | "-nogroup"
             | "-readable" | "-writable" | "-executable" | "-inum" | "-samefile" | "-xtype"
