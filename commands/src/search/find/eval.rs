@@ -173,14 +173,21 @@ impl Find<'_> {
                 n,
                 unit,
             } => self.meta(e).is_some_and(|m| {
-                let t = match field {
+                let when = match field {
                     TimeField::Access => m.atime,
                     TimeField::Modify => m.mtime,
                     TimeField::Change => m.ctime,
                 };
-                let delta = secs(self.ctx.now) - secs(t);
-                let units = delta.div_euclid(i128::from(*unit));
-                cmp.test(units, i128::from(*n))
+                let delta = secs(self.ctx.now) - secs(when);
+                #[allow(clippy::cast_precision_loss)]
+                let (d, u) = (delta as f64, *unit as f64);
+                // Whole units ago, compared with N; `-N`: less than N units ago.
+                let units = (d / u).floor();
+                match cmp {
+                    Cmp::Less => d < n * u,
+                    Cmp::Equal => (units - n).abs() < f64::EPSILON,
+                    Cmp::Greater => units > *n,
+                }
             }),
             Expr::Links { cmp, n } => self
                 .meta(e)
@@ -209,6 +216,15 @@ impl Find<'_> {
             }
             Expr::Delete => self.delete(e),
             Expr::Exec(k) => self.exec(*k, e),
+            Expr::Regex(re) => re.is_match(e.display),
+            Expr::Perm { how, mode } => self.meta(e).is_some_and(|m| {
+                let perm = m.perm & 0o7777;
+                match how {
+                    b'-' => perm & mode == *mode,
+                    b'/' => *mode == 0 || perm & mode != 0,
+                    _ => perm == *mode,
+                }
+            }),
         }
     }
 
@@ -342,93 +358,6 @@ impl Find<'_> {
         ));
         self.trashed = true;
         true
-    }
-
-    pub(super) fn printf(&mut self, fmt: &[u8], e: &mut Entry) {
-        let mut i = 0;
-        while let Some(&c) = fmt.get(i) {
-            i += 1;
-            match c {
-                b'\\' => {
-                    let Some(&n) = fmt.get(i) else {
-                        self.out.push(b'\\');
-                        break;
-                    };
-                    i += 1;
-                    match n {
-                        b'n' => self.out.push(b'\n'),
-                        b't' => self.out.push(b'\t'),
-                        b'0' => self.out.push(0),
-                        b'\\' => self.out.push(b'\\'),
-                        b'a' => self.out.push(7),
-                        b'r' => self.out.push(b'\r'),
-                        b'c' => return,
-                        other => {
-                            self.out.push(b'\\');
-                            self.out.push(other);
-                        }
-                    }
-                }
-                b'%' => {
-                    let Some(&d) = fmt.get(i) else {
-                        self.out.push(b'%');
-                        break;
-                    };
-                    i += 1;
-                    match d {
-                        b'%' => self.out.push(b'%'),
-                        b'p' => self.out.extend_from_slice(e.display),
-                        b'f' => self.out.extend_from_slice(e.name),
-                        b'h' => {
-                            let h = match memchr::memrchr(b'/', e.display) {
-                                Some(0) => b"/".as_slice(),
-                                Some(k) => e.display.get(..k).unwrap_or_default(),
-                                None => b".".as_slice(),
-                            };
-                            self.out.extend_from_slice(h);
-                        }
-                        b'P' => {
-                            let rel = e.display.get(e.start_len..).unwrap_or_default();
-                            self.out
-                                .extend_from_slice(rel.strip_prefix(b"/").unwrap_or(rel));
-                        }
-                        b'd' => self.out.extend_from_slice(e.depth.to_string().as_bytes()),
-                        b's' => {
-                            let len = self.meta(e).map_or(0, |m| m.len);
-                            self.out.extend_from_slice(len.to_string().as_bytes());
-                        }
-                        b'm' => {
-                            let perm = self.meta(e).map_or(0, |m| m.perm);
-                            self.out.extend_from_slice(format!("{perm:o}").as_bytes());
-                        }
-                        b'y' => self.out.push(type_letter(e.kind)),
-                        // The type a link leads to: `L` a loop, `N` nothing, `?` another error.
-                        b'Y' => self.out.push(if e.kind == FileKind::Symlink {
-                            match self.ctx.fs.stat(e.path, true) {
-                                Ok(m) => type_letter(m.kind),
-                                Err(FsError::TooManyLinks) => b'L',
-                                Err(FsError::NotFound | FsError::NotADirectory) => b'N',
-                                Err(_) => b'?',
-                            }
-                        } else {
-                            type_letter(e.kind)
-                        }),
-                        b'l' => {
-                            if e.kind == FileKind::Symlink
-                                && let Ok(t) = self.ctx.fs.read_link(e.path)
-                            {
-                                self.out.extend_from_slice(t.as_os_str().as_bytes());
-                            }
-                        }
-                        other => {
-                            self.out.push(b'%');
-                            self.out.push(other);
-                        }
-                    }
-                }
-                _ => self.out.push(c),
-            }
-        }
     }
 
     /// Evaluates the expression for one entry; whether to descend (not pruned).
@@ -629,7 +558,7 @@ impl Find<'_> {
 }
 
 /// `-type`'s and `%y`'s letter for a kind: `ls`'s, with `f` for a regular file.
-fn type_letter(kind: FileKind) -> u8 {
+pub(super) fn type_letter(kind: FileKind) -> u8 {
     match kind {
         FileKind::File => b'f',
         k => k.letter() as u8,

@@ -11,16 +11,20 @@
 //! `-exec`, `-execdir`, `-ok` and `-okdir` run their command lines through [`Ctx::run`], as
 //! `execvp` would: `{} ;` one per file, `{} +` batched as GNU batches them (128 KiB a line;
 //! `-execdir` one batch per directory), all waiting batches run at the end. Their commands'
-//! stdin is empty. Not emulated: `-regex`, `-ls`, `-fprint*`, owner and permission tests. GNU prints its
+//! stdin is empty. Not emulated: `-ls`, `-fprint*`, owner tests.
+//! `-regex` takes findutils' default dialect (Emacs syntax, written as an extended pattern
+//! for the shared GNU regex engine), or `-regextype`'s. GNU prints its
 //! warnings (global option after a test, ...) only when stdin is a terminal, which a command
 //! here never has, so none are printed.
 
 mod eval;
 mod expr;
+mod printf;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use eval::*;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use expr::*;
+use printf::Seg;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -75,6 +79,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         follow,
         last_primary: None,
         execs: Vec::new(),
+        warnings: Vec::new(),
+        regex_type: RegexType::default(),
     };
     let parsed = if expr_toks.is_empty() {
         Ok(Expr::True)
@@ -88,10 +94,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             )),
         })
     };
+    let mut warned = Outcome::ok();
+    for w in &p.warnings {
+        warned.err(format!("{}: {w}\n", ctx.name));
+    }
     let expr = match parsed {
         Ok(e) => e,
         Err(msg) => {
-            let mut o = Outcome::status(1);
+            let mut o = warned.with_status(1);
             o.err(format!("{}: {msg}\n", ctx.name));
             return Ok(o);
         }
@@ -112,7 +122,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         global: p.global,
         follow: p.follow,
         out: Vec::new(),
-        outcome: Outcome::ok(),
+        outcome: warned,
         status: 0,
         quit: false,
         prune: false,
@@ -243,9 +253,18 @@ mod tests {
         let w = world();
         let err = |args: &[&str]| find(&w, args).1;
         assert_eq!(err(&["-exec"]), "find: missing argument to `-exec'\n");
-        assert_eq!(err(&["-exec", "echo", "{}", "y", "+"]), "find: missing argument to `-exec'\n");
-        assert_eq!(err(&["-exec", ";"]), "find: invalid argument `;' to `-exec'\n");
-        assert_eq!(err(&["-ok", "echo", "{}", "+"]), "find: missing argument to `-ok'\n");
+        assert_eq!(
+            err(&["-exec", "echo", "{}", "y", "+"]),
+            "find: missing argument to `-exec'\n"
+        );
+        assert_eq!(
+            err(&["-exec", ";"]),
+            "find: invalid argument `;' to `-exec'\n"
+        );
+        assert_eq!(
+            err(&["-ok", "echo", "{}", "+"]),
+            "find: missing argument to `-ok'\n"
+        );
         assert_eq!(
             err(&["-exec", "echo", "x{}", "+"]),
             "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified 'x{}'\n"
