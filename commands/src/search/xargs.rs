@@ -662,7 +662,9 @@ impl Builder<'_> {
             c = inp.bytes.next();
             let Some(ch) = c else {
                 inp.eof = true;
-                if buf.is_empty() && !seen {
+                // As GNU: nothing in the buffer ends the input, even after a blank or an
+                // open quote.
+                if buf.is_empty() {
                     return Ok(Read::End);
                 }
                 if st == St::Quote {

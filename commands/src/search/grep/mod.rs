@@ -240,6 +240,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         ctx,
         o: opts,
         re,
+        num_width: 0,
         pre,
         with_name,
         out: Vec::new(),
@@ -379,12 +380,19 @@ mod tests {
                 2
             )
         );
-        assert_eq!(grep(&w, &["-P", "(", "gp"]).1, "grep: missing closing parenthesis\n");
+        assert_eq!(
+            grep(&w, &["-P", "(", "gp"]).1,
+            "grep: missing closing parenthesis\n"
+        );
         assert_eq!(grep(&w, &["-z", "a", "z1"]).0, "a\nb\0ab\0");
         assert_eq!(grep(&w, &["-zc", "^b", "z1"]).0, "0\n");
         assert_eq!(grep(&w, &["-zn", "c", "z1"]).0, "2:c\0");
         assert_eq!(grep(&w, &["-zP", "a\\nb", "z1"]).0, "a\nb\0");
+        // `-T`: numbers as wide as the file's size has digits (8 bytes, and 1 more for `-n`;
+        // `p.txt`, 31 bytes: 2).
         assert_eq!(grep(&w, &["-Tn", "x", "g1"]).0, "1:\tax\n3:\txx\n");
+        assert_eq!(grep(&w, &["-Tn", "foo1", "gp"]).0, " 4:\tfoo1\n");
+        assert_eq!(grep(&w, &["-Tb", "x", "g1"]).0, "0:\tax\n5:\txx\n");
         assert_eq!(grep(&w, &["-T", "x", "g1"]).0, "ax\nxx\n");
     }
 

@@ -45,6 +45,8 @@ pub(super) struct Grep<'a> {
     pub(super) ctx: &'a Ctx<'a>,
     pub(super) o: Opts,
     pub(super) re: Option<Matcher>,
+    /// `-T`: the width of line numbers and offsets in the current file.
+    pub(super) num_width: usize,
     /// For `-w`: the bare pattern, a fast first pass whose lines `re` then confirms (the
     /// word assertions keep the `regex` crate off its literal fast paths).
     pub(super) pre: Option<Matcher>,
@@ -117,6 +119,9 @@ impl Grep<'_> {
     /// One operand as given on the command line.
     pub(super) fn operand(&mut self, op: &OsStr) {
         let name = op.as_bytes();
+        if self.o.initial_tab {
+            self.set_width(None);
+        }
         if op == "-" {
             let label = self.o.label.clone();
             let mut r = self.ctx.stdin;
@@ -157,6 +162,15 @@ impl Grep<'_> {
 
     pub(super) fn search_path(&mut self, path: &std::path::Path, name: &[u8]) {
         let ctx = self.ctx;
+        if self.o.initial_tab {
+            let size = ctx
+                .fs
+                .stat(path, true)
+                .ok()
+                .filter(crate::Meta::is_file)
+                .map(|m| m.len);
+            self.set_width(size);
+        }
         match ctx.fs.open(path) {
             Ok(mut r) => self.search(&mut r, name),
             Err(e) => self.file_error(name, &e),
@@ -230,17 +244,33 @@ impl Grep<'_> {
         }
     }
 
+    /// `-T`: GNU's width for the numbers of one file, the digits of its size (plus one with
+    /// `-n`); a size it cannot know (a pipe) as the largest offset, 19 digits.
+    pub(super) fn set_width(&mut self, size: Option<u64>) {
+        self.num_width = match size {
+            Some(n) => (n + u64::from(self.o.line_number)).to_string().len(),
+            None => 19,
+        };
+    }
+
     pub(super) fn prefix(&mut self, name: &[u8], sep: u8, lineno: u64, offset: u64) {
         if self.with_name {
             self.out.extend_from_slice(name);
             self.out.push(if self.o.null { 0 } else { sep });
         }
+        let w = if self.o.initial_tab {
+            self.num_width
+        } else {
+            0
+        };
         if self.o.line_number {
-            self.out.extend_from_slice(lineno.to_string().as_bytes());
+            self.out
+                .extend_from_slice(format!("{lineno:>w$}").as_bytes());
             self.out.push(sep);
         }
         if self.o.byte_offset {
-            self.out.extend_from_slice(offset.to_string().as_bytes());
+            self.out
+                .extend_from_slice(format!("{offset:>w$}").as_bytes());
             self.out.push(sep);
         }
         if self.o.initial_tab && (self.with_name || self.o.line_number || self.o.byte_offset) {
