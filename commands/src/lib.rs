@@ -140,6 +140,7 @@ commands! {
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;
+    Xargs      "xargs"     search::xargs                   Program;
     Yes        "yes"       text::yes                       Program;
 }
 

@@ -1,4 +1,5 @@
-//! Searching the tree and its contents: GNU `grep` and GNU `find`.
+//! Searching the tree and its contents: GNU `grep`, GNU `find` and GNU `xargs`.
 
 pub mod find;
 pub mod grep;
+pub mod xargs;

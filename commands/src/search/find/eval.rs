@@ -36,6 +36,58 @@ pub(super) struct Find<'a> {
     pub(super) children_gone: bool,
     /// `-delete` asked to trash the entry being evaluated.
     pub(super) trashed: bool,
+    /// The `-exec`-like actions ([`Expr::Exec`] indexes them).
+    pub(super) execs: Vec<ExecSpec>,
+    /// A command line said the line is over: run nothing more.
+    pub(super) stopped: bool,
+}
+
+/// GNU's command buffer for `-exec ... +` (`bc_use_sensible_arg_max`).
+const BATCH_MAX: usize = 128 * 1024;
+
+/// The name `-execdir` gives a command: `./` and the last component (its trailing slashes
+/// kept, as GNU's `./docs/` for `docs/`).
+fn dir_name(display: &[u8]) -> Vec<u8> {
+    let mut end = display.len();
+    while end > 1 && display.get(end - 1) == Some(&b'/') {
+        end -= 1;
+    }
+    let trimmed = display.get(..end).unwrap_or(display);
+    let start = match memchr::memrchr(b'/', trimmed) {
+        Some(i) if trimmed.len() > 1 => i + 1,
+        _ => 0,
+    };
+    let mut out = b"./".to_vec();
+    out.extend_from_slice(display.get(start..).unwrap_or_default());
+    out
+}
+
+/// The directory `-execdir` runs in: the path's `dirname` (`.` for a bare name, and for
+/// `.` itself).
+fn dir_of(display: &[u8]) -> Vec<u8> {
+    let mut end = display.len();
+    while end > 1 && display.get(end - 1) == Some(&b'/') {
+        end -= 1;
+    }
+    let trimmed = display.get(..end).unwrap_or(display);
+    match memchr::memrchr(b'/', trimmed) {
+        None => b".".to_vec(),
+        Some(0) => b"/".to_vec(),
+        Some(i) => trimmed.get(..i).unwrap_or_default().to_vec(),
+    }
+}
+
+/// Each `{}` in `word` replaced by `name`.
+fn replace_braces(word: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(k) = memchr::memmem::find(rest, b"{}") {
+        out.extend_from_slice(rest.get(..k).unwrap_or_default());
+        out.extend_from_slice(name);
+        rest = rest.get(k + 2..).unwrap_or_default();
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 pub(super) fn basename(display: &[u8]) -> &[u8] {
@@ -121,14 +173,21 @@ impl Find<'_> {
                 n,
                 unit,
             } => self.meta(e).is_some_and(|m| {
-                let t = match field {
+                let when = match field {
                     TimeField::Access => m.atime,
                     TimeField::Modify => m.mtime,
                     TimeField::Change => m.ctime,
                 };
-                let delta = secs(self.ctx.now) - secs(t);
-                let units = delta.div_euclid(i128::from(*unit));
-                cmp.test(units, i128::from(*n))
+                let delta = secs(self.ctx.now) - secs(when);
+                #[allow(clippy::cast_precision_loss)]
+                let (d, u) = (delta as f64, *unit as f64);
+                // Whole units ago, compared with N; `-N`: less than N units ago.
+                let units = (d / u).floor();
+                match cmp {
+                    Cmp::Less => d < n * u,
+                    Cmp::Equal => (units - n).abs() < f64::EPSILON,
+                    Cmp::Greater => units > *n,
+                }
             }),
             Expr::Links { cmp, n } => self
                 .meta(e)
@@ -156,6 +215,126 @@ impl Find<'_> {
                 true
             }
             Expr::Delete => self.delete(e),
+            Expr::Exec(k) => self.exec(*k, e),
+            Expr::Regex(re) => re.is_match(e.display),
+            Expr::Perm { how, mode } => self.meta(e).is_some_and(|m| {
+                let perm = m.perm & 0o7777;
+                match how {
+                    b'-' => perm & mode == *mode,
+                    b'/' => *mode == 0 || perm & mode != 0,
+                    _ => perm == *mode,
+                }
+            }),
+        }
+    }
+
+    /// Runs one command line; its exit status, or `None` when no program by that name
+    /// exists (said on stderr, as GNU's child says it) or the line is over.
+    fn launch(&mut self, argv: &[Vec<u8>], cwd: Option<&Path>) -> Option<i32> {
+        if self.stopped {
+            return None;
+        }
+        self.flush();
+        let argv: Vec<OsString> = argv
+            .iter()
+            .map(|a| OsStr::from_bytes(a).to_os_string())
+            .collect();
+        let r = self.ctx.run(
+            &mut self.outcome,
+            RunRequest {
+                what: RunWhat::Argv(&argv),
+                stdin: None,
+                // As GNU's: the command reads what is left of find's stdin.
+                inherit_stdin: true,
+                capture: false,
+                cwd,
+                env: None,
+            },
+        );
+        let name = argv.first().cloned().unwrap_or_default();
+        match r {
+            Some(r) if r.stop => {
+                self.stopped = true;
+                self.quit = true;
+                None
+            }
+            Some(r) if !r.not_found => Some(r.status),
+            _ => {
+                self.outcome.err(format!(
+                    "{}: {}: No such file or directory\n",
+                    self.ctx.name,
+                    quote_locale(&name)
+                ));
+                None
+            }
+        }
+    }
+
+    /// `-exec`, `-execdir`, `-ok`, `-okdir` on one entry.
+    fn exec(&mut self, k: usize, e: &Entry) -> bool {
+        let Some(spec) = self.execs.get(k) else {
+            return false;
+        };
+        let (name, dir) = if spec.in_dir {
+            let dir = normalize_lexical(&self.ctx.resolve(OsStr::from_bytes(&dir_of(e.display))));
+            (dir_name(e.display), Some(dir))
+        } else {
+            (e.display.to_vec(), None)
+        };
+        if spec.batch {
+            let base: usize = spec.words.iter().map(|w| w.len() + 1).sum();
+            let len = name.len() + 1;
+            let other_dir = spec.in_dir && spec.pending_dir.is_some() && spec.pending_dir != dir;
+            if !spec.pending.is_empty()
+                && (other_dir || base + spec.pending_chars + len > BATCH_MAX)
+            {
+                self.run_batch(k);
+            }
+            if let Some(spec) = self.execs.get_mut(k) {
+                spec.pending.push(name);
+                spec.pending_chars += len;
+                spec.pending_dir = dir;
+            }
+            return true;
+        }
+        let argv: Vec<Vec<u8>> = spec
+            .words
+            .iter()
+            .map(|w| replace_braces(w, &name))
+            .collect();
+        if spec.ask {
+            let cmd = String::from_utf8_lossy(argv.first().map(Vec::as_slice).unwrap_or_default())
+                .into_owned();
+            let question = format!("< {cmd} ... {} > ? ", String::from_utf8_lossy(e.display));
+            self.flush();
+            if !crate::support::input::ask(&mut self.outcome, self.ctx.stdin, &question) {
+                return false;
+            }
+        }
+        self.launch(&argv, dir.as_deref()) == Some(0)
+    }
+
+    /// Runs the names waiting for a `+` action; a failure makes find's status 1.
+    fn run_batch(&mut self, k: usize) {
+        let Some(spec) = self.execs.get_mut(k) else {
+            return;
+        };
+        if spec.pending.is_empty() {
+            return;
+        }
+        let mut argv = spec.words.clone();
+        argv.append(&mut spec.pending);
+        spec.pending_chars = 0;
+        let dir = spec.pending_dir.take();
+        if self.launch(&argv, dir.as_deref()) != Some(0) {
+            self.status = 1;
+        }
+    }
+
+    /// At the end: every batch still waiting runs.
+    pub(super) fn run_pending(&mut self) {
+        for k in 0..self.execs.len() {
+            self.run_batch(k);
         }
     }
 
@@ -182,93 +361,6 @@ impl Find<'_> {
         ));
         self.trashed = true;
         true
-    }
-
-    pub(super) fn printf(&mut self, fmt: &[u8], e: &mut Entry) {
-        let mut i = 0;
-        while let Some(&c) = fmt.get(i) {
-            i += 1;
-            match c {
-                b'\\' => {
-                    let Some(&n) = fmt.get(i) else {
-                        self.out.push(b'\\');
-                        break;
-                    };
-                    i += 1;
-                    match n {
-                        b'n' => self.out.push(b'\n'),
-                        b't' => self.out.push(b'\t'),
-                        b'0' => self.out.push(0),
-                        b'\\' => self.out.push(b'\\'),
-                        b'a' => self.out.push(7),
-                        b'r' => self.out.push(b'\r'),
-                        b'c' => return,
-                        other => {
-                            self.out.push(b'\\');
-                            self.out.push(other);
-                        }
-                    }
-                }
-                b'%' => {
-                    let Some(&d) = fmt.get(i) else {
-                        self.out.push(b'%');
-                        break;
-                    };
-                    i += 1;
-                    match d {
-                        b'%' => self.out.push(b'%'),
-                        b'p' => self.out.extend_from_slice(e.display),
-                        b'f' => self.out.extend_from_slice(e.name),
-                        b'h' => {
-                            let h = match memchr::memrchr(b'/', e.display) {
-                                Some(0) => b"/".as_slice(),
-                                Some(k) => e.display.get(..k).unwrap_or_default(),
-                                None => b".".as_slice(),
-                            };
-                            self.out.extend_from_slice(h);
-                        }
-                        b'P' => {
-                            let rel = e.display.get(e.start_len..).unwrap_or_default();
-                            self.out
-                                .extend_from_slice(rel.strip_prefix(b"/").unwrap_or(rel));
-                        }
-                        b'd' => self.out.extend_from_slice(e.depth.to_string().as_bytes()),
-                        b's' => {
-                            let len = self.meta(e).map_or(0, |m| m.len);
-                            self.out.extend_from_slice(len.to_string().as_bytes());
-                        }
-                        b'm' => {
-                            let perm = self.meta(e).map_or(0, |m| m.perm);
-                            self.out.extend_from_slice(format!("{perm:o}").as_bytes());
-                        }
-                        b'y' => self.out.push(type_letter(e.kind)),
-                        // The type a link leads to: `L` a loop, `N` nothing, `?` another error.
-                        b'Y' => self.out.push(if e.kind == FileKind::Symlink {
-                            match self.ctx.fs.stat(e.path, true) {
-                                Ok(m) => type_letter(m.kind),
-                                Err(FsError::TooManyLinks) => b'L',
-                                Err(FsError::NotFound | FsError::NotADirectory) => b'N',
-                                Err(_) => b'?',
-                            }
-                        } else {
-                            type_letter(e.kind)
-                        }),
-                        b'l' => {
-                            if e.kind == FileKind::Symlink
-                                && let Ok(t) = self.ctx.fs.read_link(e.path)
-                            {
-                                self.out.extend_from_slice(t.as_os_str().as_bytes());
-                            }
-                        }
-                        other => {
-                            self.out.push(b'%');
-                            self.out.push(other);
-                        }
-                    }
-                }
-                _ => self.out.push(c),
-            }
-        }
     }
 
     /// Evaluates the expression for one entry; whether to descend (not pruned).
@@ -469,7 +561,7 @@ impl Find<'_> {
 }
 
 /// `-type`'s and `%y`'s letter for a kind: `ls`'s, with `f` for a regular file.
-fn type_letter(kind: FileKind) -> u8 {
+pub(super) fn type_letter(kind: FileKind) -> u8 {
     match kind {
         FileKind::File => b'f',
         k => k.letter() as u8,

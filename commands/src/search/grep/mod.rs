@@ -10,8 +10,11 @@
 //!
 //! Deliberate differences, each for a stated reason:
 //! - back-references (`\1`) cannot be expressed by a finite automaton: refused in one line,
-//!   status 2, rather than matched wrongly;
-//! - `-P` is the `regex` crate's syntax (no look-around, no back-references);
+//!   status 2, rather than matched wrongly (`-G`, `-E`);
+//! - `-P` is Perl syntax: on the `regex` crate's automaton when the pattern has nothing it
+//!   cannot do, else on `fancy-regex` (back-references, look-around, atomic groups), which
+//!   runs on the bytes of each line (its ASCII bytes mode: `.` is any byte, classes are
+//!   ASCII, as PCRE in the C locale); its error messages are not PCRE2's;
 //! - `--color=always`/`auto` print no colour: the output is never a terminal the agent sees;
 //! - GNU 3.8 reports a matching binary file on stderr (`grep: X: binary file matches`), and so
 //!   does this one.
@@ -187,6 +190,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         byte_offset: a.byte_offset,
         only_matching: a.only_matching,
         null: a.null,
+        eol: if a.null_data { 0 } else { b'\n' },
+        initial_tab: a.initial_tab,
         binary,
         separator: if a.no_group_separator {
             None
@@ -235,6 +240,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         ctx,
         o: opts,
         re,
+        num_width: 0,
         pre,
         with_name,
         out: Vec::new(),
@@ -350,6 +356,44 @@ mod tests {
             grep(&w, &["-Y", "x"]).1,
             "grep: invalid option -- 'Y'\nUsage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n"
         );
+    }
+
+    #[test]
+    fn perl_null_data_and_tab() {
+        // All from GNU grep 3.8, LC_ALL=C.
+        let w = World::new(
+            MemFs::rooted("/s")
+                .file("/s/gp", b"abab\nab\nfoo bar\nfoo1\nx(y\n")
+                .file("/s/z1", b"a\nb\0c\0ab")
+                .file("/s/g1", b"ax\nb\nxx\n"),
+        );
+        assert_eq!(grep(&w, &["-P", "(ab)\\1", "gp"]).0, "abab\n");
+        assert_eq!(grep(&w, &["-Po", "(?<=foo)\\d", "gp"]).0, "1\n");
+        assert_eq!(grep(&w, &["-Pw", "(ab)\\1", "gp"]).0, "abab\n");
+        assert_eq!(grep(&w, &["-P", "a\\Kb", "-o", "gp"]).0, "b\nb\nb\n");
+        assert_eq!(grep(&w, &["-vP", "(.)\\1", "gp"]).0, "abab\nab\nx(y\n");
+        assert_eq!(
+            grep(&w, &["-P", "-e", "a", "-e", "b", "gp"]),
+            (
+                String::new(),
+                "grep: the -P option only supports a single pattern\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            grep(&w, &["-P", "(", "gp"]).1,
+            "grep: missing closing parenthesis\n"
+        );
+        assert_eq!(grep(&w, &["-z", "a", "z1"]).0, "a\nb\0ab\0");
+        assert_eq!(grep(&w, &["-zc", "^b", "z1"]).0, "0\n");
+        assert_eq!(grep(&w, &["-zn", "c", "z1"]).0, "2:c\0");
+        assert_eq!(grep(&w, &["-zP", "a\\nb", "z1"]).0, "a\nb\0");
+        // `-T`: numbers as wide as the file's size has digits (8 bytes, and 1 more for `-n`;
+        // `p.txt`, 31 bytes: 2).
+        assert_eq!(grep(&w, &["-Tn", "x", "g1"]).0, "1:\tax\n3:\txx\n");
+        assert_eq!(grep(&w, &["-Tn", "foo1", "gp"]).0, " 4:\tfoo1\n");
+        assert_eq!(grep(&w, &["-Tb", "x", "g1"]).0, "0:\tax\n5:\txx\n");
+        assert_eq!(grep(&w, &["-T", "x", "g1"]).0, "ax\nxx\n");
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub struct GrepArgs {
     /// PATTERNS are basic regular expressions
     #[arg(short = 'G', long = "basic-regexp")]
     pub(super) basic: bool,
-    /// PATTERNS are Perl regular expressions (the regex crate's syntax)
+    /// PATTERNS are Perl regular expressions
     #[arg(short = 'P', long = "perl-regexp")]
     pub(super) perl: bool,
     /// use PATTERNS for matching
@@ -122,6 +122,12 @@ pub struct GrepArgs {
     /// print 0 byte after FILE name
     #[arg(short = 'Z', long = "null")]
     pub(super) null: bool,
+    /// a data line ends in 0 byte, not newline
+    #[arg(short = 'z', long = "null-data")]
+    pub(super) null_data: bool,
+    /// make tabs line up (if needed)
+    #[arg(short = 'T', long = "initial-tab")]
+    pub(super) initial_tab: bool,
     /// print NUM lines of leading context
     #[arg(short = 'B', long = "before-context", value_name = "NUM")]
     pub(super) before: Option<OsString>,
@@ -251,6 +257,10 @@ pub(super) struct Opts {
     pub(super) byte_offset: bool,
     pub(super) only_matching: bool,
     pub(super) null: bool,
+    /// The line terminator: `\n`, or NUL with `-z`.
+    pub(super) eol: u8,
+    /// `-T`: a tab after the prefix.
+    pub(super) initial_tab: bool,
     pub(super) binary: Binary,
     pub(super) separator: Option<Vec<u8>>,
     pub(super) no_messages: bool,

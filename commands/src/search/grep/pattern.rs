@@ -45,7 +45,43 @@ pub(super) fn patterns(a: &mut GrepArgs, ctx: &Ctx, o: &mut Outcome) -> Option<V
     Some(pats)
 }
 
-/// Checks a `-P` pattern for what the `regex` crate cannot do.
+/// `-P`: one pattern only (GNU 3.8), with `-x` and `-w` as GNU wraps it; on the automaton
+/// when the `regex` crate can run it as Perl means it, else on `fancy-regex`.
+fn build_perl(a: &GrepArgs, pats: &[Vec<u8>], o: &mut Outcome) -> Result<Regexes, ()> {
+    let [p] = pats else {
+        o.err("grep: the -P option only supports a single pattern\n");
+        return Err(());
+    };
+    let body = String::from_utf8_lossy(p).into_owned();
+    let automaton = perl_unsupported(p).is_none()
+        && !body.contains("(?>")
+        && !body.contains("\\K")
+        && !body.contains("++")
+        && !body.contains("*+")
+        && !body.contains("?+")
+        && RegexBuilder::new(&body).unicode(false).build().is_ok();
+    let full = if a.line {
+        format!("^(?:{body})$")
+    } else if a.word && automaton {
+        format!("\\b{{start-half}}(?:{body})\\b{{end-half}}")
+    } else if a.word {
+        format!("(?<!\\w)(?:{body})(?!\\w)")
+    } else {
+        body.clone()
+    };
+    if automaton {
+        let pre = if a.word && !a.line {
+            Some(compile(&body, a, o)?)
+        } else {
+            None
+        };
+        return Ok((Some(compile(&full, a, o)?), pre));
+    }
+    Ok((Some(compile_fancy(&full, a, o)?), None))
+}
+
+/// Whether a `-P` pattern holds what the `regex` crate cannot do (back-references,
+/// look-around): the message to say so.
 pub(super) fn perl_unsupported(p: &[u8]) -> Option<&'static str> {
     let mut i = 0;
     while let Some(&c) = p.get(i) {
@@ -71,12 +107,97 @@ pub(super) fn perl_unsupported(p: &[u8]) -> Option<&'static str> {
     None
 }
 
-pub(super) type Regexes = (Option<Regex>, Option<Regex>);
+/// A compiled pattern: the `regex` crate's automaton over a buffer of many lines, or (for a
+/// `-P` pattern it cannot run) `fancy-regex`'s backtracker, one line at a time.
+pub(super) enum Matcher {
+    Bytes(Regex),
+    Fancy(Box<fancy_regex::Regex>, u8),
+}
 
-pub(super) fn compile(pattern: &str, a: &GrepArgs, o: &mut Outcome) -> Result<Regex, ()> {
+impl Matcher {
+    /// The first match starting at or after `start` in `hay`, which may hold many lines;
+    /// none crosses a line end.
+    pub(super) fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
+        match self {
+            Matcher::Bytes(re) => re.find_at(hay, start).map(|m| (m.start(), m.end())),
+            Matcher::Fancy(re, eol) => {
+                let mut ls = hay
+                    .get(..start)
+                    .and_then(|s| memrchr(*eol, s))
+                    .map_or(0, |i| i + 1);
+                while ls <= hay.len() {
+                    let le = hay
+                        .get(ls..)
+                        .and_then(|s| memchr(*eol, s))
+                        .map_or(hay.len(), |i| ls + i);
+                    let line = hay.get(ls..le).unwrap_or_default();
+                    let from = start.saturating_sub(ls);
+                    if from <= line.len()
+                        && let Ok(Some(m)) = re.find_from_pos(line, from)
+                    {
+                        return Some((ls + m.start(), ls + m.end()));
+                    }
+                    ls = le + 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// Whether one line matches.
+    pub(super) fn is_match(&self, line: &[u8]) -> bool {
+        match self {
+            Matcher::Bytes(re) => re.is_match(line),
+            Matcher::Fancy(re, _) => re.is_match(line).unwrap_or(false),
+        }
+    }
+}
+
+pub(super) type Regexes = (Option<Matcher>, Option<Matcher>);
+
+/// A `-P` pattern on `fancy-regex`, on bytes (ASCII classes, `.` any byte but the line end).
+fn compile_fancy(pattern: &str, a: &GrepArgs, o: &mut Outcome) -> Result<Matcher, ()> {
+    fancy_regex::RegexBuilder::new(pattern)
+        .bytes_mode(fancy_regex::BytesMode::Ascii)
+        .case_insensitive(a.ignore_case)
+        .dot_matches_new_line(a.null_data)
+        .build()
+        .map(|re| Matcher::Fancy(Box::new(re), if a.null_data { 0 } else { b'\n' }))
+        .map_err(|e| {
+            let text = e.to_string();
+            // PCRE2's words for the common mistakes.
+            let known = [
+                ("without closing parenthesis", "missing closing parenthesis"),
+                ("end of string not reached", "unmatched closing parenthesis"),
+                ("back reference", "reference to non-existent subpattern"),
+                (
+                    "Target of repeat",
+                    "quantifier does not follow a repeatable item",
+                ),
+                (
+                    "character class",
+                    "missing terminating ] for character class",
+                ),
+                ("Backslash without following", "\\ at end of pattern"),
+            ];
+            let msg = known
+                .iter()
+                .find(|(k, _)| text.contains(k))
+                .map_or(text.as_str(), |(_, m)| m);
+            o.err(format!("grep: {msg}\n"));
+        })
+}
+
+pub(super) fn compile(pattern: &str, a: &GrepArgs, o: &mut Outcome) -> Result<Matcher, ()> {
+    compile_bytes(pattern, a, o).map(Matcher::Bytes)
+}
+
+fn compile_bytes(pattern: &str, a: &GrepArgs, o: &mut Outcome) -> Result<Regex, ()> {
     RegexBuilder::new(pattern)
         .unicode(false)
         .multi_line(true)
+        .line_terminator(if a.null_data { 0 } else { b'\n' })
+        .dot_matches_new_line(a.perl && a.null_data)
         .case_insensitive(a.ignore_case)
         .size_limit(1 << 28)
         .dfa_size_limit(1 << 28)
@@ -98,16 +219,13 @@ pub(super) fn build_regex(a: &GrepArgs, pats: &[Vec<u8>], o: &mut Outcome) -> Re
     if pats.is_empty() {
         return Ok((None, None));
     }
+    if a.perl {
+        return build_perl(a, pats, o);
+    }
     let mut alts = Vec::with_capacity(pats.len());
     for p in pats {
         if a.fixed {
             alts.push(regex_gnu::escape_literal(p));
-        } else if a.perl {
-            if let Some(msg) = perl_unsupported(p) {
-                o.err(format!("grep: {msg}\n"));
-                return Err(());
-            }
-            alts.push(String::from_utf8_lossy(p).into_owned());
         } else {
             let syn = if a.extended {
                 Syntax::Extended

@@ -44,10 +44,12 @@ pub(super) struct FileRun {
 pub(super) struct Grep<'a> {
     pub(super) ctx: &'a Ctx<'a>,
     pub(super) o: Opts,
-    pub(super) re: Option<Regex>,
+    pub(super) re: Option<Matcher>,
+    /// `-T`: the width of line numbers and offsets in the current file.
+    pub(super) num_width: usize,
     /// For `-w`: the bare pattern, a fast first pass whose lines `re` then confirms (the
     /// word assertions keep the `regex` crate off its literal fast paths).
-    pub(super) pre: Option<Regex>,
+    pub(super) pre: Option<Matcher>,
     pub(super) with_name: bool,
     pub(super) out: Vec<u8>,
     pub(super) outcome: Outcome,
@@ -117,6 +119,9 @@ impl Grep<'_> {
     /// One operand as given on the command line.
     pub(super) fn operand(&mut self, op: &OsStr) {
         let name = op.as_bytes();
+        if self.o.initial_tab {
+            self.set_width(None);
+        }
         if op == "-" {
             let label = self.o.label.clone();
             let mut r = self.ctx.stdin;
@@ -157,6 +162,15 @@ impl Grep<'_> {
 
     pub(super) fn search_path(&mut self, path: &std::path::Path, name: &[u8]) {
         let ctx = self.ctx;
+        if self.o.initial_tab {
+            let size = ctx
+                .fs
+                .stat(path, true)
+                .ok()
+                .filter(crate::Meta::is_file)
+                .map(|m| m.len);
+            self.set_width(size);
+        }
         match ctx.fs.open(path) {
             Ok(mut r) => self.search(&mut r, name),
             Err(e) => self.file_error(name, &e),
@@ -230,18 +244,37 @@ impl Grep<'_> {
         }
     }
 
+    /// `-T`: GNU's width for the numbers of one file, the digits of its size (plus one with
+    /// `-n`); a size it cannot know (a pipe) as the largest offset, 19 digits.
+    pub(super) fn set_width(&mut self, size: Option<u64>) {
+        self.num_width = match size {
+            Some(n) => (n + u64::from(self.o.line_number)).to_string().len(),
+            None => 19,
+        };
+    }
+
     pub(super) fn prefix(&mut self, name: &[u8], sep: u8, lineno: u64, offset: u64) {
         if self.with_name {
             self.out.extend_from_slice(name);
             self.out.push(if self.o.null { 0 } else { sep });
         }
+        let w = if self.o.initial_tab {
+            self.num_width
+        } else {
+            0
+        };
         if self.o.line_number {
-            self.out.extend_from_slice(lineno.to_string().as_bytes());
+            self.out
+                .extend_from_slice(format!("{lineno:>w$}").as_bytes());
             self.out.push(sep);
         }
         if self.o.byte_offset {
-            self.out.extend_from_slice(offset.to_string().as_bytes());
+            self.out
+                .extend_from_slice(format!("{offset:>w$}").as_bytes());
             self.out.push(sep);
+        }
+        if self.o.initial_tab && (self.with_name || self.o.line_number || self.o.byte_offset) {
+            self.out.push(b'\t');
         }
     }
 
@@ -255,7 +288,7 @@ impl Grep<'_> {
             let to = usize::try_from(at - st.base).unwrap_or(0);
             let n = buf
                 .get(from..to)
-                .map_or(0, |s| memchr_iter(b'\n', s).count());
+                .map_or(0, |s| memchr_iter(self.o.eol, s).count());
             st.lineno += n as u64;
             st.count_pos = at;
         }
@@ -295,7 +328,7 @@ impl Grep<'_> {
             self.prefix(name, b'-', n, st.base + ls as u64);
             self.out
                 .extend_from_slice(buf.get(ls..le).unwrap_or_default());
-            self.out.push(b'\n');
+            self.out.push(self.o.eol);
         }
         st.printed_until = st.base + le as u64 + 1;
     }
@@ -311,7 +344,7 @@ impl Grep<'_> {
             }
             let le = buf
                 .get(ls..limit)
-                .and_then(|s| memchr(b'\n', s))
+                .and_then(|s| memchr(self.o.eol, s))
                 .map_or(limit, |i| ls + i);
             self.context_line(st, buf, name, ls, le);
             st.after_left -= 1;
@@ -326,26 +359,27 @@ impl Grep<'_> {
         end: usize,
     ) -> Option<(usize, usize)> {
         let hay = buf.get(..end)?;
+        let eol = self.o.eol;
         let line_end = |from: usize| {
             hay.get(from..)
-                .and_then(|s| memchr(b'\n', s))
+                .and_then(|s| memchr(self.o.eol, s))
                 .map_or(end, |i| from + i)
         };
         // The next matching line at or after `p`.
         let next_match = |mut p: usize| -> Option<(usize, usize)> {
             let re = self.re.as_ref()?;
             while p <= end {
-                let m = self.pre.as_ref().unwrap_or(re).find_at(hay, p)?;
+                let (ms, me) = self.pre.as_ref().unwrap_or(re).find_at(hay, p)?;
                 let ls = hay
-                    .get(p..m.start())
-                    .and_then(|s| memrchr(b'\n', s))
+                    .get(p..ms)
+                    .and_then(|s| memrchr(eol, s))
                     .map_or(p, |i| p + i + 1);
-                let le = line_end(m.start());
+                let le = line_end(ms);
                 let line = hay.get(ls..le).unwrap_or_default();
                 let confirmed = if self.pre.is_some() {
                     re.is_match(line)
                 } else {
-                    m.end() <= le || re.is_match(line)
+                    me <= le || re.is_match(line)
                 };
                 if confirmed {
                     return Some((ls, le));
@@ -442,13 +476,13 @@ impl Grep<'_> {
                 }
                 b = buf
                     .get(floor..b - 1)
-                    .and_then(|s| memrchr(b'\n', s))
+                    .and_then(|s| memrchr(self.o.eol, s))
                     .map_or(floor, |i| floor + i + 1);
             }
             while b < ls {
                 let e = buf
                     .get(b..ls)
-                    .and_then(|s| memchr(b'\n', s))
+                    .and_then(|s| memchr(self.o.eol, s))
                     .map_or(ls, |i| b + i);
                 self.context_line(st, buf, name, b, e);
                 b = e + 1;
@@ -465,7 +499,7 @@ impl Grep<'_> {
             self.prefix(name, b':', n, st.base + ls as u64);
             self.out
                 .extend_from_slice(buf.get(ls..le).unwrap_or_default());
-            self.out.push(b'\n');
+            self.out.push(self.o.eol);
         }
         st.printed_until = st.base + le as u64 + 1;
         st.after_left = self.o.after;
@@ -489,22 +523,24 @@ impl Grep<'_> {
         let mut p = ls;
         let mut found = Vec::new();
         while p <= le {
-            let Some(m) = re.find_at(hay, p) else { break };
-            if m.start() < ls {
+            let Some((ms, me)) = re.find_at(hay, p) else {
+                break;
+            };
+            if ms < ls {
                 break;
             }
-            if m.is_empty() {
-                p = m.end() + 1;
+            if ms == me {
+                p = me + 1;
                 continue;
             }
-            found.push((m.start(), m.end()));
-            p = m.end();
+            found.push((ms, me));
+            p = me;
         }
         for (s, e) in found {
             self.prefix(name, b':', n, st.base + s as u64);
             self.out
                 .extend_from_slice(buf.get(s..e).unwrap_or_default());
-            self.out.push(b'\n');
+            self.out.push(self.o.eol);
         }
     }
 
@@ -548,18 +584,22 @@ impl Grep<'_> {
                 break;
             }
             eof = n == 0;
-            if !st.binary && buf.get(len..).is_some_and(|s| memchr(0, s).is_some()) {
+            // With `-z` the NUL ends lines: it does not make the file binary.
+            if !st.binary
+                && self.o.eol != 0
+                && buf.get(len..).is_some_and(|s| memchr(0, s).is_some())
+            {
                 st.binary = true;
                 if self.o.binary == Binary::WithoutMatch {
                     break;
                 }
             }
-            if eof && buf.len() > start && buf.last() != Some(&b'\n') {
-                buf.push(b'\n');
+            if eof && buf.len() > start && buf.last() != Some(&self.o.eol) {
+                buf.push(self.o.eol);
             }
             let Some(end) = buf
                 .get(start..)
-                .and_then(|s| memrchr(b'\n', s))
+                .and_then(|s| memrchr(self.o.eol, s))
                 .map(|i| start + i)
             else {
                 if eof {
@@ -587,7 +627,7 @@ impl Grep<'_> {
                 }
                 keep = buf
                     .get(floor..keep - 1)
-                    .and_then(|s| memrchr(b'\n', s))
+                    .and_then(|s| memrchr(self.o.eol, s))
                     .map_or(floor, |i| floor + i + 1);
             }
             let keep = keep.min(start);

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark: the commands that start other commands, `find -exec` and `xargs`, against GNU
+# findutils on the 20,000-file tree bench/run.sh generates (its generator, run once with
+# GENERATE_ONLY=1; it also makes run.sh's 1 GB file if missing).
+#
+#   bench/exec.sh [WORKDIR]       (default WORKDIR: /tmp/trumansh-bench)
+#
+# Each workload runs REPS times (default 3), the best wall time kept, with its peak RSS from
+# GNU time; a Markdown table with the ratio trumansh / GNU. Output goes through `| wc -l` on
+# both sides. Not a test: nothing asserts on times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${1:-/tmp/trumansh-bench}
+REPS=${REPS:-3}
+export LC_ALL=C
+BIN=$PWD/target/release/trumansh
+TREE=$WORK/tree
+
+GENERATE_ONLY=1 bench/run.sh "$WORK"
+cargo build --release --quiet
+
+best_of() {
+  local best="" rss="" t0 t1 t m
+  for _ in $(seq "$REPS"); do
+    t0=$(date +%s%N)
+    /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+    m=$(tail -n 1 "$WORK/time.out")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+row() { # name command (run by both sides with the tree as cwd)
+  local name=$1 cmd=$2 g t
+  g=$(best_of bash -c "cd '$TREE' && $cmd")
+  t=$(best_of "$BIN" --root "$TREE" --state-dir "$WORK/state-exec" -c "$cmd")
+  awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
+    gsub(/\|/, "\\|", n);
+    split(g, a, " "); split(t, b, " ");
+    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
+    printf "| %s | %.4f | %.4f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+}
+
+echo "| workload | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"
+echo "|---|---|---|---|---|---|"
+row "find . -name '*.rs' -exec grep -l needle_in_haystack {} + | wc -l" \
+  "find . -name '*.rs' -exec grep -l needle_in_haystack {} + | wc -l"
+row "find . -name '*.rs' | xargs grep -l needle_in_haystack | wc -l" \
+  "find . -name '*.rs' | xargs grep -l needle_in_haystack | wc -l"
+row "find . -name '*.rs' -print0 | xargs -0 -n 50 grep -l needle_in_haystack | wc -l" \
+  "find . -name '*.rs' -print0 | xargs -0 -n 50 grep -l needle_in_haystack | wc -l"
+row "find . -name '*.rs' -exec grep -l needle_in_haystack {} ';' | wc -l (5,000 runs)" \
+  "find . -name '*.rs' -exec grep -l needle_in_haystack {} \\; | wc -l"
