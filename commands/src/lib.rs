@@ -103,6 +103,7 @@ commands! {
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
     Rm         "rm"        fs::rm                          Program;
+    Sed        "sed"       text::sed                       Program;
     Sort       "sort"      text::sort                      Program(2);
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;

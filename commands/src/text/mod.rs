@@ -4,6 +4,7 @@
 pub mod cat;
 pub mod cut;
 pub mod headtail;
+pub mod sed;
 pub mod sort;
 pub mod tee;
 pub mod tr;
