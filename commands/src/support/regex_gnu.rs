@@ -77,6 +77,8 @@ struct Translator<'a> {
     warnings: Vec<String>,
     /// Whether a negated construct may match a newline ([`Options::newline`]).
     newline: bool,
+    /// [`Options::strict`].
+    strict: bool,
 }
 
 impl Translator<'_> {
@@ -114,18 +116,23 @@ impl Translator<'_> {
 
     /// A repetition operator with nothing before it: literal in a BRE, ignored (with GNU's
     /// warning) in an ERE.
-    fn repeat_at_start(&mut self, what: &str, literal: u8) {
+    fn repeat_at_start(&mut self, what: &str, literal: u8) -> Result<(), String> {
+        if self.strict && self.syn == Syntax::Extended {
+            return Err("Invalid preceding regular expression".into());
+        }
         match self.syn {
             Syntax::Basic => self.literal(literal),
             Syntax::Extended => self
                 .warnings
                 .push(format!("warning: {what} at start of expression")),
         }
+        Ok(())
     }
 
     /// Parses an interval body at `self.i` (just after `{` or `\{`). `Ok(None)`: not an
     /// interval (an ERE then takes `{` literally).
     fn interval(&mut self) -> Result<Option<String>, String> {
+        let strict = self.syn == Syntax::Basic || self.strict;
         let bre = self.syn == Syntax::Basic;
         let mut j = self.i;
         let num = |j: &mut usize, p: &[u8]| -> Option<u32> {
@@ -158,9 +165,14 @@ impl Translator<'_> {
             self.p.get(j) == Some(&b'}')
         };
         if !close_ok {
-            if bre {
+            if strict {
                 let rest = self.p.get(j..).unwrap_or_default();
-                return Err(if rest.windows(2).any(|w| w == b"\\}") {
+                let closes = if bre {
+                    rest.windows(2).any(|w| w == b"\\}")
+                } else {
+                    rest.contains(&b'}')
+                };
+                return Err(if closes {
                     BAD_INTERVAL.into()
                 } else {
                     "Unmatched \\{".into()
@@ -172,7 +184,7 @@ impl Translator<'_> {
             (Some(l), None) => (l, Some(l)),
             (Some(l), Some(h)) => (l, h),
             (None, Some(h)) => (0, h),
-            (None, None) if bre => return Err(BAD_INTERVAL.into()),
+            (None, None) if strict => return Err(BAD_INTERVAL.into()),
             (None, None) => return Ok(None),
         };
         if hi.is_some_and(|h| h < lo) {
@@ -406,7 +418,7 @@ impl Translator<'_> {
                 }
                 b'*' => {
                     if self.atom.is_none() {
-                        self.repeat_at_start("*", b'*');
+                        self.repeat_at_start("*", b'*')?;
                     } else {
                         self.repeat("*");
                     }
@@ -418,7 +430,7 @@ impl Translator<'_> {
                 b'|' if !bre => self.alternate(),
                 b'+' | b'?' if !bre => {
                     if self.atom.is_none() {
-                        self.repeat_at_start(if c == b'+' { "+" } else { "?" }, c);
+                        self.repeat_at_start(if c == b'+' { "+" } else { "?" }, c)?;
                     } else {
                         self.repeat(if c == b'+' { "+" } else { "?" });
                     }
@@ -427,7 +439,7 @@ impl Translator<'_> {
                     let save = self.i;
                     match self.interval()? {
                         Some(q) if self.atom.is_some() => self.repeat(&q),
-                        Some(_) => self.repeat_at_start("{...}", b'{'),
+                        Some(_) => self.repeat_at_start("{...}", b'{')?,
                         None => {
                             self.i = save;
                             self.literal(b'{');
@@ -451,7 +463,7 @@ impl Translator<'_> {
 /// Translates one GNU pattern (no newline in it) into the `regex` crate's syntax. The error
 /// is GNU's message, without the `grep: ` prefix.
 pub fn translate(pattern: &[u8], syn: Syntax) -> Result<Translated, String> {
-    translate_with(pattern, syn, false, false)
+    translate_with(pattern, syn, false, false, false)
 }
 
 /// [`translate`], where `newline` says whether a negated construct may match a newline.
@@ -460,6 +472,7 @@ fn translate_with(
     syn: Syntax,
     newline: bool,
     backrefs: bool,
+    strict: bool,
 ) -> Result<Translated, String> {
     Translator {
         p: pattern,
@@ -470,6 +483,7 @@ fn translate_with(
         opened: 0,
         closed: Vec::new(),
         backrefs,
+        strict,
         markers: 0,
         atom: None,
         after_repeat: false,
@@ -491,6 +505,9 @@ pub struct Options {
     /// Whether a match may contain a newline (`.`, `[^a]`, `\W`): sed's pattern space and
     /// awk's records may hold newlines that `.` matches; grep's lines never do.
     pub newline: bool,
+    /// POSIX's ERE as sed reads it: an interval that does not parse, or a repetition with
+    /// nothing before it, is an error (grep -E takes them literally or warns).
+    pub strict: bool,
 }
 
 impl Options {
@@ -500,6 +517,7 @@ impl Options {
             icase: false,
             multiline: false,
             newline: true,
+            strict: false,
         }
     }
 }
@@ -564,7 +582,7 @@ impl Regex {
     /// Compiles a pattern. `Ok`: the regex and GNU's warnings for it; `Err`: GNU's message
     /// (without the command's prefix).
     pub fn new(pattern: &[u8], opts: &Options) -> Result<(Regex, Vec<String>), String> {
-        let t = translate_with(pattern, opts.syntax, opts.newline, true)?;
+        let t = translate_with(pattern, opts.syntax, opts.newline, true, opts.strict)?;
         let too_big = |_| "Invalid regular expression".to_string();
         let syntax = regex_automata::util::syntax::Config::new()
             .unicode(false)

@@ -371,6 +371,8 @@ struct Sed<'c, 'a> {
     peeked: Option<(Vec<u8>, bool)>,
     /// Output closed or deadline: stop.
     stopped: bool,
+    /// A read error: GNU stops at once with status 4.
+    fatal: bool,
 }
 
 enum Flow {
@@ -494,6 +496,7 @@ impl Sed<'_, '_> {
                     e.strerror()
                 ));
                 self.status = 4;
+                self.fatal = true;
                 self.reader = None;
                 None
             }
@@ -509,7 +512,7 @@ impl Sed<'_, '_> {
             if let Some(l) = self.read_raw() {
                 return Some(l);
             }
-            if self.separate || !self.open_next() {
+            if self.fatal || self.separate || !self.open_next() {
                 return None;
             }
         }
@@ -528,7 +531,10 @@ impl Sed<'_, '_> {
                 self.last_re = Some(k);
                 Ok(k)
             }
-            None => Err(fail("no previous regular expression", 4)),
+            None => Err(fail(
+                "-e expression #1, char 0: no previous regular expression",
+                1,
+            )),
         }
     }
 
@@ -828,7 +834,7 @@ impl Sed<'_, '_> {
         self.tflag = true;
         if s.print {
             let ps = std::mem::take(&mut self.ps);
-            self.write_line(&ps, true);
+            self.write_line(&ps, self.chomped);
             self.ps = ps;
         }
         if let Some(w) = s.wfile {
@@ -939,7 +945,7 @@ impl Sed<'_, '_> {
                     b'z' => self.ps.clear(),
                     b'p' => {
                         let ps = std::mem::take(&mut self.ps);
-                        self.write_line(&ps, true);
+                        self.write_line(&ps, self.chomped);
                         self.ps = ps;
                     }
                     b'P' => {
@@ -1044,7 +1050,7 @@ impl Sed<'_, '_> {
                 return Ok(Some(self.status));
             }
             if !restart && !self.read_pattern(false) {
-                return Ok(None);
+                return Ok(self.fatal.then_some(4));
             }
             restart = false;
             match self.run_script()? {
@@ -1217,6 +1223,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         cur_name: Vec::new(),
         peeked: None,
         stopped: false,
+        fatal: false,
     };
     let mut quit = None;
     if let Some(suffix) = opts.in_place {

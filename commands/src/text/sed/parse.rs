@@ -410,6 +410,7 @@ impl Program {
         let mut o = Options::new(syntax);
         o.icase = icase;
         o.multiline = multiline;
+        o.strict = true;
         let p = normalize_regex(pat, f.extended);
         let (re, _) = Regex::new(&p, &o).map_err(|e| r.err(&e))?;
         self.regexes.push(re);
