@@ -394,6 +394,10 @@ impl Spill for Emitter<'_> {
         }
     }
     fn closed(&self) -> bool {
+        // Past the deadline a command that writes nothing (`sed ':a;ba'`) must stop too.
+        if !self.closed.get() && self.sandbox.guard().expired() {
+            self.closed.set(true);
+        }
         self.closed.get()
     }
 }

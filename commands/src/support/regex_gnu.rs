@@ -335,8 +335,10 @@ impl Translator<'_> {
             b'>' => self.assertion("\\b{end}"),
             b'b' => self.assertion("\\b"),
             b'B' => self.assertion("\\B"),
-            b'`' => self.assertion("^"),
-            b'\'' => self.assertion("$"),
+            // The buffer's ends: for the engine (sed's pattern space may hold many lines)
+            // whatever the multiline mode; grep's lines are their own buffers.
+            b'`' => self.assertion(if self.backrefs { "\\A" } else { "^" }),
+            b'\'' => self.assertion(if self.backrefs { "\\z" } else { "$" }),
             b'w' => {
                 self.begin_atom();
                 self.out.push_str("[0-9A-Za-z_]");
@@ -419,6 +421,9 @@ impl Translator<'_> {
                 b'*' => {
                     if self.atom.is_none() {
                         self.repeat_at_start("*", b'*')?;
+                    } else if self.strict && bre && self.after_repeat {
+                        // sed's BRE: `a**` is refused.
+                        return Err("Invalid preceding regular expression".into());
                     } else {
                         self.repeat("*");
                     }

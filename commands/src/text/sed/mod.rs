@@ -111,6 +111,7 @@ struct Opts {
     separate: bool,
     zero: bool,
     debug: bool,
+    unbuffered: bool,
     operands: Vec<OsString>,
 }
 
@@ -151,6 +152,7 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
         separate: false,
         zero: false,
         debug: false,
+        unbuffered: false,
         operands: Vec::new(),
     };
     let mut exprs = 0;
@@ -192,6 +194,7 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
             b's' => o.separate = true,
             b'z' => o.zero = true,
             b'D' => o.debug = true,
+            b'u' => o.unbuffered = true,
             b'h' => {
                 let mut out = Outcome::ok();
                 out.out(USAGE);
@@ -355,6 +358,7 @@ struct Sed<'c, 'a> {
     ps: Vec<u8>,
     hold: Vec<u8>,
     chomped: bool,
+    hold_chomped: bool,
     line_no: u64,
     append: Vec<Append>,
     tflag: bool,
@@ -373,6 +377,7 @@ struct Sed<'c, 'a> {
     stopped: bool,
     /// A read error: GNU stops at once with status 4.
     fatal: bool,
+    unbuffered: bool,
 }
 
 enum Flow {
@@ -424,6 +429,11 @@ impl Sed<'_, '_> {
     }
 
     fn flush(&mut self) -> bool {
+        // Output goes on as GNU's stdio buffer would fill (4 KiB), or every line with -u, so
+        // that `... | sed ... | head` sees lines while sed still reads.
+        if self.unbuffered || self.o.buffered_len() >= 4096 {
+            self.ctx.apply_now(&mut self.o);
+        }
         if !self.ctx.flush(&mut self.o) {
             self.stopped = true;
         }
@@ -649,8 +659,8 @@ impl Sed<'_, '_> {
                 }
             }
             Addr2::Mod(n) => {
-                if *n > 0 && !l.is_multiple_of(*n) {
-                    self.set_range(k, true, l.div_ceil(*n) * n);
+                if *n > 0 {
+                    self.set_range(k, true, (l / n + 1) * n);
                 }
             }
             Addr2::Last => {
@@ -675,17 +685,9 @@ impl Sed<'_, '_> {
                     } else {
                         self.ctx.fs.read(&self.ctx.resolve(&os)).ok()
                     };
-                    if let Some(d) = data
-                        && !d.is_empty()
-                    {
+                    // GNU copies the file as it is, a missing last newline too.
+                    if let Some(d) = data {
                         self.write_out(&d);
-                        if d.last() != Some(&b'\n') {
-                            if let Some(f) = &mut self.file_out {
-                                f.missing_newline = true;
-                            } else {
-                                self.stdout_missing_newline = true;
-                            }
-                        }
                     }
                 }
             }
@@ -703,12 +705,13 @@ impl Sed<'_, '_> {
 
     /// Reads the next line into the pattern space (`n`, `N`, a new cycle); false at the end.
     fn read_pattern(&mut self, append: bool) -> bool {
+        let nl = self.delim();
         let Some((line, chomped)) = self.next_line() else {
             return false;
         };
         self.line_no += 1;
         if append {
-            self.ps.push(b'\n');
+            self.ps.push(nl);
             self.ps.extend_from_slice(&line);
         } else {
             self.ps = line;
@@ -773,7 +776,8 @@ impl Sed<'_, '_> {
             cur += rep.len();
             out.extend_from_slice(&rep);
         }
-        out.extend_from_slice(b"$\n");
+        out.push(b'$');
+        out.push(self.delim());
         self.write_out(&out);
     }
 
@@ -839,7 +843,7 @@ impl Sed<'_, '_> {
         }
         if let Some(w) = s.wfile {
             let ps = self.ps.clone();
-            self.write_file(w, &ps, true);
+            self.write_file(w, &ps, self.chomped);
         }
         Ok(())
     }
@@ -847,6 +851,8 @@ impl Sed<'_, '_> {
     /// Runs the script on the pattern space.
     #[allow(clippy::too_many_lines)]
     fn run_script(&mut self) -> Result<Flow, Stop> {
+        // With -z, N, G, H join and D, P, W split at the NUL, as GNU's buffer delimiter.
+        let nl = self.delim();
         let mut pc = 0;
         let n = self.prog.cmds.len();
         let mut steps = 0u32;
@@ -871,13 +877,22 @@ impl Sed<'_, '_> {
                 Kind::Block(_) | Kind::EndBlock | Kind::Label => {}
                 Kind::Text(c, t) => match c {
                     b'a' => self.append.push(Append::Text(t)),
-                    b'i' => self.write_out(&t),
+                    b'i' => {
+                        // GNU ends `i` text with the buffer delimiter (NUL with -z).
+                        let body = t.strip_suffix(b"\n").unwrap_or(&t);
+                        self.write_out(body);
+                        self.write_out(&[nl]);
+                    }
                     _ => {
                         let k = pc - 1;
                         let in_range = self.ranges.get(k).is_some_and(|r| r.active)
                             && self.prog.cmds.get(k).is_some_and(|c| !c.bang);
                         if !in_range {
-                            self.write_out(&t);
+                            let body = t.strip_suffix(b"\n").unwrap_or(&t);
+                            self.write_out(body);
+                            if !t.is_empty() {
+                                self.write_out(&[nl]);
+                            }
                         }
                         return Ok(Flow::Delete);
                     }
@@ -909,11 +924,12 @@ impl Sed<'_, '_> {
                 }
                 Kind::Simple(c) => match c {
                     b'=' => {
-                        let s = format!("{}\n", self.line_no);
+                        let s = format!("{}", self.line_no);
                         self.write_out(s.as_bytes());
+                        self.write_out(&[nl]);
                     }
                     b'd' => return Ok(Flow::Delete),
-                    b'D' => match self.ps.iter().position(|&b| b == b'\n') {
+                    b'D' => match self.ps.iter().position(|&b| b == nl) {
                         None => return Ok(Flow::Delete),
                         Some(k) => {
                             self.ps.drain(..=k);
@@ -929,19 +945,31 @@ impl Sed<'_, '_> {
                             self.cur_name.clone()
                         };
                         self.write_out(&name);
-                        self.write_out(b"\n");
+                        self.write_out(&[nl]);
                     }
-                    b'g' => self.ps.clone_from(&self.hold),
+                    // GNU's missing-newline flag travels with the text between the spaces.
+                    b'g' => {
+                        self.ps.clone_from(&self.hold);
+                        self.chomped = self.hold_chomped;
+                    }
                     b'G' => {
-                        self.ps.push(b'\n');
+                        self.ps.push(nl);
                         self.ps.extend_from_slice(&self.hold);
+                        self.chomped = self.hold_chomped;
                     }
-                    b'h' => self.hold.clone_from(&self.ps),
+                    b'h' => {
+                        self.hold.clone_from(&self.ps);
+                        self.hold_chomped = self.chomped;
+                    }
                     b'H' => {
-                        self.hold.push(b'\n');
+                        self.hold.push(nl);
                         self.hold.extend_from_slice(&self.ps);
+                        self.hold_chomped = self.chomped;
                     }
-                    b'x' => std::mem::swap(&mut self.ps, &mut self.hold),
+                    b'x' => {
+                        std::mem::swap(&mut self.ps, &mut self.hold);
+                        std::mem::swap(&mut self.chomped, &mut self.hold_chomped);
+                    }
                     b'z' => self.ps.clear(),
                     b'p' => {
                         let ps = std::mem::take(&mut self.ps);
@@ -952,7 +980,7 @@ impl Sed<'_, '_> {
                         let end = self
                             .ps
                             .iter()
-                            .position(|&b| b == b'\n')
+                            .position(|&b| b == nl)
                             .unwrap_or(self.ps.len());
                         let first = self.ps.get(..end).unwrap_or_default().to_vec();
                         self.write_line(&first, true);
@@ -1008,11 +1036,8 @@ impl Sed<'_, '_> {
                             .iter()
                             .position(|&b| b == b'\n')
                             .map_or(rest.len(), |k| k + 1);
-                        let mut line = rest.get(..end).unwrap_or_default().to_vec();
+                        let line = rest.get(..end).unwrap_or_default().to_vec();
                         *off += end;
-                        if line.last() != Some(&b'\n') {
-                            line.push(b'\n');
-                        }
                         self.append.push(Append::Text(line));
                     }
                 }
@@ -1021,7 +1046,7 @@ impl Sed<'_, '_> {
                         let end = self
                             .ps
                             .iter()
-                            .position(|&b| b == b'\n')
+                            .position(|&b| b == nl)
                             .unwrap_or(self.ps.len());
                         self.ps.get(..end).unwrap_or_default().to_vec()
                     } else {
@@ -1118,7 +1143,10 @@ fn build_replacement(
                     mode = 0;
                     once = 0;
                 }
-                _ => mode = *c,
+                _ => {
+                    mode = *c;
+                    once = 0;
+                }
             },
         }
     }
@@ -1204,6 +1232,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         ps: Vec::new(),
         hold: Vec::new(),
         chomped: true,
+        hold_chomped: true,
         line_no: 0,
         append: Vec::new(),
         tflag: false,
@@ -1224,6 +1253,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         peeked: None,
         stopped: false,
         fatal: false,
+        unbuffered: opts.unbuffered,
     };
     let mut quit = None;
     if let Some(suffix) = opts.in_place {

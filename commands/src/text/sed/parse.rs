@@ -90,6 +90,8 @@ pub struct Program {
     pub quiet: bool,
     blocks: Vec<usize>,
     chunks: usize,
+    /// An `a\`, `i\` or `c\` that ended its chunk: its text is the next chunk's.
+    pending: Option<usize>,
 }
 
 /// A compile error: the full message without the `sed: ` prefix, and its status.
@@ -223,8 +225,8 @@ impl Reader<'_> {
 }
 
 /// Converts GNU sed's extra escapes (`\t`, `\xHH`, `\dNNN`, `\oNNN`, `\cX`, ...) in a regex
-/// into the bytes they stand for, escaping a produced byte that is special.
-fn normalize_regex(b: &[u8], ere: bool) -> Vec<u8> {
+/// into the bytes they stand for.
+fn normalize_regex(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while let Some(&c) = b.get(i) {
@@ -238,8 +240,8 @@ fn normalize_regex(b: &[u8], ere: bool) -> Vec<u8> {
             break;
         };
         if let Some((byte, used)) = escape_byte(b, i + 1) {
-            let special: &[u8] = if ere { b".[]*^$\\+?(){}|" } else { b".[]*^$\\" };
-            if special.contains(&byte) {
+            // GNU 4.9 gives the byte itself (`\x2e` is `.`, any byte), but a backslash.
+            if byte == b'\\' {
                 out.push(b'\\');
             }
             out.push(byte);
@@ -293,6 +295,28 @@ fn escape_byte(b: &[u8], i: usize) -> Option<(u8, usize)> {
         }
         _ => None,
     }
+}
+
+/// The text of `a`, `i`, `c` up to an unescaped newline, with its newline.
+fn read_text(r: &mut Reader) -> Vec<u8> {
+    let mut text = Vec::new();
+    loop {
+        let mut ch = r.inchar();
+        if ch == EOF || ch == i32::from(b'\n') {
+            break;
+        }
+        if ch == i32::from(b'\\') {
+            ch = r.inchar();
+            if ch == EOF {
+                break;
+            }
+            text.push(b'\\');
+        }
+        text.push(u8::try_from(ch).unwrap_or(0));
+    }
+    let mut t = normalize_text(&text);
+    t.push(b'\n');
+    t
 }
 
 /// Text of `a`, `i`, `c`: backslashes removed, escapes converted.
@@ -411,7 +435,7 @@ impl Program {
         o.icase = icase;
         o.multiline = multiline;
         o.strict = true;
-        let p = normalize_regex(pat, f.extended);
+        let p = normalize_regex(pat);
         let (re, _) = Regex::new(&p, &o).map_err(|e| r.err(&e))?;
         self.regexes.push(re);
         Ok(Some(self.regexes.len() - 1))
@@ -480,8 +504,18 @@ impl Program {
             origin,
         };
         self.chunks += 1;
-        if self.chunks == 1 && s.starts_with(b"#n") && matches!(s.get(2), None | Some(b'\n')) {
+        if self.chunks == 1 && s.starts_with(b"#n") {
             self.quiet = true;
+        }
+        if let Some(k) = self.pending.take() {
+            let t = read_text(&mut r);
+            if let Some(Cmd {
+                kind: Kind::Text(_, text),
+                ..
+            }) = self.cmds.get_mut(k)
+            {
+                *text = t;
+            }
         }
         loop {
             let mut ch = r.inchar();
@@ -593,10 +627,16 @@ impl Program {
                     if ch == EOF {
                         return Err(r.err("expected \\ after `a', `c' or `i'"));
                     }
-                    let mut text = Vec::new();
                     if ch == i32::from(b'\\') {
                         ch = r.inchar();
-                        if ch != EOF && ch != i32::from(b'\n') {
+                        if ch == EOF {
+                            // `-e 'a\' -e 'TEXT'`: the text is the next chunk's first line.
+                            self.pending = Some(self.cmds.len());
+                            cmd.kind = Kind::Text(c, Vec::new());
+                            self.cmds.push(cmd);
+                            continue;
+                        }
+                        if ch != i32::from(b'\n') {
                             r.savchar(ch);
                         }
                     } else {
@@ -605,23 +645,7 @@ impl Program {
                         }
                         r.savchar(ch);
                     }
-                    loop {
-                        let mut ch = r.inchar();
-                        if ch == EOF || ch == i32::from(b'\n') {
-                            break;
-                        }
-                        if ch == i32::from(b'\\') {
-                            ch = r.inchar();
-                            if ch == EOF {
-                                break;
-                            }
-                            text.push(b'\\');
-                        }
-                        text.push(u8::try_from(ch).unwrap_or(0));
-                    }
-                    let mut t = normalize_text(&text);
-                    t.push(b'\n');
-                    Kind::Text(c, t)
+                    Kind::Text(c, read_text(&mut r))
                 }
                 b':' => {
                     if has_addr {
@@ -789,6 +813,7 @@ impl Program {
                         return Err(r.err("number option to `s' command may not be zero"));
                     }
                 }
+                Some(b' ' | b'\t') => {}
                 Some(b'}' | b'#') => {
                     r.savchar(ch);
                     break;
