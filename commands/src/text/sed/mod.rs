@@ -1376,5 +1376,33 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     Ok(o)
 }
 
+/// The fuzzing hook (`fuzz/fuzz_targets/sed_parse.rs`): compiles `script` as one `-e`
+/// chunk (ERE with `extended`) and runs every regex it holds over `hay` (finds and groups at
+/// each offset). `Ok`: how many commands; `Err`: GNU's message. Never panics.
+pub fn fuzz_compile(script: &[u8], extended: bool, hay: &[u8]) -> Result<usize, String> {
+    let flags = Flags {
+        extended,
+        posix: false,
+    };
+    let mut prog = Program::default();
+    let origin = Origin::Expr(1);
+    prog.compile(script, &origin, &flags).map_err(|e| e.0)?;
+    prog.finish(&origin).map_err(|e| e.0)?;
+    for re in &prog.regexes {
+        let mut pos = 0;
+        while pos <= hay.len() {
+            let Some(spans) = re.captures_at(hay, pos) else {
+                break;
+            };
+            let Some(Some((s, e))) = spans.first().copied() else {
+                break;
+            };
+            let _ = re.find_at(hay, pos);
+            pos = if e > s { e } else { e + 1 };
+        }
+    }
+    Ok(prog.cmds.len())
+}
+
 #[cfg(test)]
 mod tests;

@@ -175,3 +175,21 @@ fn errors_as_gnu() {
         )
     );
 }
+
+#[test]
+fn random_scripts_never_panic() {
+    // A small deterministic fuzz of the parser and the regex engine (fuzz/ has the real one).
+    let alphabet: &[u8] = b"sy/\\()[]{}*+?.^$|&123abnNpPdDgGhHxlq=!,;~:btT#0 \n\tiIMmwre<>-";
+    let mut seed: u64 = 0x5eed;
+    for _ in 0..20_000 {
+        let mut script = Vec::new();
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let len = (seed >> 59) as usize + 1;
+        for _ in 0..len {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let k = (seed >> 33) as usize % alphabet.len();
+            script.push(alphabet[k]);
+        }
+        let _ = super::fuzz_compile(&script, seed & 1 == 1, b"abc aab\nxyz (a) [b]\n");
+    }
+}
