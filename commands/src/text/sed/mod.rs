@@ -345,6 +345,10 @@ struct Sink {
 struct Sed<'c, 'a> {
     ctx: &'c Ctx<'a>,
     prog: Program,
+    /// The program's commands and regexes, shared so that a command is used by reference
+    /// while the executor changes its own state.
+    cmds: std::rc::Rc<Vec<Cmd>>,
+    regexes: std::rc::Rc<Vec<crate::support::regex_gnu::Regex>>,
     quiet: bool,
     separate: bool,
     zero: bool,
@@ -550,11 +554,7 @@ impl Sed<'_, '_> {
 
     fn re_match(&mut self, idx: Option<usize>) -> Result<bool, Stop> {
         let k = self.regex(idx)?;
-        Ok(self
-            .prog
-            .regexes
-            .get(k)
-            .is_some_and(|re| re.is_match(&self.ps)))
+        Ok(self.regexes.get(k).is_some_and(|re| re.is_match(&self.ps)))
     }
 
     fn match_a1(&mut self, a: &Addr) -> Result<bool, Stop> {
@@ -573,7 +573,7 @@ impl Sed<'_, '_> {
     }
 
     fn matches(&mut self, k: usize) -> Result<bool, Stop> {
-        let Some(cmd) = self.prog.cmds.get(k) else {
+        let Some(cmd) = self.cmds.get(k) else {
             return Ok(false);
         };
         let (a1, a2, bang) = (cmd.a1.clone(), cmd.a2.clone(), cmd.bang);
@@ -782,16 +782,17 @@ impl Sed<'_, '_> {
     }
 
     fn substitute(&mut self, k: usize) -> Result<(), Stop> {
+        let cmds = std::rc::Rc::clone(&self.cmds);
+        let regexes = std::rc::Rc::clone(&self.regexes);
         let Some(Cmd {
             kind: Kind::Subst(s),
             ..
-        }) = self.prog.cmds.get(k)
+        }) = cmds.get(k)
         else {
             return Ok(());
         };
-        let s = s.clone();
         let ri = self.regex(s.re)?;
-        let Some(re) = self.prog.regexes.get(ri) else {
+        let Some(re) = regexes.get(ri) else {
             return Ok(());
         };
         let ps = &self.ps;
@@ -854,7 +855,8 @@ impl Sed<'_, '_> {
         // With -z, N, G, H join and D, P, W split at the NUL, as GNU's buffer delimiter.
         let nl = self.delim();
         let mut pc = 0;
-        let n = self.prog.cmds.len();
+        let cmds = std::rc::Rc::clone(&self.cmds);
+        let n = cmds.len();
         let mut steps = 0u32;
         while pc < n {
             steps += 1;
@@ -862,21 +864,21 @@ impl Sed<'_, '_> {
                 return Ok(Flow::Quit(self.status));
             }
             if !self.matches(pc)? {
-                pc = match self.prog.cmds.get(pc).map(|c| &c.kind) {
+                pc = match cmds.get(pc).map(|c| &c.kind) {
                     Some(Kind::Block(after)) => *after,
                     _ => pc + 1,
                 };
                 continue;
             }
-            let kind = match self.prog.cmds.get(pc) {
-                Some(c) => c.kind.clone(),
+            let kind = match cmds.get(pc) {
+                Some(c) => &c.kind,
                 None => break,
             };
             pc += 1;
             match kind {
                 Kind::Block(_) | Kind::EndBlock | Kind::Label => {}
-                Kind::Text(c, t) => match c {
-                    b'a' => self.append.push(Append::Text(t)),
+                Kind::Text(c, t) => match *c {
+                    b'a' => self.append.push(Append::Text(t.clone())),
                     b'i' => {
                         // GNU ends `i` text with the buffer delimiter (NUL with -z).
                         let body = t.strip_suffix(b"\n").unwrap_or(&t);
@@ -886,7 +888,7 @@ impl Sed<'_, '_> {
                     _ => {
                         let k = pc - 1;
                         let in_range = self.ranges.get(k).is_some_and(|r| r.active)
-                            && self.prog.cmds.get(k).is_some_and(|c| !c.bang);
+                            && cmds.get(k).is_some_and(|c| !c.bang);
                         if !in_range {
                             let body = t.strip_suffix(b"\n").unwrap_or(&t);
                             self.write_out(body);
@@ -898,7 +900,8 @@ impl Sed<'_, '_> {
                     }
                 },
                 Kind::Branch(c, _, target) => {
-                    let jump = match c {
+                    let target = *target;
+                    let jump = match *c {
                         b'b' => true,
                         b't' => std::mem::replace(&mut self.tflag, false),
                         b'T' => !std::mem::replace(&mut self.tflag, false),
@@ -912,17 +915,17 @@ impl Sed<'_, '_> {
                     }
                 }
                 Kind::Quit(print, code) => {
-                    return Ok(if print {
-                        Flow::QuitPrint(code)
+                    return Ok(if *print {
+                        Flow::QuitPrint(*code)
                     } else {
-                        Flow::Quit(code)
+                        Flow::Quit(*code)
                     });
                 }
                 Kind::List(w) => {
-                    let w = w.unwrap_or(self.line_len);
+                    let w = (*w).unwrap_or(self.line_len);
                     self.list(w);
                 }
-                Kind::Simple(c) => match c {
+                Kind::Simple(c) => match *c {
                     b'=' => {
                         let s = format!("{}", self.line_no);
                         self.write_out(s.as_bytes());
@@ -1017,7 +1020,7 @@ impl Sed<'_, '_> {
                     }
                     _ => {}
                 },
-                Kind::ReadFile(name) => self.append.push(Append::File(name)),
+                Kind::ReadFile(name) => self.append.push(Append::File(name.clone())),
                 Kind::ReadLine(name) => {
                     let ctx = self.ctx;
                     let entry = self.rlines.entry(name.clone()).or_insert_with(|| {
@@ -1042,6 +1045,7 @@ impl Sed<'_, '_> {
                     }
                 }
                 Kind::Write(k, first) => {
+                    let (k, first) = (*k, *first);
                     let bytes = if first {
                         let end = self
                             .ps
@@ -1220,6 +1224,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut sed = Sed {
         ctx,
         quiet: opts.quiet || prog.quiet,
+        cmds: std::rc::Rc::new(std::mem::take(&mut prog.cmds)),
+        regexes: std::rc::Rc::new(std::mem::take(&mut prog.regexes)),
         prog,
         separate: opts.separate,
         zero: opts.zero,
