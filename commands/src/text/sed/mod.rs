@@ -881,7 +881,7 @@ impl Sed<'_, '_> {
                     b'a' => self.append.push(Append::Text(t.clone())),
                     b'i' => {
                         // GNU ends `i` text with the buffer delimiter (NUL with -z).
-                        let body = t.strip_suffix(b"\n").unwrap_or(&t);
+                        let body = t.strip_suffix(b"\n").unwrap_or(t);
                         self.write_out(body);
                         self.write_out(&[nl]);
                     }
@@ -890,7 +890,7 @@ impl Sed<'_, '_> {
                         let in_range = self.ranges.get(k).is_some_and(|r| r.active)
                             && cmds.get(k).is_some_and(|c| !c.bang);
                         if !in_range {
-                            let body = t.strip_suffix(b"\n").unwrap_or(&t);
+                            let body = t.strip_suffix(b"\n").unwrap_or(t);
                             self.write_out(body);
                             if !t.is_empty() {
                                 self.write_out(&[nl]);
