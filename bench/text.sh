@@ -56,8 +56,8 @@ row() { # name command (run with the file's directory as cwd on both sides)
   local name=$1 cmd=$2 g t
   g=$(best_of bash -c "cd '$BIGDIR' && $cmd")
   t=$(best_of "$BIN" --root "$BIGDIR" --state-dir "$WORK/state-big" -c "$cmd")
-  awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
-    gsub(/\|/, "\\|", n);
+  N="$name" awk -v g="$g" -v t="$t" 'BEGIN {
+    n = ENVIRON["N"]; gsub(/\|/, "\\|", n);
     split(g, a, " "); split(t, b, " ");
     ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
     printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
@@ -66,7 +66,7 @@ row() { # name command (run with the file's directory as cwd on both sides)
 echo "| workload ($NAME) | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"
 echo "|---|---|---|---|---|---|"
 row "sed 's/a/b/g' > /dev/null" "sed 's/a/b/g' $NAME > /dev/null"
-row "sed -n '/lorem/p' \| wc -l" "sed -n '/lorem/p' $NAME | wc -l"
+row "sed -n '/lorem/p' | wc -l" "sed -n '/lorem/p' $NAME | wc -l"
 row "sed -n '/x\(yz\)*q/p' > /dev/null (no match)" "sed -n '/x\(yz\)*q/p' $NAME > /dev/null"
 row "sed -E 's/(o+)x?/<\1>/g' > /dev/null (groups)" "sed -E 's/(o+)x?/<\1>/g' $NAME > /dev/null"
 row "sed -n '\$=' (count)" "sed -n '\$=' $NAME"
