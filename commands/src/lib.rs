@@ -68,6 +68,8 @@ pub use support::regex_gnu::{
 };
 pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
+#[doc(hidden)]
+pub use text::sed::fuzz_compile as sed_fuzz_compile;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
 /// with `?` and a [`Stop`]; [`run`] renders the stop.
@@ -121,6 +123,7 @@ commands! {
     Readarray  "readarray" builtins::readarray             Builtin;
     Rev        "rev"       text::rev                       Program;
     Rm         "rm"        fs::rm                          Program;
+    Sed        "sed"       text::sed                       Program;
     Seq        "seq"       text::seq                       Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);

@@ -19,6 +19,7 @@ pub mod lookup;
 pub mod mode;
 pub mod paths;
 pub mod quote;
+pub mod regex_bt;
 pub mod regex_gnu;
 pub mod size;
 pub mod testexpr;

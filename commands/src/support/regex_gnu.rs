@@ -6,7 +6,9 @@
 //! `.` matches any byte but the newline, as in the C locale. Constructs that can consume a
 //! newline (`[^a]`, `\s`, `\W`) are made not to, because the caller searches a buffer of many
 //! lines at once and a GNU match never spans two lines. Back-references have no equivalent in
-//! a finite automaton, so they are refused plainly instead of being silently mistranslated.
+//! a finite automaton: [`translate`] refuses them plainly; [`Regex`] (the engine grep, sed and
+//! awk share) matches them with a bounded backtracker, and follows POSIX's leftmost-longest
+//! rule where the `regex` crate is leftmost-first.
 
 use std::fmt::Write as _;
 
@@ -22,6 +24,9 @@ pub enum Syntax {
 pub struct Translated {
     pub pattern: String,
     pub warnings: Vec<String>,
+    /// Whether the pattern has back-references (only with [`Regex::new`]; [`translate`]
+    /// refuses them).
+    pub backrefs: bool,
 }
 
 /// The message for a back-reference, which the `regex` crate cannot express.
@@ -55,8 +60,16 @@ struct Translator<'a> {
     i: usize,
     syn: Syntax,
     out: String,
-    /// Output index where each open group starts.
-    groups: Vec<usize>,
+    /// Output index where each open group starts, and its number.
+    groups: Vec<(usize, usize)>,
+    /// How many groups were opened so far; which are closed.
+    opened: usize,
+    closed: Vec<usize>,
+    /// Whether back-references are emitted as markers (`(?P<brK_N>)`) for the backtracker
+    /// instead of being refused.
+    backrefs: bool,
+    /// How many markers were emitted.
+    markers: usize,
     /// Output index of the last thing a repetition applies to, if any.
     atom: Option<usize>,
     /// The last item emitted was a repetition (a second one must wrap the first).
@@ -64,6 +77,8 @@ struct Translator<'a> {
     warnings: Vec<String>,
     /// Whether a negated construct may match a newline ([`Options::newline`]).
     newline: bool,
+    /// [`Options::strict`].
+    strict: bool,
 }
 
 impl Translator<'_> {
@@ -101,18 +116,23 @@ impl Translator<'_> {
 
     /// A repetition operator with nothing before it: literal in a BRE, ignored (with GNU's
     /// warning) in an ERE.
-    fn repeat_at_start(&mut self, what: &str, literal: u8) {
+    fn repeat_at_start(&mut self, what: &str, literal: u8) -> Result<(), String> {
+        if self.strict && self.syn == Syntax::Extended {
+            return Err("Invalid preceding regular expression".into());
+        }
         match self.syn {
             Syntax::Basic => self.literal(literal),
             Syntax::Extended => self
                 .warnings
                 .push(format!("warning: {what} at start of expression")),
         }
+        Ok(())
     }
 
     /// Parses an interval body at `self.i` (just after `{` or `\{`). `Ok(None)`: not an
     /// interval (an ERE then takes `{` literally).
     fn interval(&mut self) -> Result<Option<String>, String> {
+        let strict = self.syn == Syntax::Basic || self.strict;
         let bre = self.syn == Syntax::Basic;
         let mut j = self.i;
         let num = |j: &mut usize, p: &[u8]| -> Option<u32> {
@@ -145,9 +165,14 @@ impl Translator<'_> {
             self.p.get(j) == Some(&b'}')
         };
         if !close_ok {
-            if bre {
+            if strict {
                 let rest = self.p.get(j..).unwrap_or_default();
-                return Err(if rest.windows(2).any(|w| w == b"\\}") {
+                let closes = if bre {
+                    rest.windows(2).any(|w| w == b"\\}")
+                } else {
+                    rest.contains(&b'}')
+                };
+                return Err(if closes {
                     BAD_INTERVAL.into()
                 } else {
                     "Unmatched \\{".into()
@@ -159,7 +184,7 @@ impl Translator<'_> {
             (Some(l), None) => (l, Some(l)),
             (Some(l), Some(h)) => (l, h),
             (None, Some(h)) => (0, h),
-            (None, None) if bre => return Err(BAD_INTERVAL.into()),
+            (None, None) if strict => return Err(BAD_INTERVAL.into()),
             (None, None) => return Ok(None),
         };
         if hi.is_some_and(|h| h < lo) {
@@ -294,13 +319,26 @@ impl Translator<'_> {
                     self.repeat(if c == b'+' { "+" } else { "?" });
                 }
             }
-            b'1'..=b'9' => return Err(BACKREF.into()),
+            b'1'..=b'9' => {
+                let n = usize::from(c - b'0');
+                if !self.closed.contains(&n) {
+                    return Err("Invalid back reference".into());
+                }
+                if !self.backrefs {
+                    return Err(BACKREF.into());
+                }
+                self.begin_atom();
+                self.markers += 1;
+                let _ = write!(self.out, "(?P<br{}_{n}>)", self.markers);
+            }
             b'<' => self.assertion("\\b{start}"),
             b'>' => self.assertion("\\b{end}"),
             b'b' => self.assertion("\\b"),
             b'B' => self.assertion("\\B"),
-            b'`' => self.assertion("^"),
-            b'\'' => self.assertion("$"),
+            // The buffer's ends: for the engine (sed's pattern space may hold many lines)
+            // whatever the multiline mode; grep's lines are their own buffers.
+            b'`' => self.assertion(if self.backrefs { "\\A" } else { "^" }),
+            b'\'' => self.assertion(if self.backrefs { "\\z" } else { "$" }),
             b'w' => {
                 self.begin_atom();
                 self.out.push_str("[0-9A-Za-z_]");
@@ -327,14 +365,15 @@ impl Translator<'_> {
     }
 
     fn open(&mut self) {
-        self.groups.push(self.out.len());
+        self.opened += 1;
+        self.groups.push((self.out.len(), self.opened));
         self.out.push('(');
         self.atom = None;
         self.after_repeat = false;
     }
 
     fn close(&mut self) -> Result<(), String> {
-        let Some(start) = self.groups.pop() else {
+        let Some((start, number)) = self.groups.pop() else {
             if self.syn == Syntax::Extended {
                 self.literal(b')');
                 return Ok(());
@@ -342,6 +381,7 @@ impl Translator<'_> {
             return Err("Unmatched ) or \\)".into());
         };
         self.out.push(')');
+        self.closed.push(number);
         self.atom = Some(start);
         self.after_repeat = false;
         Ok(())
@@ -380,7 +420,10 @@ impl Translator<'_> {
                 }
                 b'*' => {
                     if self.atom.is_none() {
-                        self.repeat_at_start("*", b'*');
+                        self.repeat_at_start("*", b'*')?;
+                    } else if self.strict && bre && self.after_repeat {
+                        // sed's BRE: `a**` is refused.
+                        return Err("Invalid preceding regular expression".into());
                     } else {
                         self.repeat("*");
                     }
@@ -392,7 +435,7 @@ impl Translator<'_> {
                 b'|' if !bre => self.alternate(),
                 b'+' | b'?' if !bre => {
                     if self.atom.is_none() {
-                        self.repeat_at_start(if c == b'+' { "+" } else { "?" }, c);
+                        self.repeat_at_start(if c == b'+' { "+" } else { "?" }, c)?;
                     } else {
                         self.repeat(if c == b'+' { "+" } else { "?" });
                     }
@@ -401,7 +444,7 @@ impl Translator<'_> {
                     let save = self.i;
                     match self.interval()? {
                         Some(q) if self.atom.is_some() => self.repeat(&q),
-                        Some(_) => self.repeat_at_start("{...}", b'{'),
+                        Some(_) => self.repeat_at_start("{...}", b'{')?,
                         None => {
                             self.i = save;
                             self.literal(b'{');
@@ -417,6 +460,7 @@ impl Translator<'_> {
         Ok(Translated {
             pattern: self.out,
             warnings: self.warnings,
+            backrefs: self.markers > 0,
         })
     }
 }
@@ -424,17 +468,28 @@ impl Translator<'_> {
 /// Translates one GNU pattern (no newline in it) into the `regex` crate's syntax. The error
 /// is GNU's message, without the `grep: ` prefix.
 pub fn translate(pattern: &[u8], syn: Syntax) -> Result<Translated, String> {
-    translate_with(pattern, syn, false)
+    translate_with(pattern, syn, false, false, false)
 }
 
 /// [`translate`], where `newline` says whether a negated construct may match a newline.
-fn translate_with(pattern: &[u8], syn: Syntax, newline: bool) -> Result<Translated, String> {
+fn translate_with(
+    pattern: &[u8],
+    syn: Syntax,
+    newline: bool,
+    backrefs: bool,
+    strict: bool,
+) -> Result<Translated, String> {
     Translator {
         p: pattern,
         i: 0,
         syn,
         out: String::with_capacity(pattern.len() * 2),
         groups: Vec::new(),
+        opened: 0,
+        closed: Vec::new(),
+        backrefs,
+        strict,
+        markers: 0,
         atom: None,
         after_repeat: false,
         warnings: Vec::new(),
@@ -455,6 +510,9 @@ pub struct Options {
     /// Whether a match may contain a newline (`.`, `[^a]`, `\W`): sed's pattern space and
     /// awk's records may hold newlines that `.` matches; grep's lines never do.
     pub newline: bool,
+    /// POSIX's ERE as sed reads it: an interval that does not parse, or a repetition with
+    /// nothing before it, is an error (grep -E takes them literally or warns).
+    pub strict: bool,
 }
 
 impl Options {
@@ -464,14 +522,61 @@ impl Options {
             icase: false,
             multiline: false,
             newline: true,
+            strict: false,
         }
     }
 }
 
-/// A compiled GNU regular expression.
+/// The automaton that finds the longest end of a match from a known start (POSIX's
+/// leftmost-longest rule, which the `regex` crate's leftmost-first search does not follow:
+/// `a|ab` on `abcd` is `ab`).
+#[derive(Debug)]
+struct Longest {
+    dfa: regex_automata::hybrid::dfa::DFA,
+    cache: std::sync::Mutex<regex_automata::hybrid::dfa::Cache>,
+}
+
+impl Clone for Longest {
+    fn clone(&self) -> Self {
+        Longest {
+            dfa: self.dfa.clone(),
+            cache: std::sync::Mutex::new(self.dfa.create_cache()),
+        }
+    }
+}
+
+impl Longest {
+    fn end(&self, hay: &[u8], start: usize) -> Option<usize> {
+        use regex_automata::{Anchored, Input};
+        let input = Input::new(hay)
+            .range(start..hay.len())
+            .anchored(Anchored::Yes);
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.dfa
+            .try_search_fwd(&mut cache, &input)
+            .ok()
+            .flatten()
+            .map(|m| m.offset())
+    }
+}
+
+/// A compiled GNU regular expression: the `regex` crate's automaton finds where the leftmost
+/// match starts, a lazy DFA with `MatchKind::All` where its longest end is, and a bounded
+/// backtracker ([`crate::support::regex_bt`]) the group spans, and the whole match when the
+/// pattern has back-references.
 #[derive(Debug, Clone)]
 pub struct Regex {
-    re: regex::bytes::Regex,
+    /// `None` when the pattern has back-references.
+    re: Option<regex::bytes::Regex>,
+    /// `None` when leftmost-first is already leftmost-longest (a plain literal), or with
+    /// back-references.
+    longest: Option<Longest>,
+    /// The backtracker; `None` when the pattern has neither groups nor back-references.
+    prog: Option<crate::support::regex_bt::Prog>,
+    groups: usize,
 }
 
 /// The spans of a match: group 0 is the whole match, then one per `\(...\)` / `(...)`;
@@ -482,7 +587,36 @@ impl Regex {
     /// Compiles a pattern. `Ok`: the regex and GNU's warnings for it; `Err`: GNU's message
     /// (without the command's prefix).
     pub fn new(pattern: &[u8], opts: &Options) -> Result<(Regex, Vec<String>), String> {
-        let t = translate_with(pattern, opts.syntax, opts.newline)?;
+        let t = translate_with(pattern, opts.syntax, opts.newline, true, opts.strict)?;
+        let too_big = |_| "Invalid regular expression".to_string();
+        let syntax = regex_automata::util::syntax::Config::new()
+            .unicode(false)
+            .utf8(false)
+            .multi_line(opts.multiline)
+            .dot_matches_new_line(opts.newline)
+            .case_insensitive(opts.icase);
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .multi_line(opts.multiline)
+            .dot_matches_new_line(opts.newline)
+            .case_insensitive(opts.icase)
+            .build()
+            .parse(&t.pattern)
+            .map_err(|_| "Invalid regular expression".to_string())?;
+        let prog = crate::support::regex_bt::Prog::new(&hir, opts.icase)?;
+        let groups = prog.groups;
+        if t.backrefs {
+            return Ok((
+                Regex {
+                    re: None,
+                    longest: None,
+                    prog: Some(prog),
+                    groups,
+                },
+                t.warnings,
+            ));
+        }
         let re = regex::bytes::RegexBuilder::new(&t.pattern)
             .unicode(false)
             .multi_line(opts.multiline)
@@ -491,29 +625,94 @@ impl Regex {
             .size_limit(1 << 26)
             .dfa_size_limit(1 << 26)
             .build()
-            .map_err(|_| "Invalid regular expression".to_string())?;
-        Ok((Regex { re }, t.warnings))
+            .map_err(too_big)?;
+        let longest = if hir.properties().is_literal() {
+            None
+        } else {
+            use regex_automata::hybrid::dfa::DFA;
+            let dfa = DFA::builder()
+                .configure(
+                    DFA::config()
+                        .match_kind(regex_automata::MatchKind::All)
+                        .cache_capacity(1 << 22),
+                )
+                .syntax(syntax)
+                .thompson(
+                    regex_automata::nfa::thompson::Config::new()
+                        .utf8(false)
+                        .nfa_size_limit(Some(1 << 26)),
+                )
+                .build(&t.pattern)
+                .map_err(|_| "Invalid regular expression".to_string())?;
+            let cache = std::sync::Mutex::new(dfa.create_cache());
+            Some(Longest { dfa, cache })
+        };
+        Ok((
+            Regex {
+                re: Some(re),
+                longest,
+                prog: (groups > 0).then_some(prog),
+                groups,
+            },
+            t.warnings,
+        ))
     }
     /// How many groups the pattern has (not counting the whole match).
     pub fn groups(&self) -> usize {
-        self.re.captures_len().saturating_sub(1)
+        self.groups
+    }
+    /// Whether the pattern has back-references (matched by the bounded backtracker).
+    pub fn has_backrefs(&self) -> bool {
+        self.re.is_none()
     }
     /// Whether the pattern matches anywhere in `hay`.
     pub fn is_match(&self, hay: &[u8]) -> bool {
-        self.re.is_match(hay)
+        match &self.re {
+            Some(re) => re.is_match(hay),
+            None => self.find_at(hay, 0).is_some(),
+        }
     }
-    /// The first match starting at or after `start` (`^` still means the start of `hay`).
+    /// The leftmost-longest match starting at or after `start` (`^` still means the start of
+    /// `hay`).
     pub fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
-        self.re.find_at(hay, start).map(|m| (m.start(), m.end()))
+        let Some(re) = &self.re else {
+            return self
+                .backtrack(hay, start)
+                .and_then(|s| s.first().copied().flatten());
+        };
+        let m = re.find_at(hay, start).map(|m| (m.start(), m.end()))?;
+        let end = self
+            .longest
+            .as_ref()
+            .and_then(|l| l.end(hay, m.0))
+            .map_or(m.1, |e| e.max(m.1));
+        Some((m.0, end))
     }
-    /// The first match at or after `start`, with its groups.
+    /// The backtracker's search (back-references).
+    fn backtrack(&self, hay: &[u8], start: usize) -> Option<Spans> {
+        self.prog.as_ref()?.find(hay, start)
+    }
+    /// The leftmost-longest match at or after `start`, with its groups.
     pub fn captures_at(&self, hay: &[u8], start: usize) -> Option<Spans> {
-        let caps = self.re.captures_at(hay, start)?;
-        Some(
-            caps.iter()
-                .map(|m| m.map(|m| (m.start(), m.end())))
-                .collect(),
-        )
+        if self.re.is_none() {
+            return self.backtrack(hay, start);
+        }
+        let (s, e) = self.find_at(hay, start)?;
+        let Some(prog) = &self.prog else {
+            return Some(vec![Some((s, e))]);
+        };
+        if let Some(spans) = prog.spans(hay, s, e) {
+            return Some(spans);
+        }
+        // Too large for the backtracker's memo: the automaton's (leftmost-first) groups.
+        let mut spans: Spans = self.re.as_ref()?.captures_at(hay, s).map_or_else(
+            || vec![None; self.groups + 1],
+            |c| c.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect(),
+        );
+        if let Some(first) = spans.first_mut() {
+            *first = Some((s, e));
+        }
+        Some(spans)
     }
 }
 
@@ -594,5 +793,90 @@ mod tests {
         assert_eq!(e("a\\", Syntax::Basic), "Trailing backslash");
         assert_eq!(e("[c-a]", Syntax::Basic), "Invalid range end");
         assert_eq!(e("\\(a\\)\\1", Syntax::Basic), BACKREF);
+    }
+
+    fn caps(p: &str, syn: Syntax, hay: &str) -> Option<Vec<Option<String>>> {
+        let (r, _) = Regex::new(p.as_bytes(), &Options::new(syn)).unwrap();
+        let spans = r.captures_at(hay.as_bytes(), 0)?;
+        Some(
+            spans
+                .iter()
+                .map(|s| s.map(|(a, b)| hay.get(a..b).unwrap().to_string()))
+                .collect(),
+        )
+    }
+
+    #[allow(clippy::unnecessary_wraps)]
+    fn s(v: &[Option<&str>]) -> Option<Vec<Option<String>>> {
+        Some(v.iter().map(|x| x.map(String::from)).collect())
+    }
+
+    #[test]
+    fn leftmost_longest_as_gnu() {
+        // `echo abcd | sed -E 's/a|ab/X/'` -> `Xcd` (GNU sed 4.9).
+        let (r, _) = Regex::new(b"a|ab", &Options::new(Syntax::Extended)).unwrap();
+        assert_eq!(r.find_at(b"abcd", 0), Some((0, 2)));
+        let (r, _) = Regex::new(b"(ab)?(abcd)?", &Options::new(Syntax::Extended)).unwrap();
+        assert_eq!(r.find_at(b"abcd", 0), Some((0, 4)));
+        let (r, _) = Regex::new(b"x*", &Options::new(Syntax::Basic)).unwrap();
+        assert_eq!(r.find_at(b"abc", 1), Some((1, 1)));
+    }
+
+    #[test]
+    fn groups_as_gnu() {
+        // Each checked with GNU sed 4.9 (`sed -E 's/P/[\1,\2]/'`).
+        assert_eq!(
+            caps("(a*)*", Syntax::Extended, "aaa"),
+            s(&[Some("aaa"), Some("aaa")])
+        );
+        assert_eq!(
+            caps("(a|ab)(c|bcd)(d*)", Syntax::Extended, "abcd"),
+            s(&[Some("abcd"), Some("a"), Some("bcd"), Some("")])
+        );
+        assert_eq!(
+            caps("(a|ab)*", Syntax::Extended, "abab"),
+            s(&[Some("abab"), Some("ab")])
+        );
+        assert_eq!(
+            caps("(x|xy)(z|yz)?", Syntax::Extended, "xyz"),
+            s(&[Some("xyz"), Some("x"), Some("yz")])
+        );
+        assert_eq!(
+            caps("(a|b|c)*", Syntax::Extended, "abcabc"),
+            s(&[Some("abcabc"), Some("c")])
+        );
+        assert_eq!(
+            caps("\\(.*\\)\n\\(.*\\)", Syntax::Basic, "ab\ncd"),
+            s(&[Some("ab\ncd"), Some("ab"), Some("cd")])
+        );
+    }
+
+    #[test]
+    fn back_references_as_gnu() {
+        assert_eq!(
+            caps("\\(a*\\)b\\1", Syntax::Basic, "xaabaa"),
+            s(&[Some("aabaa"), Some("aa")])
+        );
+        assert_eq!(
+            caps("(.)\\1", Syntax::Extended, "abccd"),
+            s(&[Some("cc"), Some("c")])
+        );
+        assert_eq!(caps("(a)\\1", Syntax::Extended, "ab"), None);
+        let mut o = Options::new(Syntax::Basic);
+        o.icase = true;
+        let (r, _) = Regex::new(b"\\(a\\)\\1", &o).unwrap();
+        assert!(r.is_match(b"Aa"));
+        assert_eq!(
+            Regex::new(b"\\(a\\)\\2", &Options::new(Syntax::Basic)).unwrap_err(),
+            "Invalid back reference"
+        );
+        assert_eq!(
+            Regex::new(b"(a\\1)", &Options::new(Syntax::Extended)).unwrap_err(),
+            "Invalid back reference"
+        );
+        // A hostile pattern gives up ("no match") instead of hanging.
+        let (r, _) = Regex::new(b"\\(\\(a*\\)*\\)*\\1b", &Options::new(Syntax::Basic)).unwrap();
+        let hay = vec![b'a'; 40];
+        assert_eq!(r.find_at(&hay, 0), None);
     }
 }

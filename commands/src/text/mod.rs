@@ -14,6 +14,7 @@ pub mod lines;
 pub mod nl;
 pub mod paste;
 pub mod rev;
+pub mod sed;
 pub mod seq;
 pub mod sort;
 pub mod tabstops;
