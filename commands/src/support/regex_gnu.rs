@@ -329,7 +329,10 @@ impl Translator<'_> {
                 }
                 self.begin_atom();
                 self.markers += 1;
-                let _ = write!(self.out, "(?P<br{}_{n}>)", self.markers);
+                // The marker's body is never matched (the backtracker replaces the whole
+                // group); it is not empty, or the parser would fold a repetition of it away
+                // (`\1+`, `\1{2}`).
+                let _ = write!(self.out, "(?P<br{}_{n}>\\x00?)", self.markers);
             }
             b'<' => self.assertion("\\b{start}"),
             b'>' => self.assertion("\\b{end}"),
@@ -573,9 +576,9 @@ pub struct Regex {
     re: Option<regex::bytes::Regex>,
     /// `None` when leftmost-first is already leftmost-longest (a plain literal), or with
     /// back-references.
-    longest: Option<Longest>,
+    longest: Option<Box<Longest>>,
     /// The backtracker; `None` when the pattern has neither groups nor back-references.
-    prog: Option<crate::support::regex_bt::Prog>,
+    prog: Option<Box<crate::support::regex_bt::Prog>>,
     groups: usize,
 }
 
@@ -611,7 +614,7 @@ impl Regex {
                 Regex {
                     re: None,
                     longest: None,
-                    prog: Some(prog),
+                    prog: Some(Box::new(prog)),
                     groups,
                 },
                 t.warnings,
@@ -645,13 +648,13 @@ impl Regex {
                 .build(&t.pattern)
                 .map_err(|_| "Invalid regular expression".to_string())?;
             let cache = std::sync::Mutex::new(dfa.create_cache());
-            Some(Longest { dfa, cache })
+            Some(Box::new(Longest { dfa, cache }))
         };
         Ok((
             Regex {
                 re: Some(re),
                 longest,
-                prog: (groups > 0).then_some(prog),
+                prog: (groups > 0).then(|| Box::new(prog)),
                 groups,
             },
             t.warnings,

@@ -43,7 +43,7 @@ use crate::support::argmatch::argmatch;
 use crate::support::args::{help_of, parse_args};
 use crate::support::error::try_help;
 use crate::support::fnmatch::fnmatch;
-use crate::support::regex_gnu::{self, Syntax};
+use crate::support::regex_gnu::{self, Regex as GnuRegex, Syntax};
 use crate::{Ctx, FileKind, FsError, Outcome};
 
 const USAGE: &str = "Usage: grep [OPTION]... PATTERNS [FILE]...\n";

@@ -107,11 +107,85 @@ pub(super) fn perl_unsupported(p: &[u8]) -> Option<&'static str> {
     None
 }
 
-/// A compiled pattern: the `regex` crate's automaton over a buffer of many lines, or (for a
-/// `-P` pattern it cannot run) `fancy-regex`'s backtracker, one line at a time.
+/// A compiled pattern: the `regex` crate's automaton over a buffer of many lines, or, one
+/// line at a time, `fancy-regex`'s backtracker (a `-P` pattern the automaton cannot run) or
+/// the shared GNU engine (`-G`/`-E` with back-references, and `-o`, whose matches are GNU's
+/// leftmost-longest ones).
 pub(super) enum Matcher {
     Bytes(Regex),
     Fancy(Box<fancy_regex::Regex>, u8),
+    Gnu(Box<GnuMatcher>),
+}
+
+/// The patterns on the shared GNU engine, with `-x`/`-w` applied as GNU applies them.
+pub(super) struct GnuMatcher {
+    patterns: Vec<GnuRegex>,
+    eol: u8,
+    line: bool,
+    word: bool,
+}
+
+/// A word constituent for `-w`.
+fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl GnuMatcher {
+    /// The leftmost-longest match of any pattern in one line, at or after `from`.
+    fn find_in_line(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+        let mut from = from;
+        while from <= line.len() {
+            let best = self
+                .patterns
+                .iter()
+                .filter_map(|re| re.find_at(line, from))
+                .min_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
+            if self.line {
+                // The longest match at the start is the whole line, or nothing is.
+                return (best == (0, line.len())).then_some(best);
+            }
+            if !self.word {
+                return Some(best);
+            }
+            let (s, e) = best;
+            let before = s.checked_sub(1).and_then(|k| line.get(k)).copied();
+            let after = line.get(e).copied();
+            if !before.is_some_and(word_byte) && !after.is_some_and(word_byte) {
+                return Some(best);
+            }
+            from = s + 1;
+        }
+        None
+    }
+}
+
+/// The first match at or after `start` in `hay` (many lines ended by `eol`), found line by
+/// line by `find` (a line, where in it to start).
+fn per_line(
+    hay: &[u8],
+    start: usize,
+    eol: u8,
+    find: impl Fn(&[u8], usize) -> Option<(usize, usize)>,
+) -> Option<(usize, usize)> {
+    let mut ls = hay
+        .get(..start)
+        .and_then(|s| memrchr(eol, s))
+        .map_or(0, |i| i + 1);
+    while ls <= hay.len() {
+        let le = hay
+            .get(ls..)
+            .and_then(|s| memchr(eol, s))
+            .map_or(hay.len(), |i| ls + i);
+        let line = hay.get(ls..le).unwrap_or_default();
+        let from = start.saturating_sub(ls);
+        if from <= line.len()
+            && let Some((s, e)) = find(line, from)
+        {
+            return Some((ls + s, ls + e));
+        }
+        ls = le + 1;
+    }
+    None
 }
 
 impl Matcher {
@@ -120,27 +194,13 @@ impl Matcher {
     pub(super) fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
         match self {
             Matcher::Bytes(re) => re.find_at(hay, start).map(|m| (m.start(), m.end())),
-            Matcher::Fancy(re, eol) => {
-                let mut ls = hay
-                    .get(..start)
-                    .and_then(|s| memrchr(*eol, s))
-                    .map_or(0, |i| i + 1);
-                while ls <= hay.len() {
-                    let le = hay
-                        .get(ls..)
-                        .and_then(|s| memchr(*eol, s))
-                        .map_or(hay.len(), |i| ls + i);
-                    let line = hay.get(ls..le).unwrap_or_default();
-                    let from = start.saturating_sub(ls);
-                    if from <= line.len()
-                        && let Ok(Some(m)) = re.find_from_pos(line, from)
-                    {
-                        return Some((ls + m.start(), ls + m.end()));
-                    }
-                    ls = le + 1;
-                }
-                None
-            }
+            Matcher::Fancy(re, eol) => per_line(hay, start, *eol, |line, from| {
+                re.find_from_pos(line, from)
+                    .ok()
+                    .flatten()
+                    .map(|m| (m.start(), m.end()))
+            }),
+            Matcher::Gnu(g) => per_line(hay, start, g.eol, |line, from| g.find_in_line(line, from)),
         }
     }
 
@@ -149,6 +209,7 @@ impl Matcher {
         match self {
             Matcher::Bytes(re) => re.is_match(line),
             Matcher::Fancy(re, _) => re.is_match(line).unwrap_or(false),
+            Matcher::Gnu(g) => g.find_in_line(line, 0).is_some(),
         }
     }
 }
@@ -222,16 +283,67 @@ pub(super) fn build_regex(a: &GrepArgs, pats: &[Vec<u8>], o: &mut Outcome) -> Re
     if a.perl {
         return build_perl(a, pats, o);
     }
+    let syn = if a.extended {
+        Syntax::Extended
+    } else {
+        Syntax::Basic
+    };
+    let backrefs = !a.fixed
+        && pats
+            .iter()
+            .any(|p| regex_gnu::translate(p, syn).is_err_and(|e| e == regex_gnu::BACKREF));
+    if backrefs || (a.only_matching && !a.fixed) {
+        let gnu = build_gnu(a, pats, syn, o)?;
+        if backrefs {
+            return Ok((Some(gnu), None));
+        }
+        // The automaton finds the lines; the GNU engine the extent of each match.
+        let (fast, _) = build_automaton(a, pats, syn, &mut Outcome::ok())?;
+        return Ok((Some(gnu), fast));
+    }
+    build_automaton(a, pats, syn, o)
+}
+
+/// Every pattern on the shared GNU engine.
+fn build_gnu(a: &GrepArgs, pats: &[Vec<u8>], syn: Syntax, o: &mut Outcome) -> Result<Matcher, ()> {
+    let mut opts = regex_gnu::Options::new(syn);
+    opts.icase = a.ignore_case;
+    opts.newline = a.null_data;
+    let mut patterns = Vec::with_capacity(pats.len());
+    for p in pats {
+        match GnuRegex::new(p, &opts) {
+            Ok((re, warnings)) => {
+                for w in warnings {
+                    o.err(format!("grep: {w}\n"));
+                }
+                patterns.push(re);
+            }
+            Err(msg) => {
+                o.err(format!("grep: {msg}\n"));
+                return Err(());
+            }
+        }
+    }
+    Ok(Matcher::Gnu(Box::new(GnuMatcher {
+        patterns,
+        eol: if a.null_data { 0 } else { b'\n' },
+        line: a.line,
+        word: a.word,
+    })))
+}
+
+/// The patterns as one `regex` crate automaton (and, for `-w`, its faster first pass).
+fn build_automaton(
+    a: &GrepArgs,
+    pats: &[Vec<u8>],
+    syn: Syntax,
+    o: &mut Outcome,
+) -> Result<Regexes, ()> {
     let mut alts = Vec::with_capacity(pats.len());
     for p in pats {
         if a.fixed {
             alts.push(regex_gnu::escape_literal(p));
         } else {
-            let syn = if a.extended {
-                Syntax::Extended
-            } else {
-                Syntax::Basic
-            };
             match regex_gnu::translate(p, syn) {
                 Ok(t) => {
                     for w in t.warnings {
