@@ -79,6 +79,7 @@ commands! {
 //  variant    name        handler                         kind
     Bracket    "["         builtins::bracket               Both;
     Basename   "basename"  info::basename                  Program;
+    Awk        "awk"       text::awk                       Program(2);
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
@@ -91,6 +92,7 @@ commands! {
     Export     "export"    builtins::export                Builtin;
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
+    Gawk       "gawk"      text::awk                       Program(2);
     Grep       "grep"      search::grep                    Program(2);
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
