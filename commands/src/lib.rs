@@ -67,6 +67,7 @@ pub use support::regex_gnu::{
 };
 pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
+pub use text::awk::parse_program as awk_parse;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
 /// with `?` and a [`Stop`]; [`run`] renders the stop.

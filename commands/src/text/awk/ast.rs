@@ -221,6 +221,7 @@ pub struct Rule {
 pub struct Func {
     pub name: String,
     pub nparams: usize,
+    pub params: Vec<String>,
     /// Which parameters the body uses as arrays.
     pub array_params: Vec<bool>,
     pub body: Vec<Stmt>,

@@ -139,6 +139,12 @@ pub fn format(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, Fmt
         while matches!(at(i), Some(b'h' | b'l' | b'L' | b'q' | b'j' | b'z' | b't')) {
             i += 1;
         }
+        if at(i) == Some(b'%') {
+            // `%5%`: glibc prints a plain `%`.
+            out.push(b'%');
+            i += 1;
+            continue;
+        }
         let Some(conv) = at(i) else {
             // A lone `%` at the end prints as it is.
             out.extend_from_slice(fmt.get(start..).unwrap_or_default());
@@ -192,15 +198,32 @@ fn clamp_usize(v: f64) -> usize {
     }
 }
 
-/// The text of `sub`/`gsub`'s replacement for one match: `&` is the match, `\&` a literal
-/// `&`, `\\` a backslash.
+/// The text of `sub`/`gsub`'s replacement for one match, by POSIX's rules as gawk applies
+/// them: a run of N backslashes before `&` gives N/2 backslashes, then the match (N even)
+/// or a literal `&` (N odd); other backslashes are literal.
 pub fn sub_repl(repl: &[u8], matched: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while let Some(&c) = repl.get(i) {
         match c {
-            b'\\' if matches!(repl.get(i + 1), Some(b'&' | b'\\')) => {
-                out.push(repl.get(i + 1).copied().unwrap_or(b'\\'));
-                i += 2;
+            b'\\' => {
+                let n = repl
+                    .get(i..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                if repl.get(i + n) == Some(&b'&') {
+                    out.extend(std::iter::repeat_n(b'\\', n / 2));
+                    if n % 2 == 1 {
+                        out.push(b'&');
+                    } else {
+                        out.extend_from_slice(matched);
+                    }
+                    i += n + 1;
+                } else {
+                    out.extend(std::iter::repeat_n(b'\\', n));
+                    i += n;
+                }
             }
             b'&' => {
                 out.extend_from_slice(matched);
@@ -254,35 +277,25 @@ pub fn gensub_repl(repl: &[u8], hay: &[u8], groups: &[Option<(usize, usize)>], o
     }
 }
 
-/// Rounds as C's `double_to_int(x + .5)` rounding gawk applies to `substr`'s operands.
-fn round(v: f64) -> f64 {
-    // Round half to even, as rint().
-    let r = v.round();
-    if (v - v.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - v.signum()
-    } else {
-        r
-    }
-}
-
-/// `substr(s, m[, n])`: the byte range, as gawk computes it.
+/// `substr(s, m[, n])`: the byte range, as gawk 5.2 computes it (checked against it: both
+/// operands truncated, a start before 1 taken as 1 with the length kept).
 pub fn substr(s: &[u8], m: f64, n: Option<f64>) -> &[u8] {
     let len = s.len() as f64;
-    let mut start = if m.is_nan() { 1.0 } else { round(m) };
+    let mut start = if m.is_nan() { 1.0 } else { m.trunc() };
+    if start < 1.0 {
+        start = 1.0;
+    }
     let mut end = match n {
         None => len + 1.0,
         Some(n) if n.is_nan() => return &[],
         Some(n) => {
-            let n = round(n);
+            let n = n.trunc();
             if n <= 0.0 {
                 return &[];
             }
             start + n
         }
     };
-    if start < 1.0 {
-        start = 1.0;
-    }
     if end > len + 1.0 {
         end = len + 1.0;
     }
@@ -297,7 +310,7 @@ pub fn substr(s: &[u8], m: f64, n: Option<f64>) -> &[u8] {
 /// `index(s, t)`: 1-based, 0 when absent.
 pub fn index(s: &[u8], t: &[u8]) -> usize {
     if t.is_empty() {
-        return 0;
+        return 1;
     }
     memchr::memmem::find(s, t).map_or(0, |p| p + 1)
 }
@@ -346,9 +359,11 @@ mod tests {
     fn substr_as_gawk() {
         assert_eq!(substr(b"hello", 2.0, Some(3.0)), b"ell");
         assert_eq!(substr(b"hello", 0.0, None), b"hello");
-        assert_eq!(substr(b"hello", -1.0, Some(3.0)), b"h");
+        assert_eq!(substr(b"hello", -1.0, Some(3.0)), b"hel");
+        assert_eq!(substr(b"hello", 0.0, Some(2.0)), b"he");
         assert_eq!(substr(b"hello", 4.0, Some(10.0)), b"lo");
-        assert_eq!(substr(b"hello", 1.5, None), b"ello");
+        assert_eq!(substr(b"hello", 1.5, None), b"hello");
+        assert_eq!(substr(b"hello", 2.7, None), b"ello");
     }
 
     #[test]

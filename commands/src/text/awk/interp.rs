@@ -51,6 +51,8 @@ pub enum Abort {
     Fatal(String),
     /// A fatal error reported without the record's location (`cannot open file`).
     FatalOpen(String),
+    /// `next`/`nextfile` inside a function.
+    Next(bool),
     /// Nobody reads the output any more, or the line's deadline passed.
     Stop,
 }
@@ -114,6 +116,9 @@ pub struct Interp<'a> {
     arrays: Vec<Option<Map>>,
     free_arrays: Vec<usize>,
     regexes: Vec<Rc<Regex>>,
+    /// The literals compiled without case (`IGNORECASE`), made when first needed.
+    regexes_icase: Vec<Option<Rc<Regex>>>,
+    icase: bool,
     dyn_cache: HashMap<Vec<u8>, Rc<Regex>>,
     rec: Record,
     fs_mode: FsMode,
@@ -146,6 +151,8 @@ pub struct Interp<'a> {
     fnr: f64,
     used_file: bool,
     executed: bool,
+    pending: Vec<u8>,
+    warned_args: Vec<usize>,
 }
 
 fn fatal<T>(msg: impl Into<String>) -> R<T> {
@@ -175,6 +182,8 @@ impl<'a> Interp<'a> {
             frames: Vec::new(),
             arrays: Vec::new(),
             free_arrays: Vec::new(),
+            regexes_icase: vec![None; prog.regexes.len()],
+            icase: false,
             regexes,
             dyn_cache: HashMap::new(),
             rec: Record {
@@ -214,6 +223,8 @@ impl<'a> Interp<'a> {
             fnr: 0.0,
             used_file: false,
             executed: false,
+            pending: Vec::new(),
+            warned_args: Vec::new(),
         };
         it.srand_state(0.0);
         let set = |it: &mut Interp, i: usize, s: &[u8]| {
@@ -407,6 +418,16 @@ impl<'a> Interp<'a> {
                 self.fs_mode = self.fs_mode_of(&fs);
             }
             OFS => self.ofs = self.special_text(OFS),
+            IGNORECASE => {
+                let on = match self.globals.get(IGNORECASE) {
+                    Some(Cell::Val(v)) => v.truthy(),
+                    _ => false,
+                };
+                if on != self.icase {
+                    self.icase = on;
+                    self.dyn_cache.clear();
+                }
+            }
             ORS => self.ors = self.special_text(ORS),
             SUBSEP => self.subsep = self.special_text(SUBSEP),
             CONVFMT => self.convfmt = self.special_text(CONVFMT),
@@ -596,10 +617,18 @@ impl<'a> Interp<'a> {
 
     fn tick(&mut self) -> R<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks.is_multiple_of(1024) && !self.ctx.flush(&mut self.o) {
+        if self.ticks.is_multiple_of(1024) && !self.poll() {
             return Err(Abort::Stop);
         }
         Ok(())
+    }
+
+    /// Hands large output over and says whether anybody still reads it.
+    fn poll(&mut self) -> bool {
+        if self.pending.len() >= 16 * 1024 {
+            self.flush_stdout();
+        }
+        self.ctx.flush(&mut self.o)
     }
 
     fn account(&mut self, n: usize) -> R<()> {
@@ -667,17 +696,26 @@ impl<'a> Interp<'a> {
                 break;
             }
             self.tick_record()?;
+            self.set_record_owned(&mut rec);
             if only_end {
                 continue;
             }
-            self.set_record_owned(&mut rec);
             for r in &prog.rules {
                 let run = match &r.pattern {
                     Pattern::Begin | Pattern::End => continue,
                     Pattern::All => true,
                     Pattern::Expr(e) => {
                         self.executed = true;
-                        self.eval_cond(e)?
+                        match self.eval_cond(e) {
+                            Ok(b) => b,
+                            Err(Abort::Next(file)) => {
+                                if file {
+                                    self.main = None;
+                                }
+                                continue 'records;
+                            }
+                            Err(e) => return Err(e),
+                        }
                     }
                     Pattern::Range(a, b, k) => {
                         let on = self.range_on.get(*k).copied().unwrap_or(false);
@@ -708,7 +746,16 @@ impl<'a> Interp<'a> {
                         self.print_record()?;
                         Flow::Normal
                     }
-                    Some(a) => self.exec_block(a)?,
+                    Some(a) => match self.exec_block(a) {
+                        Ok(f) => f,
+                        Err(Abort::Next(file)) => {
+                            if file {
+                                self.main = None;
+                            }
+                            continue 'records;
+                        }
+                        Err(e) => return Err(e),
+                    },
                 };
                 match flow {
                     Flow::Next => continue 'records,
@@ -725,7 +772,7 @@ impl<'a> Interp<'a> {
 
     fn tick_record(&mut self) -> R<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks.is_multiple_of(64) && !self.ctx.flush(&mut self.o) {
+        if self.ticks.is_multiple_of(64) && !self.poll() {
             return Err(Abort::Stop);
         }
         Ok(())
@@ -742,8 +789,8 @@ impl<'a> Interp<'a> {
         self.rebuild();
         let mut line = std::mem::take(&mut self.rec.text);
         let ors = std::mem::take(&mut self.ors);
-        self.o.out(&line);
-        self.o.out(&ors);
+        self.stdout(&line);
+        self.stdout(&ors);
         self.ors = ors;
         std::mem::swap(&mut self.rec.text, &mut line);
         Ok(())
@@ -767,14 +814,9 @@ impl<'a> Interp<'a> {
             match got {
                 Ok(true) => {
                     self.account(0)?;
-                    if !matches!(mode, RsMode::Byte(b'\n')) || rt != b"\n" {
+                    let same = matches!(self.globals.get(RT), Some(Cell::Val(Value::Str(s))) if s.as_ref() == rt.as_slice());
+                    if !same {
                         self.set_global_raw(RT, Value::str(&rt));
-                    } else if let Some(Cell::Val(Value::Str(s))) = self.globals.get(RT)
-                        && s.as_ref() != b"\n"
-                    {
-                        self.set_global_raw(RT, Value::str(b"\n"));
-                    } else if matches!(self.globals.get(RT), Some(Cell::Val(Value::Num(_)))) {
-                        self.set_global_raw(RT, Value::str(b"\n"));
                     }
                     self.rt = rt;
                     self.nr += 1.0;
@@ -840,6 +882,20 @@ impl<'a> Interp<'a> {
             self.fnr = 0.0;
             self.set_global_raw(FNR, Value::Num(0.0));
             let os = std::ffi::OsStr::from_bytes_compat(&arg);
+            if arg != b"-"
+                && self
+                    .ctx
+                    .fs
+                    .stat(&self.ctx.resolve(&os), true)
+                    .is_ok_and(|m| m.is_dir())
+            {
+                let loc = self.location(false);
+                self.warn(&format!(
+                    "{loc}warning: command line argument `{}' is a directory: skipped",
+                    String::from_utf8_lossy(&arg)
+                ));
+                continue;
+            }
             match crate::support::input::open_input(self.ctx, &os) {
                 Ok(r) => {
                     self.main = Some(RecReader::new(r));
@@ -1254,7 +1310,7 @@ impl<'a> Interp<'a> {
 
     fn write_out(&mut self, redir: &Option<Redirect>, bytes: &[u8]) -> R<()> {
         let Some(r) = redir else {
-            self.o.out(bytes);
+            self.stdout(bytes);
             return Ok(());
         };
         let (e, kind) = match r {
@@ -1266,13 +1322,14 @@ impl<'a> Interp<'a> {
         if matches!(kind, OutKind::File { .. }) {
             match name.as_slice() {
                 b"/dev/stdout" | b"-" => {
-                    self.o.out(bytes);
+                    self.stdout(bytes);
                     return Ok(());
                 }
                 b"/dev/stderr" => {
                     self.o.err(bytes);
                     return Ok(());
                 }
+                b"/dev/null" => return Ok(()),
                 _ => {}
             }
         }
@@ -1303,10 +1360,14 @@ impl<'a> Interp<'a> {
                     "No such file or directory"
                 };
                 return fatal(format!(
-                    "can't redirect to `{}' ({why})",
+                    "cannot redirect to `{}': {why}",
                     String::from_utf8_lossy(&name)
                 ));
             }
+        }
+        if matches!(kind, OutKind::Pipe) {
+            // gawk flushes its stdout as it opens an output pipe.
+            self.flush_stdout();
         }
         self.outputs.push(Output {
             name,
@@ -1321,6 +1382,9 @@ impl<'a> Interp<'a> {
         let mut result = None;
         if let Some(p) = self.outputs.iter().position(|o| o.name == name) {
             let out = self.outputs.remove(p);
+            if matches!(out.kind, OutKind::Pipe) {
+                self.flush_stdout();
+            }
             result = Some(self.finish_output(out)?);
         }
         if self.files_in.remove(name).is_some() {
@@ -1374,13 +1438,32 @@ impl<'a> Interp<'a> {
         }
     }
 
-    /// Closes every open output at the end, in the order they were opened.
+    /// Closes every open output at the end, in the order they were opened, then writes
+    /// what is left of awk's own buffered stdout (gawk closes its pipes before it flushes
+    /// stdout: `print | "sort"` output comes before the last `print`s).
     pub fn close_all(&mut self) -> R<()> {
         let outs = std::mem::take(&mut self.outputs);
         for o in outs {
             self.finish_output(o)?;
         }
+        self.flush_stdout();
         Ok(())
+    }
+
+    /// awk's stdout is buffered as gawk's is when it is not a terminal: written out when
+    /// the buffer fills, before `system()` and closing a pipe, by `fflush()`, at the end.
+    fn stdout(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= 32 * 1024 {
+            self.flush_stdout();
+        }
+    }
+
+    pub fn flush_stdout(&mut self) {
+        if !self.pending.is_empty() {
+            self.o.out(&self.pending);
+            self.pending.clear();
+        }
     }
 
     fn format(&mut self, fmt: &[u8], vals: &[Value]) -> R<Vec<u8>> {
@@ -1404,7 +1487,7 @@ impl<'a> Interp<'a> {
     pub fn eval_cond(&mut self, e: &Expr) -> R<bool> {
         match e {
             Expr::Regex(i) => {
-                let re = self.regexes.get(*i).cloned();
+                let re = self.literal(*i);
                 self.rebuild();
                 Ok(re.is_some_and(|r| r.is_match(&self.rec.text)))
             }
@@ -1468,11 +1551,27 @@ impl<'a> Interp<'a> {
         Ok(text_of(&v, &self.convfmt))
     }
 
+    /// A regex literal, compiled without case under `IGNORECASE`.
+    fn literal(&mut self, i: usize) -> Option<Rc<Regex>> {
+        if !self.icase {
+            return self.regexes.get(i).cloned();
+        }
+        if let Some(Some(r)) = self.regexes_icase.get(i) {
+            return Some(r.clone());
+        }
+        let src = self.prog.regexes.get(i)?;
+        let r = Rc::new(compile(src, true).ok()?);
+        if let Some(slot) = self.regexes_icase.get_mut(i) {
+            *slot = Some(r.clone());
+        }
+        Some(r)
+    }
+
     fn regex_of(&mut self, e: &Expr) -> R<Rc<Regex>> {
         if let Expr::Regex(i) = e
-            && let Some(r) = self.regexes.get(*i)
+            && let Some(r) = self.literal(*i)
         {
-            return Ok(r.clone());
+            return Ok(r);
         }
         let s = self.eval_str(e)?;
         self.dyn_regex(&s)
@@ -1482,8 +1581,7 @@ impl<'a> Interp<'a> {
         if let Some(r) = self.dyn_cache.get(s) {
             return Ok(r.clone());
         }
-        let icase = self.global_num(IGNORECASE) != 0.0;
-        match compile(s, icase) {
+        match compile(s, self.icase) {
             Ok(r) => {
                 let r = Rc::new(r);
                 if self.dyn_cache.len() > 1000 {
@@ -1731,9 +1829,10 @@ impl<'a> Interp<'a> {
         let Some(f) = prog.funcs.get(fi) else {
             return fatal("function not defined");
         };
-        if args.len() > f.nparams {
-            return fatal(format!(
-                "function `{}' called with more arguments than declared",
+        if args.len() > f.nparams && !self.warned_args.contains(&fi) {
+            self.warned_args.push(fi);
+            self.warn(&format!(
+                "cmd. line:1: warning: function `{}' called with more arguments than declared",
                 f.name
             ));
         }
@@ -1744,6 +1843,11 @@ impl<'a> Interp<'a> {
         let mut locals = Vec::with_capacity(f.nparams);
         let mut owned = Vec::new();
         for (i, a) in args.iter().enumerate() {
+            if i >= f.nparams {
+                // Extra arguments are evaluated and dropped.
+                self.eval(a)?;
+                continue;
+            }
             let wants_array = f.array_params.get(i).copied().unwrap_or(false);
             let bare = match a {
                 Expr::Var(v) => Some(*v),
@@ -1794,18 +1898,15 @@ impl<'a> Interp<'a> {
         }
         match r? {
             Flow::Return(v) => Ok(v),
-            Flow::Next => {
-                // `next` inside a function: gawk allows it when called from a rule.
-                Err(Abort::Fatal("`next' called from a function".into()))
-            }
+            Flow::Next => Err(Abort::Next(false)),
+            Flow::NextFile => Err(Abort::Next(true)),
             _ => Ok(Value::Uninit),
         }
     }
 }
 
 fn param_name(f: &super::ast::Func, i: usize) -> String {
-    let _ = f;
-    format!("#{}", i + 1)
+    f.params.get(i).cloned().unwrap_or_default()
 }
 
 fn pow(a: f64, b: f64) -> f64 {
@@ -1972,6 +2073,7 @@ impl<'a> Interp<'a> {
                 if let Some(e) = arg(0) {
                     self.eval(e)?;
                 }
+                self.flush_stdout();
                 if !self.ctx.flush(&mut self.o) {
                     return Err(Abort::Stop);
                 }
@@ -1980,6 +2082,7 @@ impl<'a> Interp<'a> {
             Bi::System => {
                 let cmd = self.eval_str(arg(0).unwrap_or(&Expr::Num(0.0)))?;
                 // Pending pipes are not flushed (gawk's are real processes); stdout is.
+                self.flush_stdout();
                 let res = self.ctx.run(
                     &mut self.o,
                     RunRequest {
@@ -2014,8 +2117,8 @@ impl<'a> Interp<'a> {
         };
         let mode = match args.get(2) {
             None => self.fs_mode.clone(),
-            Some(Expr::Regex(i)) => match self.regexes.get(*i) {
-                Some(r) => FsMode::Regex(r.clone()),
+            Some(Expr::Regex(i)) => match self.literal(*i) {
+                Some(r) => FsMode::Regex(r),
                 None => FsMode::Space,
             },
             Some(e) => {
@@ -2301,17 +2404,10 @@ impl<'a> Interp<'a> {
                 };
                 match got {
                     Ok(true) => {
-                        self.nr += 1.0;
-                        let nr = self.nr;
-                        self.set_global_raw(NR, Value::Num(nr));
+                        // gawk 5.2 leaves NR and FNR alone here.
                         match var {
                             Some(lv) => self.assign(lv, Value::strnum(&rec))?,
-                            None => {
-                                self.fnr += 1.0;
-                                let fnr = self.fnr;
-                                self.set_global_raw(FNR, Value::Num(fnr));
-                                self.set_record_owned(&mut rec);
-                            }
+                            None => self.set_record_owned(&mut rec),
                         }
                         self.set_global_raw(RT, Value::str(&rt));
                         Ok(Value::Num(1.0))

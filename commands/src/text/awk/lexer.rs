@@ -138,9 +138,10 @@ fn ends_operand(t: &Tok) -> bool {
     )
 }
 
-/// Cuts the whole program into tokens.
-pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, LexError> {
+/// Cuts the whole program into tokens; also gives gawk's warnings (unknown escapes).
+pub fn tokenize(src: &[u8]) -> Result<(Vec<Token>, Vec<String>), LexError> {
     let mut out: Vec<Token> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
     let mut i = 0usize;
     let at = |i: usize| src.get(i).copied().unwrap_or(0);
     loop {
@@ -168,7 +169,7 @@ pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, LexError> {
         };
         if i >= src.len() {
             push(&mut out, Tok::Eof);
-            return Ok(out);
+            return Ok((out, warnings));
         }
         let c = at(i);
         let c2 = at(i + 1);
@@ -231,15 +232,15 @@ pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, LexError> {
                 } else {
                     let (re, end) = lex_regex(src, i + 1).ok_or(LexError {
                         msg: "unterminated regexp".into(),
-                        at: src.len(),
+                        at: i + 1,
                     })?;
                     (Tok::Regex(re), end - i)
                 }
             }
             b'"' => {
-                let (s, end) = lex_string(src, i + 1).ok_or(LexError {
+                let (s, end) = lex_string(src, i + 1, &mut warnings).ok_or(LexError {
                     msg: "unterminated string".into(),
-                    at: src.len(),
+                    at: i,
                 })?;
                 (Tok::Str(s), end - i)
             }
@@ -343,7 +344,7 @@ fn lex_regex(src: &[u8], mut i: usize) -> Option<(Vec<u8>, usize)> {
 }
 
 /// A string literal's bytes with its escapes processed, and where it ends.
-fn lex_string(src: &[u8], mut i: usize) -> Option<(Vec<u8>, usize)> {
+fn lex_string(src: &[u8], mut i: usize, warnings: &mut Vec<String>) -> Option<(Vec<u8>, usize)> {
     let mut s = Vec::new();
     loop {
         let c = *src.get(i)?;
@@ -355,6 +356,16 @@ fn lex_string(src: &[u8], mut i: usize) -> Option<(Vec<u8>, usize)> {
                 if n == b'\n' {
                     i += 2;
                     continue;
+                }
+                if !matches!(
+                    n,
+                    b'n' | b't' | b'r' | b'\\' | b'"' | b'a' | b'b' | b'f' | b'v' | b'0'
+                        ..=b'7' | b'x'
+                ) {
+                    let c = char::from(n);
+                    warnings.push(format!(
+                        "warning: escape sequence `\\{c}' treated as plain `{c}'"
+                    ));
                 }
                 i = escape(src, i + 1, &mut s);
             }

@@ -59,7 +59,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let usage_err = |o: &mut Outcome, msg: &str| {
         o.err(format!("{me}: {msg}\n"));
         o.err(usage(me));
-        o.status = 2;
+        o.status = 1;
     };
     // Options (gawk's getopt: stops at the first operand).
     while let Some(a) = arg(i) {
@@ -126,14 +126,21 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         match opt.as_slice() {
             b"-F" | b"--field-separator" => {
                 let v = value.unwrap_or_default();
-                fs = Some(if v == b"t" {
-                    b"\t".to_vec()
-                } else {
-                    process_escapes(&v)
-                });
+                // gawk takes `-Ft` as a tab only with --traditional.
+                fs = Some(process_escapes(&v));
             }
             b"-v" | b"--assign" => {
                 let v = value.unwrap_or_default();
+                if let Some(eq) = v.iter().position(|&c| c == b'=')
+                    && split_assignment(&v).is_none()
+                {
+                    o.err(format!(
+                        "{me}: fatal: `{}' is not a legal variable name\n",
+                        String::from_utf8_lossy(v.get(..eq).unwrap_or_default())
+                    ));
+                    o.status = 2;
+                    return Ok(o);
+                }
                 if split_assignment(&v).is_none() {
                     o.err(format!(
                         "{me}: `{}' argument to `-v' not in `var=value' form\n\n",
@@ -196,13 +203,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             | b"--sandbox" => {}
             _ => {
                 if opt.starts_with(b"--") {
-                    usage_err(
-                        &mut o,
-                        &format!("unrecognized option '{}'", String::from_utf8_lossy(&a)),
-                    );
+                    o.err(usage(me));
+                    o.status = 1;
                 } else {
-                    let c = opt.get(1).copied().map(char::from).unwrap_or('?');
-                    usage_err(&mut o, &format!("invalid option -- '{c}'"));
+                    // gawk's getopt stays silent here: the usage alone.
+                    o.err(usage(me));
+                    o.status = 1;
                 }
                 return Ok(o);
             }
@@ -211,7 +217,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if sources.is_empty() {
         let Some(p) = arg(i) else {
             o.err(usage(me));
-            o.status = 2;
+            o.status = 1;
             return Ok(o);
         };
         i += 1;
@@ -236,7 +242,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         text.push(b'\n');
     }
     let toks = match lexer::tokenize(&text) {
-        Ok(t) => t,
+        Ok((t, warnings)) => {
+            for w in warnings {
+                o.err(format!("{me}: cmd. line:1: {w}\n"));
+            }
+            t
+        }
         Err(e) => {
             syntax_error(&mut o, me, &text, &sources, &starts, e.at, &e.msg, false);
             return Ok(o);
@@ -248,6 +259,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             if let Some((m, st)) = e.bare {
                 let name = sources.first().map_or("cmd. line", |s| s.name.as_str());
                 o.err(format!("{me}: {name}:1: {m}\n"));
+                if m.contains("is not allowed outside a loop") {
+                    // gawk reports these twice.
+                    o.err(format!("{me}: {name}:1: {m}\n"));
+                }
                 o.status = st;
             } else {
                 syntax_error(&mut o, me, &text, &sources, &starts, e.at, &e.msg, e.eol);
@@ -292,9 +307,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if it.exit_code != 0 {
         status = it.exit_code;
     }
+    it.flush_stdout();
     match r {
         Ok(()) | Err(Abort::Exit) => {}
-        Err(Abort::Stop) => {}
+        Err(Abort::Stop | Abort::Next(_)) => {}
         Err(Abort::Fatal(m)) => {
             let loc = it.location(true);
             it.o.err(format!("{me}: {loc}fatal: {m}\n"));
@@ -359,3 +375,12 @@ fn syntax_error(
 
 #[cfg(test)]
 mod tests;
+
+/// Parses an awk program (for the fuzz target `awk_parse`): `Err` is gawk's message.
+pub fn parse_program(text: &[u8]) -> Result<(), String> {
+    let (toks, _) = lexer::tokenize(text).map_err(|e| e.msg)?;
+    parser::Parser::new(toks)
+        .program()
+        .map(|_| ())
+        .map_err(|e| e.msg)
+}

@@ -65,6 +65,9 @@ pub struct Parser {
     in_print: bool,
     /// Inside `for (` init: `in` is not an operator.
     no_in: bool,
+    /// The rule being parsed: `BEGIN`, `END` or another.
+    rule: Option<&'static str>,
+    loops: usize,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -97,6 +100,8 @@ impl Parser {
             depth: 0,
             in_print: false,
             no_in: false,
+            rule: None,
+            loops: 0,
         };
         for s in SPECIALS {
             p.global(s);
@@ -167,6 +172,15 @@ impl Parser {
             bare: None,
         }
     }
+    fn err_at(&self, pos: usize) -> ParseError {
+        let at = self.toks.get(pos).map_or(0, |t| t.at);
+        ParseError {
+            msg: "syntax error".into(),
+            at,
+            eol: false,
+            bare: None,
+        }
+    }
     fn expect(&mut self, t: &Tok) -> PResult<()> {
         if self.eat(t) { Ok(()) } else { Err(self.err()) }
     }
@@ -197,7 +211,10 @@ impl Parser {
                     if self.peek() != &Tok::LBrace {
                         return Err(self.err());
                     }
-                    let action = self.block()?;
+                    self.rule = Some(if begin { "BEGIN" } else { "END" });
+                    let action = self.block();
+                    self.rule = None;
+                    let action = action?;
                     rules.push(Rule {
                         pattern: if begin { Pattern::Begin } else { Pattern::End },
                         action: Some(action),
@@ -259,6 +276,7 @@ impl Parser {
         self.func_list.push(Func {
             name: name.to_string(),
             nparams: 0,
+            params: Vec::new(),
             array_params: Vec::new(),
             body: Vec::new(),
             defined: false,
@@ -309,6 +327,7 @@ impl Parser {
             }
         }
         let n = params.len();
+        let names = params.clone();
         self.locals = Some((params, vec![false; n]));
         self.opt_newlines();
         if self.peek() != &Tok::LBrace {
@@ -318,6 +337,7 @@ impl Parser {
         let arrays = self.locals.take().map(|(_, a)| a).unwrap_or_default();
         if let Some(f) = self.func_list.get_mut(idx) {
             f.nparams = n;
+            f.params = names;
             f.array_params = arrays;
             f.body = body;
             f.defined = true;
@@ -397,13 +417,18 @@ impl Parser {
                     return Ok(Stmt::While(c, Box::new(Stmt::Block(Vec::new()))));
                 }
                 self.opt_newlines();
-                let body = self.stmt()?;
-                Ok(Stmt::While(c, Box::new(body)))
+                self.loops += 1;
+                let body = self.stmt();
+                self.loops -= 1;
+                Ok(Stmt::While(c, Box::new(body?)))
             }
             Tok::Do => {
                 self.pos += 1;
                 self.opt_newlines();
-                let body = self.stmt()?;
+                self.loops += 1;
+                let body = self.stmt();
+                self.loops -= 1;
+                let body = body?;
                 while matches!(self.peek(), Tok::Newline | Tok::Semi) {
                     self.pos += 1;
                 }
@@ -454,7 +479,10 @@ impl Parser {
             let kv = self.var(&k);
             let av = self.var(&a);
             self.mark_array(av);
-            let body = self.stmt()?;
+            self.loops += 1;
+            let body = self.stmt();
+            self.loops -= 1;
+            let body = body?;
             return Ok(Stmt::ForIn(Box::new(LValue::Var(kv)), av, Box::new(body)));
         }
         let init = if self.peek() == &Tok::Semi {
@@ -487,8 +515,10 @@ impl Parser {
             ));
         }
         self.opt_newlines();
-        let body = self.stmt()?;
-        Ok(Stmt::For(init, cond, step, Box::new(body)))
+        self.loops += 1;
+        let body = self.stmt();
+        self.loops -= 1;
+        Ok(Stmt::For(init, cond, step, Box::new(body?)))
     }
 
     fn simple_stmt(&mut self) -> PResult<Stmt> {
@@ -542,22 +572,33 @@ impl Parser {
                     Stmt::Print(args, redirect)
                 })
             }
-            Tok::Next => {
-                self.pos += 1;
-                Ok(Stmt::Next)
+            Tok::Next | Tok::Nextfile => {
+                let next = self.next() == Tok::Next;
+                if let Some(r) = self.rule
+                    && self.locals.is_none()
+                {
+                    let w = if next { "next" } else { "nextfile" };
+                    return Err(self.bare_err(format!("error: `{w}' used in {r} action")));
+                }
+                Ok(if next { Stmt::Next } else { Stmt::Nextfile })
             }
-            Tok::Nextfile => {
-                self.pos += 1;
-                Ok(Stmt::Nextfile)
+            Tok::Break | Tok::Continue => {
+                let brk = self.next() == Tok::Break;
+                if self.loops == 0 {
+                    return Err(self.bare_err(if brk {
+                        "error: `break' is not allowed outside a loop or switch".into()
+                    } else {
+                        "error: `continue' is not allowed outside a loop".into()
+                    }));
+                }
+                Ok(if brk { Stmt::Break } else { Stmt::Continue })
             }
-            Tok::Break => {
-                self.pos += 1;
-                Ok(Stmt::Break)
-            }
-            Tok::Continue => {
-                self.pos += 1;
-                Ok(Stmt::Continue)
-            }
+            Tok::Return if self.locals.is_none() => Err(ParseError {
+                msg: "`return' used outside function context".into(),
+                at: self.toks.get(self.pos).map_or(0, |t| t.at),
+                eol: false,
+                bare: None,
+            }),
             Tok::Exit | Tok::Return => {
                 let exit = self.next() == Tok::Exit;
                 let e = if matches!(
@@ -872,8 +913,9 @@ impl Parser {
                 let e = match self.peek() {
                     Tok::Incr | Tok::Decr => {
                         let d = if self.next() == Tok::Incr { 1.0 } else { -1.0 };
+                        let at = self.pos;
                         let p = self.primary()?;
-                        let lv = to_lvalue(p).ok_or_else(|| self.err())?;
+                        let lv = to_lvalue(p).ok_or_else(|| self.err_at(at))?;
                         Expr::Incr(true, d, Box::new(lv))
                     }
                     Tok::Minus => {
@@ -890,8 +932,9 @@ impl Parser {
                 } else {
                     -1.0
                 };
+                let at = self.pos;
                 let p = self.primary()?;
-                let lv = to_lvalue(p).ok_or_else(|| self.err())?;
+                let lv = to_lvalue(p).ok_or_else(|| self.err_at(at))?;
                 Ok(Expr::Incr(true, d, Box::new(lv)))
             }
             Tok::Not => Ok(Expr::Not(Box::new(self.unary()?))),

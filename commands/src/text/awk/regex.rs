@@ -184,8 +184,18 @@ fn bracket(p: &[u8], mut i: usize, out: &mut Vec<u8>) -> usize {
 pub fn to_gnu(p: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(p.len() + 8);
     let mut i = 0;
+    // Where a repetition operator has nothing to repeat (the start, after `(` or `|`),
+    // gawk takes it literally.
+    let mut at_start = true;
     while let Some(&c) = p.get(i) {
+        let was_start = at_start;
+        at_start = matches!(c, b'(' | b'|') || (c == b'^' && was_start);
         match c {
+            b'+' | b'?' | b'*' if was_start => {
+                out.push(b'\\');
+                out.push(c);
+                i += 1;
+            }
             b'\\' => {
                 let Some(&n) = p.get(i + 1) else {
                     out.extend_from_slice(b"\\\\");

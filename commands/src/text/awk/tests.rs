@@ -25,7 +25,7 @@ fn one_liners_as_gawk() {
             "a b   x\n5\na b\n",
         ),
         ("a:b:c\n", &["-F:", "{print $2}"], "b\n"),
-        ("a\tb c\n", &["-Ft", "{print $2}"], "b c\n"),
+        ("a\tb c\n", &["-Ft", "{print $2}"], "\n"),
         ("a\tb c\n", &["-F", "\\t", "{print $2}"], "b c\n"),
         ("1\n2\n3\n4\n", &["NR==2,NR==3"], "2\n3\n"),
         (
