@@ -75,8 +75,7 @@ impl Bi {
     pub fn arity(self) -> (usize, usize) {
         match self {
             Bi::Rand | Bi::Systime => (0, 0),
-            Bi::Srand | Bi::Fflush => (0, 1),
-            Bi::Length => (0, 1),
+            Bi::Srand | Bi::Fflush | Bi::Length => (0, 1),
             Bi::Close => (1, 2),
             Bi::Cos
             | Bi::Exp
@@ -89,12 +88,11 @@ impl Bi {
             | Bi::Toupper => (1, 1),
             Bi::Atan2 | Bi::Index => (2, 2),
             Bi::Gensub => (3, 4),
-            Bi::Match => (2, 3),
+            Bi::Match | Bi::Sub | Bi::Gsub | Bi::Substr => (2, 3),
             Bi::Split => (2, 4),
             Bi::Sprintf => (1, usize::MAX),
             Bi::Strftime => (0, 3),
-            Bi::Sub | Bi::Gsub => (2, 3),
-            Bi::Substr => (2, 3),
+
         }
     }
 }

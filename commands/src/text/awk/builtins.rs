@@ -46,10 +46,10 @@ fn to_int_or_float(v: f64, spec: &Spec, conv: u8) -> Vec<u8> {
             }
         }
         _ => {
-            if t >= 0.0 && t < 1.8e19 {
+            if (0.0..1.8e19).contains(&t) {
                 return field_bytes(&cprintf::unsigned(t as u64, conv, spec));
             }
-            if t < 0.0 && t >= -9.2e18 {
+            if (-9.2e18..0.0).contains(&t) {
                 return field_bytes(&cprintf::unsigned((t as i64).cast_unsigned(), conv, spec));
             }
             // gawk falls back to a float format for values out of range.
@@ -337,7 +337,7 @@ mod tests {
             Value::Num(-1.0),
             Value::Num(65.0),
             Value::str(b"hello"),
-            Value::Num(3.14159),
+            Value::Num(3.141_49),
             Value::str(b"ab"),
             Value::Num(42.0),
             Value::Num(5.0),

@@ -653,19 +653,18 @@ impl<'a> Interp<'a> {
                 && let Some(a) = &r.action
             {
                 match self.exec_block(a) {
-                    Ok(_) => {}
                     Err(Abort::Exit) => {
                         exited = true;
                         break;
                     }
                     Err(e) => return Err(e),
+                    Ok(_) => {}
                 }
             }
         }
         if !exited && has_main {
             match self.main_loop() {
-                Ok(()) => {}
-                Err(Abort::Exit) => {}
+                Ok(()) | Err(Abort::Exit) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -720,10 +719,10 @@ impl<'a> Interp<'a> {
                     Pattern::Range(a, b, k) => {
                         let on = self.range_on.get(*k).copied().unwrap_or(false);
                         if on {
-                            if self.eval_cond(b)? {
-                                if let Some(s) = self.range_on.get_mut(*k) {
-                                    *s = false;
-                                }
+                            if self.eval_cond(b)?
+                                && let Some(s) = self.range_on.get_mut(*k)
+                            {
+                                *s = false;
                             }
                             true
                         } else if self.eval_cond(a)? {
@@ -743,7 +742,7 @@ impl<'a> Interp<'a> {
                 }
                 let flow = match &r.action {
                     None => {
-                        self.print_record()?;
+                        self.print_record();
                         Flow::Normal
                     }
                     Some(a) => match self.exec_block(a) {
@@ -785,7 +784,7 @@ impl<'a> Interp<'a> {
         self.rec.stale = false;
     }
 
-    fn print_record(&mut self) -> R<()> {
+    fn print_record(&mut self) {
         self.rebuild();
         let mut line = std::mem::take(&mut self.rec.text);
         let ors = std::mem::take(&mut self.ors);
@@ -793,17 +792,14 @@ impl<'a> Interp<'a> {
         self.stdout(&ors);
         self.ors = ors;
         std::mem::swap(&mut self.rec.text, &mut line);
-        Ok(())
     }
 
     /// The next record of the main input (ARGV's files in turn, or stdin); false at the end.
     fn next_main_record(&mut self, rec: &mut Vec<u8>) -> R<bool> {
         loop {
-            if self.main.is_none() {
-                if self.main_done || !self.open_next_main()? {
-                    self.main_done = true;
-                    return Ok(false);
-                }
+            if self.main.is_none() && (self.main_done || !self.open_next_main()?) {
+                self.main_done = true;
+                return Ok(false);
             }
             let mode = self.rs_mode.clone();
             let mut rt = std::mem::take(&mut self.rt);
@@ -858,14 +854,14 @@ impl<'a> Interp<'a> {
     /// Opens the next ARGV operand (doing assignments on the way); false when none is left.
     fn open_next_main(&mut self) -> R<bool> {
         let argc = self.global_num(ARGC);
-        let Some(Cell::Arr(argv)) = self.globals.get(ARGV).cloned() else {
+        let Some(Cell::Arr(argv_id)) = self.globals.get(ARGV).cloned() else {
             return Ok(false);
         };
         while (self.argi as f64) < argc {
             let key = self.argi.to_string();
             self.argi += 1;
             let arg = self
-                .arr(argv)
+                .arr(argv_id)
                 .and_then(|m| m.get(key.as_bytes()))
                 .map(|v| text_of(v, b"%.6g"))
                 .unwrap_or_default();
@@ -1092,7 +1088,7 @@ fn round_to_int(v: f64) -> f64 {
     v.trunc()
 }
 
-impl<'a> Interp<'a> {
+impl Interp<'_> {
     /// Where a fatal error happened, as gawk prefixes it: `cmd. line:1: ` once the program
     /// ran, with `(FILENAME=f FNR=n) ` once input was read.
     pub fn location(&self, with_record: bool) -> String {
@@ -1140,7 +1136,7 @@ impl<'a> Interp<'a> {
                     .map(|v| text_of(v, &self.convfmt))
                     .unwrap_or_default();
                 let out = self.format(&fmt, vals.get(1..).unwrap_or_default())?;
-                self.write_out(redir, &out)?;
+                self.write_out(redir.as_ref(), &out)?;
             }
             Stmt::If(c, t, e) => {
                 if self.eval_cond(c)? {
@@ -1285,7 +1281,8 @@ impl<'a> Interp<'a> {
 
     fn print(&mut self, args: &[Expr], redir: Option<&Redirect>) -> R<()> {
         if redir.is_none() && args.is_empty() {
-            return self.print_record();
+            self.print_record();
+            return Ok(());
         }
         let mut line = std::mem::take(&mut self.scratch);
         line.clear();
@@ -1303,12 +1300,12 @@ impl<'a> Interp<'a> {
             }
         }
         line.extend_from_slice(&self.ors);
-        let r = self.write_out(&redir.cloned(), &line);
+        let r = self.write_out(redir, &line);
         self.scratch = line;
         r
     }
 
-    fn write_out(&mut self, redir: &Option<Redirect>, bytes: &[u8]) -> R<()> {
+    fn write_out(&mut self, redir: Option<&Redirect>, bytes: &[u8]) -> R<()> {
         let Some(r) = redir else {
             self.stdout(bytes);
             return Ok(());
@@ -1509,9 +1506,9 @@ impl<'a> Interp<'a> {
         let x = self.eval(a)?;
         let y = self.eval(b)?;
         // NaN compares false except for `!=`.
-        let nanx = matches!(x, Value::Num(n) if n.is_nan());
-        let nany = matches!(y, Value::Num(n) if n.is_nan());
-        if nanx || nany {
+        let nan_left = matches!(x, Value::Num(n) if n.is_nan());
+        let nan_right = matches!(y, Value::Num(n) if n.is_nan());
+        if nan_left || nan_right {
             return Ok(op == CmpOp::Ne);
         }
         let o = cmp_values(&x, &y, &self.convfmt);
@@ -1753,10 +1750,6 @@ impl<'a> Interp<'a> {
             Expr::Assign(op, lv, rhs) => match op {
                 None => {
                     let v = self.eval(rhs)?;
-                    let v = match v {
-                        Value::Uninit => Value::Uninit,
-                        v => v,
-                    };
                     self.assign(lv, v.clone())?;
                     v
                 }
@@ -1952,12 +1945,11 @@ impl<'a> Interp<'a> {
     }
 
     fn target_text(&mut self, args: &[Expr], i: usize) -> R<Vec<u8>> {
-        match args.get(i) {
-            Some(e) => self.eval_str(e),
-            None => {
-                self.rebuild();
-                Ok(self.rec.text.clone())
-            }
+        if let Some(e) = args.get(i) {
+            self.eval_str(e)
+        } else {
+            self.rebuild();
+            Ok(self.rec.text.clone())
         }
     }
 

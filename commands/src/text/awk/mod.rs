@@ -13,6 +13,17 @@
 //! `for (k in a)` visits keys in an order of its own (gawk's is its hash order: neither is
 //! specified). `rand()` is not gawk's sequence.
 
+// awk's numbers are doubles: conversions between them and sizes, indexes and integers
+// are the language's own (truncation, `%d` of a double), and its comparisons are exact.
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    clippy::float_cmp,
+    clippy::many_single_char_names
+)]
+
 mod ast;
 mod builtins;
 mod interp;
@@ -44,6 +55,7 @@ struct Source {
     name: String,
 }
 
+#[allow(clippy::unnecessary_wraps)] // the handler signature
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let me = if ctx.name == CommandName::Gawk {
         "gawk"
@@ -92,14 +104,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             || long("--file")
             || long("--source");
         let value = if needs {
-            match inline {
-                Some(v) => Some(v),
-                None => {
-                    i += 1;
-                    match arg(i) {
-                        Some(v) => Some(v),
-                        None => {
-                            let letter = opt.get(1).copied().map(char::from).unwrap_or('?');
+            if let Some(v) = inline {
+                Some(v)
+            } else {
+                i += 1;
+                if let Some(v) = arg(i) {
+                    Some(v)
+                } else {
+                    {
+                        {
+                            let letter = opt.get(1).map_or('?', |&c| char::from(c));
                             if opt.starts_with(b"--") {
                                 usage_err(
                                     &mut o,
@@ -309,8 +323,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     it.flush_stdout();
     match r {
-        Ok(()) | Err(Abort::Exit) => {}
-        Err(Abort::Stop | Abort::Next(_)) => {}
+        Ok(()) | Err(Abort::Exit | Abort::Stop | Abort::Next(_)) => {}
         Err(Abort::Fatal(m)) => {
             let loc = it.location(true);
             it.o.err(format!("{me}: {loc}fatal: {m}\n"));
@@ -347,7 +360,7 @@ fn syntax_error(
     let base = starts.get(k).copied().unwrap_or(0);
     let name = sources.get(k).map_or("cmd. line", |s| s.name.as_str());
     let before = text.get(base..at).unwrap_or_default();
-    let mut line_no = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let mut line_no = memchr::memchr_iter(b'\n', before).count() + 1;
     let line_start = before
         .iter()
         .rposition(|&c| c == b'\n')

@@ -286,12 +286,9 @@ impl Parser {
 
     fn function(&mut self) -> PResult<()> {
         self.pos += 1;
-        let name = match self.next() {
-            Tok::Name(n) | Tok::FuncName(n) => n,
-            _ => {
-                self.pos = self.pos.saturating_sub(1);
-                return Err(self.err());
-            }
+        let (Tok::Name(name) | Tok::FuncName(name)) = self.next() else {
+            self.pos = self.pos.saturating_sub(1);
+            return Err(self.err());
         };
         let idx = self.func_index(&name);
         if self.func_list.get(idx).is_some_and(|f| f.defined) {
@@ -452,16 +449,16 @@ impl Parser {
         self.pos += 1;
         self.expect(&Tok::LParen)?;
         // `for (k in a)` and `for ((k) in a)`.
-        let forin = match (
-            self.peek(),
-            self.peek_at(1),
-            self.peek_at(2),
-            self.peek_at(3),
-        ) {
-            (Tok::Name(_), Tok::In, Tok::Name(_), Tok::RParen) => true,
-            (Tok::LParen, Tok::Name(_), Tok::RParen, Tok::In) => true,
-            _ => false,
-        };
+        let forin = matches!(
+            (
+                self.peek(),
+                self.peek_at(1),
+                self.peek_at(2),
+                self.peek_at(3),
+            ),
+            (Tok::Name(_), Tok::In, Tok::Name(_), Tok::RParen)
+                | (Tok::LParen, Tok::Name(_), Tok::RParen, Tok::In)
+        );
         if forin {
             let paren = self.eat(&Tok::LParen);
             let Tok::Name(k) = self.next() else {
@@ -578,14 +575,14 @@ impl Parser {
                     && self.locals.is_none()
                 {
                     let w = if next { "next" } else { "nextfile" };
-                    return Err(self.bare_err(format!("error: `{w}' used in {r} action")));
+                    return Err(Self::bare_err(format!("error: `{w}' used in {r} action")));
                 }
                 Ok(if next { Stmt::Next } else { Stmt::Nextfile })
             }
             Tok::Break | Tok::Continue => {
                 let brk = self.next() == Tok::Break;
                 if self.loops == 0 {
-                    return Err(self.bare_err(if brk {
+                    return Err(Self::bare_err(if brk {
                         "error: `break' is not allowed outside a loop or switch".into()
                     } else {
                         "error: `continue' is not allowed outside a loop".into()
@@ -804,11 +801,11 @@ impl Parser {
             };
             self.pos += 1;
             let r = self.mul()?;
-            l = fold(op, l, r).map_err(|m| self.bare_err(m))?;
+            l = fold(op, l, r).map_err(Self::bare_err)?;
         }
     }
 
-    fn bare_err(&self, m: String) -> ParseError {
+    fn bare_err(m: String) -> ParseError {
         ParseError {
             msg: String::new(),
             at: 0,
@@ -828,7 +825,7 @@ impl Parser {
             };
             self.pos += 1;
             let r = self.unary()?;
-            l = fold(op, l, r).map_err(|m| self.bare_err(m))?;
+            l = fold(op, l, r).map_err(Self::bare_err)?;
         }
     }
 

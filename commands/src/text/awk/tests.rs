@@ -1,4 +1,4 @@
-//! Unit tests: expectations from GNU awk 5.2 (`gawk`, LC_ALL=C) on the same input.
+//! Unit tests: expectations from GNU awk 5.2 (`gawk`, `LC_ALL=C`) on the same input.
 
 use crate::CommandName;
 use crate::testing::world::{World, text, texts};
