@@ -92,7 +92,6 @@ impl Bi {
             Bi::Split => (2, 4),
             Bi::Sprintf => (1, usize::MAX),
             Bi::Strftime => (0, 3),
-
         }
     }
 }

@@ -369,6 +369,9 @@ impl<'a> Interp<'a> {
     }
 
     fn set_var(&mut self, v: Var, val: Value) -> R<()> {
+        if v == Var::Global(NF) && val.to_num() < 0.0 {
+            return fatal("NF set to negative value");
+        }
         match v {
             Var::Global(i) => {
                 if matches!(self.globals.get(i), Some(Cell::Arr(_))) {
@@ -1126,6 +1129,9 @@ impl Interp<'_> {
                 self.eval(e)?;
             }
             Stmt::Print(args, redir) => self.print(args, redir.as_ref())?,
+            Stmt::Printf(args, _) if args.is_empty() => {
+                return fatal("printf: no arguments");
+            }
             Stmt::Printf(args, redir) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {

@@ -249,6 +249,12 @@ impl Parser {
             }
         }
         for f in &self.func_list {
+            if !f.defined && self.globals.contains_key(&f.name) {
+                return Err(Self::bare_err(format!(
+                    "error: attempt to use non-function `{}' in function call",
+                    f.name
+                )));
+            }
             if !f.defined {
                 return Err(ParseError {
                     msg: String::new(),
@@ -292,15 +298,9 @@ impl Parser {
         };
         let idx = self.func_index(&name);
         if self.func_list.get(idx).is_some_and(|f| f.defined) {
-            return Err(ParseError {
-                msg: format!("function name `{name}' previously defined"),
-                at: self
-                    .toks
-                    .get(self.pos.saturating_sub(1))
-                    .map_or(0, |t| t.at),
-                eol: false,
-                bare: None,
-            });
+            return Err(Self::bare_err(format!(
+                "error: function name `{name}' previously defined"
+            )));
         }
         self.expect(&Tok::LParen)?;
         let mut params = Vec::new();
@@ -322,6 +322,11 @@ impl Parser {
                     return Err(self.err());
                 }
             }
+        }
+        if params.contains(&name) {
+            return Err(Self::bare_err(format!(
+                "error: function `{name}': cannot use function name as parameter name"
+            )));
         }
         let n = params.len();
         let names = params.clone();
@@ -560,9 +565,6 @@ impl Parser {
                     }
                     _ => None,
                 };
-                if printf && args.is_empty() {
-                    return Err(self.err());
-                }
                 Ok(if printf {
                     Stmt::Printf(args, redirect)
                 } else {
