@@ -70,6 +70,8 @@ pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 #[doc(hidden)]
 pub use text::sed::fuzz_compile as sed_fuzz_compile;
+#[doc(hidden)]
+pub use text::awk::parse_program as awk_parse;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
 /// with `?` and a [`Stop`]; [`run`] renders the stop.
@@ -81,6 +83,7 @@ pub type Handler = fn(&[OsString], &Ctx) -> Result<Outcome, Stop>;
 commands! {
 //  variant    name        handler                         kind
     Bracket    "["         builtins::bracket               Both;
+    Awk        "awk"       text::awk                       Program(2);
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
@@ -102,6 +105,7 @@ commands! {
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;
+    Gawk       "gawk"      text::awk                       Program(2);
     Grep       "grep"      search::grep                    Program(2);
     Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;

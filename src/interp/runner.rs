@@ -110,11 +110,8 @@ impl Runner for LineRunner<'_> {
                 }
             }
             RunWhat::Shell(text) => {
-                let words = [
-                    "sh".to_string(),
-                    "-c".to_string(),
-                    String::from_utf8_lossy(text).into_owned(),
-                ];
+                // `sh -c LINE`: the child shell takes the words after its name.
+                let words = ["-c".to_string(), String::from_utf8_lossy(text).into_owned()];
                 this.child_shell(&mut sub, &words, true, &io, self.line, self.streams);
             }
         }

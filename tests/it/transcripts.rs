@@ -249,7 +249,7 @@ fn run_in_bash(parsed: &Transcript, root: &Path) -> Vec<Step> {
             .find(|p| Path::new(p).exists())
             .expect("the awk transcripts need GNU awk: run tests/oracles/install.sh");
         let awk = shim.path().join("awk");
-        std::fs::write(&awk, format!("#!/bin/bash\nexec {gawk} \"$@\"\n")).unwrap();
+        std::fs::write(&awk, format!("#!/bin/bash\nexec -a awk {gawk} \"$@\"\n")).unwrap();
         std::fs::set_permissions(&awk, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         if !path.starts_with(&*shim.path().to_string_lossy()) {

@@ -1,6 +1,7 @@
 //! GNU byte and line filters: they read files or stdin and write stdout (`tee`, `sort -o` and
 //! `uniq OUTPUT` also write a file through an effect).
 
+pub mod awk;
 pub mod cat;
 pub mod column;
 pub mod comm;
