@@ -69,9 +69,9 @@ pub use support::regex_gnu::{
 pub use support::testexpr::{binary_test, unary_file_test};
 pub use testing::memfs;
 #[doc(hidden)]
-pub use text::sed::fuzz_compile as sed_fuzz_compile;
-#[doc(hidden)]
 pub use text::awk::parse_program as awk_parse;
+#[doc(hidden)]
+pub use text::sed::fuzz_compile as sed_fuzz_compile;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
 /// with `?` and a [`Stop`]; [`run`] renders the stop.

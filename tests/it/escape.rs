@@ -1757,3 +1757,65 @@ fn session_odd_names_match_bash() {
     }
     rep.finish();
 }
+
+/// The text tools and the commands that start others read and write only through the
+/// sandbox: an escaping operand answers as a missing one (a link out as a dangling link),
+/// and nothing outside changes.
+const TOOL_READS: &[&str] = &[
+    "sed p {}",
+    "sed -n 1p < {}",
+    "sed -n '1r {}' file.txt",
+    "awk 1 {}",
+    "awk 'BEGIN { while ((getline l < ARGV[1]) > 0) print l }' {}",
+    "diff {} file.txt",
+    "cmp {} file.txt",
+    "echo {} | xargs cat",
+    "xargs -a {} echo",
+    "env cat {}",
+    "find {} -exec cat '{''}' +",
+    "find {} -exec cat '{''}' ';'",
+    "nl {}",
+    "tac {}",
+    "paste {} file.txt",
+];
+/// The reference is a name in a missing directory (for a link out, a dangling link into a
+/// missing directory).
+const TOOL_CREATES: &[&str] = &[
+    "sed -n 'w {}' file.txt",
+    "sed 's/a/b/w {}' file.txt",
+    "awk 'BEGIN { print 1 > ARGV[1] }' {}",
+    "awk 'BEGIN { print 1 >> ARGV[1] }' {}",
+    "echo {} | xargs touch",
+    "env touch {}",
+    "find file.txt -exec cp '{''}' {} ';'",
+];
+
+#[test]
+fn session_text_tools_and_started_commands_stay_inside() {
+    let mut rep = Report::default();
+    for esc in ["../secret.txt", "@OUTER@/secret.txt", "/etc/passwd"] {
+        for t in TOOL_READS {
+            check_404(&mut rep, Mount::Real, &[], t, esc, "nonexist00");
+        }
+        for t in TOOL_CREATES {
+            check_404(&mut rep, Mount::Real, &[], t, esc, "nonexist00/x");
+        }
+        check_404(
+            &mut rep,
+            Mount::Real,
+            &[],
+            "sed -i s/T/X/ {}",
+            esc,
+            "nonexist00",
+        );
+    }
+    for &link in FILE_LINKS_OUT {
+        for t in TOOL_READS {
+            check_404(&mut rep, Mount::Real, &[], t, link, "dangling");
+        }
+        for t in TOOL_CREATES {
+            check_404(&mut rep, Mount::Real, &[], t, link, "dangling_dir");
+        }
+    }
+    rep.finish();
+}

@@ -708,3 +708,38 @@ fn deep_recursion_at_the_default_limits_does_not_overflow() {
     );
     assert_alive(&mut s);
 }
+
+#[test]
+fn deadline_stops_runaway_text_tools_and_the_commands_they_start() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "[limits]\ndeadline_ms = 300\n");
+    for line in [
+        "awk 'BEGIN { while (1); }'",
+        "awk 'BEGIN { while (1) x++ }'",
+        "awk 'BEGIN { for (;;) { } }'",
+        "sed ':a;ba' a.txt",
+        "yes | sed 's/y/n/' > /dev/null",
+        "yes | awk '{ n++ }'",
+        "sleep 10",
+        "yes | xargs echo > /dev/null",
+        "find . -exec sh -c 'while :; do :; done' \\;",
+        "awk 'BEGIN { system(\"while :; do :; done\") }'",
+        "env sh -c 'while :; do :; done'",
+        "echo x | xargs sh -c 'while :; do :; done'",
+    ] {
+        let start = Instant::now();
+        let r = s.run(line);
+        let took = start.elapsed();
+        assert_eq!(r.status, 124, "{line}: {}", err(&r));
+        // Said once, by the shell (a child shell names itself: `sh: line 1: `).
+        assert!(
+            err(&r).ends_with(
+                "line 1: time limit of 300 ms for one command line exceeded; the command was stopped\n"
+            ) && err(&r).matches("time limit").count() == 1,
+            "{line}: {}",
+            err(&r)
+        );
+        assert!(took < Duration::from_secs(5), "{line}: {took:?}");
+        assert_alive(&mut s);
+    }
+}

@@ -202,6 +202,18 @@ const CASES: &[&str] = &[
     "( cd docs && echo x > guide.txt ); { echo y > b.txt; } > c.txt",
     "bash -c 'echo child > c.txt; mv a.txt m.txt'",
     "for i in 1 2; do touch a.txt; chmod 600 a.txt; echo $i > a.txt; done",
+    // Text tools and the commands they start: one transaction each.
+    "sed -i s/a/X/ a.txt b.txt",
+    "sed -i.bak 's/^/> /' a.txt",
+    "sed -n 'w sed-out.txt' a.txt",
+    "awk '{ print > \"awk-out.txt\" }' a.txt",
+    "awk 'BEGIN { print 1 >> \"a.txt\" }'",
+    "awk 'BEGIN { system(\"mkdir sysdir; echo x > sysdir/f\") }'",
+    "find . -name '*.txt' -exec rm {} +",
+    "find docs -type f -exec cp {} . \\;",
+    "echo a.txt b.txt | xargs rm",
+    "printf 'n1\\nn2\\n' | xargs touch",
+    "env touch envfile",
 ];
 
 #[test]
