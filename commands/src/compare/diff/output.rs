@@ -338,6 +338,41 @@ fn context_range(out: &mut Vec<u8>, a: isize, b: isize) {
     }
 }
 
+/// One side of a context hunk, lines `from..=to` of `text`: `side` gives a change's first
+/// line, its length on this side and on the other; a line changed on both sides is `! `, on
+/// this side only `only`.
+#[allow(clippy::cast_possible_wrap)]
+fn context_side(
+    out: &mut Vec<u8>,
+    hunk: &[Change],
+    text: &Text,
+    from: isize,
+    to: isize,
+    side: impl Fn(&Change) -> (usize, usize, usize),
+    only: &[u8],
+) {
+    let mut k = 0;
+    for i in from..=to {
+        while hunk.get(k).is_some_and(|c| {
+            let (first, len, _) = side(c);
+            ((first + len) as isize) <= i
+        }) {
+            k += 1;
+        }
+        let flag: &[u8] = match hunk.get(k).map(&side) {
+            Some((first, _, other)) if first as isize <= i => {
+                if other > 0 {
+                    b"! "
+                } else {
+                    only
+                }
+            }
+            _ => b"  ",
+        };
+        put_line(out, text, i, flag);
+    }
+}
+
 #[allow(clippy::cast_possible_wrap)]
 fn context_hunk(out: &mut Vec<u8>, hunk: &[Change], a: &Text, b: &Text, s: &Style) -> bool {
     let (f0, l0, f1, l1, kind) = analyze(hunk, a, b, s);
@@ -349,51 +384,29 @@ fn context_hunk(out: &mut Vec<u8>, hunk: &[Change], a: &Text, b: &Text, s: &Styl
     context_range(out, f0, l0);
     out.extend_from_slice(b" ****\n");
     if kind & OLD != 0 {
-        let mut k = 0;
-        for i in f0..=l0 {
-            while hunk
-                .get(k)
-                .is_some_and(|c| ((c.line0 + c.deleted) as isize) <= i)
-            {
-                k += 1;
-            }
-            let flag: &[u8] = match hunk.get(k) {
-                Some(c) if c.line0 as isize <= i => {
-                    if c.inserted > 0 {
-                        b"! "
-                    } else {
-                        b"- "
-                    }
-                }
-                _ => b"  ",
-            };
-            put_line(out, a, i, flag);
-        }
+        context_side(
+            out,
+            hunk,
+            a,
+            f0,
+            l0,
+            |c| (c.line0, c.deleted, c.inserted),
+            b"- ",
+        );
     }
     out.extend_from_slice(b"--- ");
     context_range(out, f1, l1);
     out.extend_from_slice(b" ----\n");
     if kind & NEW != 0 {
-        let mut k = 0;
-        for j in f1..=l1 {
-            while hunk
-                .get(k)
-                .is_some_and(|c| ((c.line1 + c.inserted) as isize) <= j)
-            {
-                k += 1;
-            }
-            let flag: &[u8] = match hunk.get(k) {
-                Some(c) if c.line1 as isize <= j => {
-                    if c.deleted > 0 {
-                        b"! "
-                    } else {
-                        b"+ "
-                    }
-                }
-                _ => b"  ",
-            };
-            put_line(out, b, j, flag);
-        }
+        context_side(
+            out,
+            hunk,
+            b,
+            f1,
+            l1,
+            |c| (c.line1, c.inserted, c.deleted),
+            b"+ ",
+        );
     }
     true
 }
