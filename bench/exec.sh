@@ -10,6 +10,7 @@
 # both sides. Not a test: nothing asserts on times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORK=${1:-/tmp/trumansh-bench}
 REPS=${REPS:-3}
 export LC_ALL=C
@@ -19,18 +20,6 @@ TREE=$WORK/tree
 GENERATE_ONLY=1 bench/run.sh "$WORK"
 cargo build --release --quiet
 
-best_of() {
-  local best="" rss="" t0 t1 t m
-  for _ in $(seq "$REPS"); do
-    t0=$(date +%s%N)
-    /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
-    m=$(tail -n 1 "$WORK/time.out")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
-  done
-  echo "$best $rss"
-}
 
 row() { # name command (run by both sides with the tree as cwd)
   local name=$1 cmd=$2 g t

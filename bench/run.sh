@@ -13,6 +13,7 @@
 # WORKDIR/interp. This is not a test: nothing asserts on times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORK=${1:-/tmp/trumansh-bench}
 REPS=${REPS:-3}
 export LC_ALL=C
@@ -84,21 +85,6 @@ for i in range(500):
     cmds += [f"cd dir{i % 20:02}/sub{i % 20:02}", "ls > /dev/null", f"echo line {i} >> /tmp-out.txt".replace("/tmp-out.txt", "../../session-out.txt"), "cd ../.."]
 open(sys.argv[1], "w").write("\n".join(cmds) + "\n")
 PY
-
-# best_of CMD...: prints "seconds max_rss_kb" of the fastest of REPS runs (wall time from the
-# nanosecond clock; peak RSS from GNU time).
-best_of() {
-  local best="" rss="" t0 t1 t m
-  for _ in $(seq "$REPS"); do
-    t0=$(date +%s%N)
-    /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
-    m=$(tail -n 1 "$WORK/time.out")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
-  done
-  echo "$best $rss"
-}
 
 row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
   local name=$1 root=$2 gnu=$3 ours=$4 g t

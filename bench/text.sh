@@ -10,6 +10,7 @@
 # from GNU time. Prints a Markdown table with the ratio trumansh / GNU. Nothing asserts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORK=${1:-/tmp/trumansh-bench}
 REPS=${REPS:-3}
 SIZE_MB=${SIZE_MB:-1000}
@@ -39,18 +40,6 @@ fi
 NAME=$(basename "$BIG")
 cargo build --release --quiet
 
-best_of() {
-  local best="" rss="" t0 t1 t m
-  for _ in $(seq "$REPS"); do
-    t0=$(date +%s%N)
-    /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
-    m=$(tail -n 1 "$WORK/time.out")
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
-  done
-  echo "$best $rss"
-}
 
 row() { # name command (run with the file's directory as cwd on both sides)
   local name=$1 cmd=$2 g t
