@@ -743,3 +743,32 @@ fn deadline_stops_runaway_text_tools_and_the_commands_they_start() {
         assert_alive(&mut s);
     }
 }
+
+#[test]
+fn awk_and_regex_bounds_end_the_command_not_the_session() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "");
+    // Runaway recursion: a fatal error at 1000 calls, status 2.
+    let r = s.run("awk 'function f(n) { return f(n + 1) } BEGIN { f(1) }'; echo \"rc=$?\"");
+    assert_eq!(r.stdout, b"rc=2\n", "{}", err(&r));
+    assert!(
+        err(&r).contains("fatal: function `f': call depth too large"),
+        "{}",
+        err(&r)
+    );
+    assert_alive(&mut s);
+    // Strings that double without end: stopped at 256 MiB.
+    let r = s.run("awk 'BEGIN { s = \"x\"; while (1) s = s s }'; echo \"rc=$?\"");
+    assert_eq!(r.stdout, b"rc=2\n", "{}", err(&r));
+    assert!(err(&r).contains("fatal: string too long"), "{}", err(&r));
+    assert_alive(&mut s);
+    // A back-reference pattern that would backtrack exponentially: the step budget ends
+    // the search (no match) and sed goes on with the next line.
+    let r = s.run(&format!(
+        "printf '{}\\nok\\n' | sed -n '/\\(\\(a*\\)*\\)*\\1b/p; /ok/p'",
+        "a".repeat(40)
+    ));
+    assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
+    assert_eq!(r.status, 0);
+    assert_alive(&mut s);
+}
