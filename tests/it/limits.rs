@@ -764,7 +764,7 @@ fn awk_and_regex_bounds_end_the_command_not_the_session() {
     assert_alive(&mut s);
     // A back-reference pattern that would backtrack exponentially: the step budget ends
     // the search (no match) and sed goes on with the next line.
-    let r = s.run(&format!(
+    let r = s.run(format!(
         "printf '{}\\nok\\n' | sed -n '/\\(\\(a*\\)*\\)*\\1b/p; /ok/p'",
         "a".repeat(40)
     ));
