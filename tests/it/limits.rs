@@ -772,3 +772,21 @@ fn awk_and_regex_bounds_end_the_command_not_the_session() {
     assert_eq!(r.status, 0);
     assert_alive(&mut s);
 }
+
+#[test]
+fn commands_starting_commands_nest_to_a_bound() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "");
+    // `env env env ... echo`: each level is one command line started by another.
+    let r = s.run(format!("{}echo deep", "env ".repeat(200)));
+    assert!(r.stdout.is_empty(), "{}", err(&r));
+    assert_eq!(
+        err(&r),
+        "bash: line 1: limit reached: more than 32 nested commands in one command line \
+         (limits.subst_depth); the rest was skipped\n"
+    );
+    assert_alive(&mut s);
+    // Within the bound it runs.
+    let r = s.run(format!("{}echo deep", "env ".repeat(20)));
+    assert_eq!(r.stdout, b"deep\n", "{}", err(&r));
+}
