@@ -11,6 +11,7 @@
 # trumansh side writes to a file for that). This is not a test: nothing asserts on times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 WORK=${1:-/tmp/trumansh-bench}/awk
 SIZE_MB=${SIZE_MB:-200}
 REPS=${REPS:-1}
@@ -57,26 +58,13 @@ TOML
 
 cargo build --release --quiet
 
-# measure CMD...: "wall_s max_rss_kb" of the fastest of REPS runs.
-measure() {
-  local best="" rss="" w m
-  for _ in $(seq "$REPS"); do
-    /usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" >/dev/null 2>"$WORK/err.txt" || true
-    read -r w m < <(tail -n 1 "$WORK/time.out")
-    if [ -z "$best" ] || "$GAWK" "BEGIN{exit !($w < $best)}"; then
-      best=$w
-      rss=$m
-    fi
-  done
-  echo "$best $rss"
-}
 
 printf '%-34s %9s %9s %7s %11s %11s\n' workload gawk_s trumansh_s ratio gawk_rss_kb ours_rss_kb
 row() {
   local name=$1 prog=$2 opts=${3:-} g t ratio note=""
   # shellcheck disable=SC2086
-  g=$(measure "$GAWK" $opts "$prog" "$BIG")
-  t=$(measure "$BIN" --root "$ROOT" --state-dir "$STATE" --policy "$POLICY" \
+  g=$(best_of "$GAWK" $opts "$prog" "$BIG")
+  t=$(best_of "$BIN" --root "$ROOT" --state-dir "$STATE" --policy "$POLICY" \
     -c "awk $opts '$prog' big.csv > /dev/null")
   # shellcheck disable=SC2086
   if ! cmp -s <("$GAWK" $opts "$prog" "$BIG" | head -c 1000000) \
