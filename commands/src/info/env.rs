@@ -42,15 +42,6 @@ Full documentation <https://www.gnu.org/software/coreutils/env>
 or available locally via: info '(coreutils) env invocation'
 ";
 
-const VERSION: &str = "env (GNU coreutils) 9.1
-Copyright (C) 2022 Free Software Foundation, Inc.
-License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.
-This is free software: you are free to change and redistribute it.
-There is NO WARRANTY, to the extent permitted by law.
-
-Written by Richard Mlynarik, David MacKenzie, and Assaf Gordon.
-";
-
 /// A usage error: the message, the `Try` line, status 125.
 fn usage(msg: &str) -> Stop {
     Stop::UsageWith(msg.into(), 125)
@@ -194,11 +185,7 @@ fn options(args: &[OsString]) -> Result<(Plan, usize), Stop> {
                     o.out(HELP);
                     return Err(Stop::Done(o));
                 }
-                "version" => {
-                    let mut o = Outcome::ok();
-                    o.out(VERSION);
-                    return Err(Stop::Done(o));
-                }
+                "version" => return Err(Stop::Version),
                 _ => {}
             }
             continue;

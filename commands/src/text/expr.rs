@@ -64,15 +64,6 @@ Full documentation <https://www.gnu.org/software/coreutils/expr>
 or available locally via: info '(coreutils) expr invocation'
 ";
 
-const VERSION: &str = "expr (GNU coreutils) 9.1
-Copyright (C) 2022 Free Software Foundation, Inc.
-License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.
-This is free software: you are free to change and redistribute it.
-There is NO WARRANTY, to the extent permitted by law.
-
-Written by Mike Parker, James Youngman, and Paul Eggert.
-";
-
 /// A value: an integer, or a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Val {
@@ -388,11 +379,7 @@ pub fn run(args: &[OsString], _ctx: &Ctx) -> Result<Outcome, Stop> {
             o.out(HELP);
             return Ok(o);
         }
-        Some(b"--version") if args.len() == 1 => {
-            let mut o = Outcome::ok();
-            o.out(VERSION);
-            return Ok(o);
-        }
+        Some(b"--version") if args.len() == 1 => return Err(Stop::Version),
         Some(b"--") => args = args.get(1..).unwrap_or_default(),
         _ => {}
     }
