@@ -60,6 +60,12 @@ pub enum AppliedEffect {
     Copy { from: PathBuf, to: PathBuf },
     /// Permission bits were set.
     SetMode { path: PathBuf, mode: u32 },
+    /// A symbolic link holding `target` was created (`ln -s`).
+    Symlink { path: PathBuf, target: PathBuf },
+    /// `to` was made a new name of `from` (`ln`).
+    HardLink { from: PathBuf, to: PathBuf },
+    /// A file's length was set to `len` (`truncate`).
+    Truncate { path: PathBuf, len: u64 },
     /// `undo` reverted an earlier line.
     Undo { line: String, changes: usize },
 }
@@ -88,6 +94,18 @@ impl AppliedEffect {
                 path: path.clone(),
                 mode: *mode,
             },
+            Op::Symlink { path, target } => AppliedEffect::Symlink {
+                path: path.clone(),
+                target: target.clone(),
+            },
+            Op::HardLink { from, to } => AppliedEffect::HardLink {
+                from: from.clone(),
+                to: to.clone(),
+            },
+            Op::Truncate { path, len, .. } => AppliedEffect::Truncate {
+                path: path.clone(),
+                len: *len,
+            },
         }
     }
 
@@ -102,6 +120,9 @@ impl AppliedEffect {
             AppliedEffect::Rename { .. } => "rename",
             AppliedEffect::Copy { .. } => "copy",
             AppliedEffect::SetMode { .. } => "set_mode",
+            AppliedEffect::Symlink { .. } => "symlink",
+            AppliedEffect::HardLink { .. } => "hard_link",
+            AppliedEffect::Truncate { .. } => "truncate",
             AppliedEffect::Undo { .. } => "undo",
         }
     }
@@ -113,8 +134,12 @@ impl AppliedEffect {
             | AppliedEffect::Write { path, .. }
             | AppliedEffect::Touch { path }
             | AppliedEffect::Trash { path }
-            | AppliedEffect::SetMode { path, .. } => Some(path),
-            AppliedEffect::Rename { from, .. } | AppliedEffect::Copy { from, .. } => Some(from),
+            | AppliedEffect::SetMode { path, .. }
+            | AppliedEffect::Symlink { path, .. }
+            | AppliedEffect::Truncate { path, .. } => Some(path),
+            AppliedEffect::Rename { from, .. }
+            | AppliedEffect::Copy { from, .. }
+            | AppliedEffect::HardLink { from, .. } => Some(from),
             AppliedEffect::Undo { .. } => None,
         }
     }

@@ -543,8 +543,16 @@ pub(crate) fn audit_effect(audit: &Audit, effect: &AppliedEffect) {
         f.insert("path".into(), path_of(path));
     }
     match effect {
-        AppliedEffect::Rename { to, .. } | AppliedEffect::Copy { to, .. } => {
+        AppliedEffect::Rename { to, .. }
+        | AppliedEffect::Copy { to, .. }
+        | AppliedEffect::HardLink { to, .. } => {
             f.insert("to".into(), path_of(to));
+        }
+        AppliedEffect::Symlink { target, .. } => {
+            f.insert("target".into(), path_of(target));
+        }
+        AppliedEffect::Truncate { len, .. } => {
+            f.insert("len".into(), (*len).into());
         }
         AppliedEffect::Write { bytes, .. } => {
             f.insert("bytes".into(), (*bytes).into());
@@ -604,5 +612,8 @@ fn apply_planned(
         }
         Op::Copy { preserve, .. } => sandbox.copy_at(loc, targets.second()?, *preserve),
         Op::SetMode { mode, .. } => sandbox.set_mode_at(loc, *mode),
+        Op::Symlink { target, .. } => sandbox.symlink_at(loc, target),
+        Op::HardLink { .. } => sandbox.hard_link_at(loc, targets.second()?),
+        Op::Truncate { len, create, .. } => sandbox.truncate_at(loc, *len, *create),
     }
 }

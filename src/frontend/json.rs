@@ -273,13 +273,23 @@ pub fn effect_json(effect: &AppliedEffect) -> Value {
             put_bytes(&mut obj, "path", path_bytes(path));
             obj.insert("bytes".into(), (*bytes).into());
         }
-        AppliedEffect::Rename { from, to } | AppliedEffect::Copy { from, to } => {
+        AppliedEffect::Rename { from, to }
+        | AppliedEffect::Copy { from, to }
+        | AppliedEffect::HardLink { from, to } => {
             put_bytes(&mut obj, "path", path_bytes(from));
             put_bytes(&mut obj, "to", path_bytes(to));
         }
         AppliedEffect::SetMode { path, mode } => {
             put_bytes(&mut obj, "path", path_bytes(path));
             obj.insert("mode".into(), format!("{mode:04o}").into());
+        }
+        AppliedEffect::Symlink { path, target } => {
+            put_bytes(&mut obj, "path", path_bytes(path));
+            put_bytes(&mut obj, "target", path_bytes(target));
+        }
+        AppliedEffect::Truncate { path, len } => {
+            put_bytes(&mut obj, "path", path_bytes(path));
+            obj.insert("len".into(), (*len).into());
         }
         AppliedEffect::Undo { line, changes } => {
             obj.insert("line".into(), line.clone().into());

@@ -717,7 +717,7 @@ impl Sandbox {
         if m.file_type().is_symlink() {
             let (sdir, sname) = self.at(src)?;
             let target = sdir
-                .read_link(sname.unwrap_or(OsStr::new(".")))
+                .read_link_contents(sname.unwrap_or(OsStr::new(".")))
                 .map_err(map_err)?;
             self.charge(0, 1)?;
             let (ddir, dname) = self.at(dst)?;
@@ -795,6 +795,78 @@ impl Sandbox {
         Ok(created)
     }
 
+    /// Where a new name is made (a link): the name itself, never followed, not the root, and
+    /// writable.
+    fn locate_new(&self, vpath: &Path) -> Result<Loc, FsError> {
+        let loc = self.locate(vpath)?;
+        if loc.is_root() {
+            return Err(FsError::AlreadyExists);
+        }
+        self.check_writable(&loc)?;
+        Ok(loc)
+    }
+
+    /// `ln -s`: makes a symbolic link holding `target` at a location (never through a final
+    /// link; `EEXIST` when anything is there).
+    pub fn symlink_at(&self, loc: &Loc, target: &Path) -> Result<(), FsError> {
+        let (dir, name) = self.at(loc)?;
+        let name = name.ok_or(FsError::AlreadyExists)?;
+        if dir.symlink_metadata(name).is_ok() {
+            return Err(FsError::AlreadyExists);
+        }
+        if loc.has_trailing_slash() {
+            return Err(FsError::NotFound);
+        }
+        self.charge(0, 1)?;
+        dir.symlink_contents(target, name)
+            .map_err(|e| self.host_err(&loc.rel, e))
+    }
+
+    /// `ln`: makes `dst` a new name of the object at `src` (itself, a link as a link). A
+    /// directory cannot have one (`EPERM`), nor can what the agent cannot move (a directory
+    /// holding hidden paths is one already; a read-only file keeps its protection since every
+    /// write replaces a shared inode).
+    pub fn hard_link_at(&self, src: &Loc, dst: &Loc) -> Result<(), FsError> {
+        let m = self.lstat(src)?;
+        if m.is_dir() {
+            return Err(FsError::from_io(&io::Error::from_raw_os_error(1)));
+        }
+        let (sdir, sname) = self.at(src)?;
+        let sname = sname.ok_or(FsError::IsADirectory)?;
+        let (ddir, dname) = self.at(dst)?;
+        let dname = dname.ok_or(FsError::AlreadyExists)?;
+        self.charge(0, 1)?;
+        sdir.hard_link(sname, &ddir, dname)
+            .map_err(|e| self.host_err(&dst.rel, e))
+    }
+
+    /// `truncate`: sets a regular file's length (cut, or extended with a hole), creating it
+    /// empty first when asked. A file that shares its inode gets one of its own first.
+    pub fn truncate_at(&self, loc: &Loc, len: u64, create: bool) -> Result<(), FsError> {
+        let old = match self.write_probe(loc)? {
+            None if !create => return Ok(()),
+            None if loc.has_trailing_slash() => return Err(FsError::IsADirectory),
+            None => {
+                self.charge(0, 1)?;
+                self.create_new(loc).map_err(map_err)?;
+                0
+            }
+            Some((old, _)) => {
+                self.unshare(loc)?;
+                old
+            }
+        };
+        let grow = i64::try_from(len.saturating_sub(old)).unwrap_or(i64::MAX);
+        let cut = i64::try_from(old.saturating_sub(len)).unwrap_or(i64::MAX);
+        self.charge(grow - cut, 0)?;
+        let (dir, name) = self.at(loc)?;
+        let flags =
+            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())
+            .map_err(|e| map_err(e.into()))?;
+        rustix::fs::ftruncate(&fd, len).map_err(|e| map_err(e.into()))
+    }
+
     /// Sets permission bits.
     pub fn set_mode(&self, vpath: &Path, mode: u32) -> Result<(), FsError> {
         self.set_mode_at(&self.resolve_write_target(vpath)?, mode)
@@ -854,12 +926,21 @@ impl Sandbox {
                 first: self.locate(path),
                 second: None,
             },
-            Op::WriteFile { path, .. } | Op::Touch { path, .. } | Op::SetMode { path, .. } => {
-                Targets {
-                    first: self.resolve_write_target(path),
-                    second: None,
-                }
-            }
+            Op::Symlink { path, .. } => Targets {
+                first: self.locate_new(path),
+                second: None,
+            },
+            Op::HardLink { from, to } => Targets {
+                first: self.locate(from),
+                second: Some(self.locate_new(to)),
+            },
+            Op::WriteFile { path, .. }
+            | Op::Touch { path, .. }
+            | Op::SetMode { path, .. }
+            | Op::Truncate { path, .. } => Targets {
+                first: self.resolve_write_target(path),
+                second: None,
+            },
             Op::Rename { from, to } => Targets {
                 first: self.locate(from),
                 second: Some(self.locate(to)),
@@ -1135,8 +1216,8 @@ fn copy_tree(src: &Dir, from: &Path, dst: &Dir, to: &Path, depth: usize) -> Resu
     }
     let m = src.symlink_metadata(from).map_err(map_err)?;
     if m.file_type().is_symlink() {
-        let target = src.read_link(from).map_err(map_err)?;
-        dst.symlink(target, to).map_err(map_err)
+        let target = src.read_link_contents(from).map_err(map_err)?;
+        dst.symlink_contents(target, to).map_err(map_err)
     } else if m.is_dir() {
         dst.create_dir(to).map_err(map_err)?;
         for entry in src.read_dir(from).map_err(map_err)? {
@@ -1360,7 +1441,15 @@ impl FsView for Sandbox {
         let loc = self.locate(path)?;
         let (dir, name) = self.at(&loc)?;
         match name {
-            Some(n) => dir.read_link(n).map_err(map_err),
+            // A relative text as stored; an absolute one only when the link resolves inside
+            // (an agent's `ln -s "$PWD/a" l`): the text of a link out may be a host path,
+            // which the agent never sees (design decision 4).
+            Some(n) => match dir.read_link(n) {
+                Err(_) if self.stat(path, true).is_ok() => {
+                    dir.read_link_contents(n).map_err(map_err)
+                }
+                r => r.map_err(map_err),
+            },
             None => Err(FsError::InvalidArgument),
         }
     }

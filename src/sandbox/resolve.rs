@@ -372,11 +372,25 @@ impl Sandbox {
                     }
                     let target = self
                         .top(&stack)
-                        .read_link(OsStr::from_bytes(&name))
+                        .read_link_contents(OsStr::from_bytes(&name))
                         .map_err(map_err)?;
                     let bytes = target.as_os_str().as_bytes();
                     if bytes.first() == Some(&b'/') {
-                        return Err(self.refuse(&name, "a symlink with an absolute target"));
+                        // An absolute target is an agent's path: walked again from the root
+                        // when it lies under the mount point (`ln -s "$PWD/a" l`), leading
+                        // out (and dangling) otherwise.
+                        let Ok((comps, _)) = self.lexical(Path::new(OsStr::from_bytes(bytes)))
+                        else {
+                            return Err(self.refuse(&name, "a symlink with an absolute target"));
+                        };
+                        stack.clear();
+                        for part in comps.iter().rev() {
+                            pending.push_front(Pending {
+                                name: part.to_vec(),
+                                agent: true,
+                            });
+                        }
+                        continue;
                     }
                     if bytes.is_empty() {
                         return Err(FsError::NotFound);

@@ -695,7 +695,7 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
         return Ok(plan);
     };
     match op {
-        Op::CreateDir { .. } => {
+        Op::CreateDir { .. } | Op::Symlink { .. } => {
             if sandbox.before(loc).is_none() {
                 plan.undo.push(Inverse::Remove {
                     at: RelPath::of(sandbox, loc),
@@ -770,6 +770,30 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
                 });
             }
         }
+        Op::HardLink { .. } => {
+            if let Ok(dst) = targets.second()
+                && sandbox.before(dst).is_none()
+            {
+                plan.undo.push(Inverse::Remove {
+                    at: RelPath::of(sandbox, dst),
+                });
+            }
+        }
+        Op::Truncate { len, create, .. } => match sandbox.before(loc) {
+            None if *create => plan.undo.push(Inverse::Remove {
+                at: RelPath::of(sandbox, loc),
+            }),
+            None => {}
+            Some(b) if !b.is_file => {}
+            // Grown: cut back to the old length.
+            Some(b) if *len >= b.len => plan.undo.push(Inverse::Truncate {
+                at: RelPath::of(sandbox, loc),
+                len: b.len,
+                times: b.times,
+            }),
+            // Cut: the bytes it loses are saved.
+            Some(_) => plan_write(sandbox, loc, false, blob, &mut plan)?,
+        },
     }
     Ok(plan)
 }
@@ -814,8 +838,12 @@ fn op_path(op: &Op) -> String {
         | Op::WriteFile { path, .. }
         | Op::Touch { path, .. }
         | Op::Trash { path }
-        | Op::SetMode { path, .. } => path.as_path(),
-        Op::Rename { from, .. } | Op::Copy { from, .. } => from.as_path(),
+        | Op::SetMode { path, .. }
+        | Op::Symlink { path, .. }
+        | Op::Truncate { path, .. } => path.as_path(),
+        Op::Rename { from, .. } | Op::Copy { from, .. } | Op::HardLink { from, .. } => {
+            from.as_path()
+        }
     };
     match text(p.as_os_str().as_bytes()) {
         serde_json::Value::String(s) => s,

@@ -53,8 +53,9 @@ const LONG255: usize = 255;
 /// through `dir/..`).
 const FILE_LINKS_OUT: &[&str] = &["link_file_abs", "link_file_rel", "chain1", "deep_out"];
 
-/// Every link in the fixture that leads out: to a file, to a directory, to the sibling, or to
-/// the root by its host path.
+/// Every link in the fixture that leads out: to a file, to a directory, or to the sibling.
+/// (`rootlink_abs`, the root by its host path, is the root itself where the mount point is
+/// that path: an absolute target is the agent's path.)
 const LINKS_OUT: &[&str] = &[
     "link_file_abs",
     "link_file_rel",
@@ -63,7 +64,6 @@ const LINKS_OUT: &[&str] = &[
     "link_dir_rel",
     "link_dir_abs",
     "link_sibling",
-    "rootlink_abs",
 ];
 
 struct Fixture {
@@ -350,7 +350,6 @@ fn fsview_symlinks_out_behave_as_dangling_links() {
         "chain1",
         "chain2",
         "chain3",
-        "rootlink_abs",
     ] {
         let p = v(&m, link);
         assert_eq!(probe_through(&sb, &p), reference, "link {link}");
@@ -410,12 +409,7 @@ fn fsview_writes_through_links_out_are_refused_like_missing_dirs() {
     );
     // Creating through a directory link out: the write target resolves lexically, but the
     // kernel refuses the open; mkdir, touch, rename refuse too.
-    for dirlink in [
-        "link_dir_rel",
-        "link_dir_abs",
-        "link_sibling",
-        "rootlink_abs",
-    ] {
+    for dirlink in ["link_dir_rel", "link_dir_abs", "link_sibling"] {
         for (name, existing) in [("new", false), ("hidden_inside.txt", true)] {
             let p = v(&m, &format!("{dirlink}/{name}"));
             for append in [false, true] {
@@ -621,6 +615,13 @@ fn fsview_state_dir_is_hidden() {
     direct.sort();
     assert_eq!(direct, via_link, "listing the root through a link to it");
     assert_eq!(direct, via_slash);
+    // An absolute link to the mount point is a link to the root.
+    let mut via_abs = names(&v(&m, "rootlink_abs/"));
+    via_abs.sort();
+    assert_eq!(
+        direct, via_abs,
+        "listing the root through an absolute link to it"
+    );
     assert_eq!(direct, {
         let mut n = names(&v(&m, "dir/.."));
         n.sort();
@@ -646,6 +647,9 @@ fn fsview_state_dir_is_hidden() {
         "dir/../rootlink/.trash",
         "dirlink/../rootlink/.trash/trash",
         "rootlink/dir/../.trash",
+        "rootlink_abs/.trash",
+        "rootlink_abs/rootlink/.trash/trash",
+        "rootlink_abs/dir/../.trash",
     ];
     for h in hidden {
         let p = v(&m, h);
@@ -1342,11 +1346,47 @@ fn session_link_to_root_lists_like_the_root() {
         format!("cd {}; ls -a", fx.root.display()),
         "cd rootlink; ls -a".into(),
         "cd -P rootlink; ls -a".into(),
+        // The root by its absolute path, which is the mount point here.
+        "ls -a rootlink_abs/".into(),
+        "cd rootlink_abs; ls -a".into(),
+        "ls -a rootlink_abs/rootlink_abs/".into(),
     ] {
         let b = s.run(&line);
         assert_eq!(show(&a), show(&b), "{line}");
         s.run(format!("cd {}", fx.root.display()));
     }
+}
+
+#[test]
+fn session_absolute_links_are_agent_paths() {
+    // Under another mount point, the host path of the root leads out: a dangling link, and
+    // its text (a host path) is never shown.
+    let fx = fixture();
+    let mut s = session(&fx, Mount::HomeUser);
+    let dangling = s.run("ls -a dangling/");
+    for line in ["ls -a rootlink_abs/", "ls -a rootlink_abs/dir"] {
+        let r = s.run(line);
+        assert_eq!(r.status, dangling.status, "{line}: {}", show(&r));
+        assert!(!contains(&r.stdout, b"file.txt"), "{line}: {}", show(&r));
+    }
+    let l = s.run("ls -l rootlink_abs");
+    assert!(
+        !contains(&l.stdout, fx.root.as_os_str().as_bytes()),
+        "{}",
+        show(&l)
+    );
+    // An absolute link under the mount point is followed, and shows its text.
+    symlink("/home/user/file.txt", fx.root.join("abs_in")).unwrap();
+    symlink("/home/user/dir/", fx.root.join("abs_dir_in")).unwrap();
+    let direct = s.run("cat file.txt; ls dir");
+    let through = s.run("cat abs_in; ls abs_dir_in");
+    assert_eq!(show(&direct), show(&through));
+    let l = s.run("ls -l abs_in");
+    assert!(
+        contains(&l.stdout, b"abs_in -> /home/user/file.txt"),
+        "{}",
+        show(&l)
+    );
 }
 
 #[test]
@@ -1366,12 +1406,7 @@ fn session_writes_through_links_out() {
         }
     }
     // Creating through a directory link out: as through a dangling link.
-    for link in [
-        "link_dir_rel",
-        "link_dir_abs",
-        "link_sibling",
-        "rootlink_abs",
-    ] {
+    for link in ["link_dir_rel", "link_dir_abs", "link_sibling"] {
         for t in [
             "echo x > {}/new",
             "echo x >> {}/new",

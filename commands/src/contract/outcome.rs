@@ -150,6 +150,20 @@ pub enum Op {
     },
     /// `chmod`, `mkdir -m`: sets permission bits.
     SetMode { path: PathBuf, mode: u32 },
+    /// `ln -s`: creates a symbolic link at `path` holding `target` as given (never following
+    /// a final link of `path`; `EEXIST` when anything is there: `ln -f` trashes it first). A
+    /// target that leads out is stored but stays dangling for the agent.
+    Symlink { path: PathBuf, target: PathBuf },
+    /// `ln`: makes `to` a new name for the object `from` names (`from`'s final link is not
+    /// followed, as `ln -P`; a directory is refused with `EPERM`). `EEXIST` when `to` exists.
+    HardLink { from: PathBuf, to: PathBuf },
+    /// `truncate`: sets a regular file's length to `len` (cut, or extended with zeros),
+    /// creating it empty first when `create` and it does not exist.
+    Truncate {
+        path: PathBuf,
+        len: u64,
+        create: bool,
+    },
 }
 
 impl Outcome {
