@@ -157,6 +157,16 @@ impl Session {
     }
 
     /// The shell variables.
+    /// The command names bash would complete `prefix` to, in `compgen -c`'s order without
+    /// repeats: aliases, reserved words, functions, builtins, programs.
+    pub fn command_completions(&self, prefix: &str) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        crate::interp::command_names(&self.state, &self.rt.denied)
+            .into_iter()
+            .filter(|n| n.starts_with(prefix) && seen.insert(n.clone()))
+            .collect()
+    }
+
     pub fn vars(&self) -> &trumansh_commands::Vars {
         &self.state.vars
     }

@@ -14,7 +14,7 @@ use rustyline::hint::Hinter;
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
-use trumansh_commands::{CommandName, FileKind, FsView};
+use trumansh_commands::{FileKind, FsView};
 
 use crate::session::Session;
 use crate::shell::{self, ParseError};
@@ -73,12 +73,13 @@ impl Completer for ShellHelper {
         let command_position =
             head.is_empty() || head.ends_with(['|', ';', '&']) || head.ends_with("&&");
         if command_position && !word.contains('/') {
-            let names = CommandName::ALL
-                .iter()
-                .map(|c| c.as_str())
-                .filter(|n| n.starts_with(word))
+            let names = self
+                .session
+                .borrow()
+                .command_completions(word)
+                .into_iter()
                 .map(|n| Pair {
-                    display: n.to_string(),
+                    display: n.clone(),
                     replacement: format!("{n} "),
                 })
                 .collect();

@@ -51,6 +51,7 @@ pub(super) enum Builtin {
     Dirs,
     Pushd,
     Popd,
+    Compgen,
 }
 
 impl Builtin {
@@ -85,6 +86,7 @@ impl Builtin {
             "dirs" => Builtin::Dirs,
             "pushd" => Builtin::Pushd,
             "popd" => Builtin::Popd,
+            "compgen" => Builtin::Compgen,
             _ => return None,
         })
     }
@@ -121,7 +123,7 @@ fn is_name(s: &str) -> bool {
 }
 
 /// The conditions `trap` knows, as bash names them (`trap -l`, `trap -p`).
-const SIGNALS: &[(&str, u32)] = &[
+pub(super) const SIGNALS: &[(&str, u32)] = &[
     ("EXIT", 0),
     ("HUP", 1),
     ("INT", 2),
@@ -921,6 +923,23 @@ impl Interp<'_> {
                 }
             }
             Builtin::Umask => umask(state, &args, &mut said),
+            Builtin::Compgen => {
+                let a = super::complete::compgen(
+                    state,
+                    &self.rt.sandbox,
+                    (&self.rt.config.identity, &self.rt.denied),
+                    &args,
+                );
+                said.out = a.out;
+                said.status = a.status;
+                if let Some(e) = a.err {
+                    said.err(&e, a.status);
+                    if a.usage {
+                        said.err_raw
+                            .extend_from_slice(super::complete::Answer::usage_text().as_bytes());
+                    }
+                }
+            }
             Builtin::Times => {
                 said.out
                     .extend_from_slice(b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");

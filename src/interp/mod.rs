@@ -11,6 +11,7 @@
 //! (which owns the state, the runtime and the line's transaction).
 
 mod builtins;
+mod complete;
 mod compound;
 mod directives;
 mod host;
@@ -24,6 +25,7 @@ mod state;
 
 use std::sync::atomic::Ordering;
 
+pub(crate) use complete::command_names;
 pub use runtime::{Config, ErrorMode};
 pub(crate) use runtime::{LineState, Runtime};
 pub use state::PATH;

@@ -155,6 +155,12 @@ const SHELL_TOPICS: &[(&str, &str, &str, &str)] = &[
         "Evaluates each ARG as an arithmetic expression; the status is 1 when the last one is 0, else 0.",
     ),
     (
+        "compgen",
+        "compgen [-abcdefgjksuv] [-o option] [-A action] [-G globpat] [-W wordlist] [-F function] [-C command] [-X filterpat] [-P prefix] [-S suffix] [word]",
+        "Display possible completions depending on the options.",
+        "Prints the words that complete WORD: -a aliases, -b builtins, -c commands (aliases, reserved words, functions, builtins and the programs trumansh emulates), -d directories, -f files, -k reserved words, -v variables, -e exported variables, -A ACTION, -W WORDLIST, -G GLOBPAT; -X drops the matches of FILTERPAT (keeps them with a leading `!'), -P and -S add a prefix and suffix. -F and -C generate nothing outside programmable completion. The status is 1 when nothing matches.",
+    ),
+    (
         "local",
         "local [option] name[=value] ...",
         "Define local variables.",
