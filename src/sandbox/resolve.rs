@@ -3,9 +3,9 @@
 //!
 //! An agent path is walked one component at a time from the root handle. Each directory is
 //! opened relative to the one before without following a link (`O_NOFOLLOW`); a link met on
-//! the way is read and its target walked the same way (relative targets only: an absolute
-//! target leads out); `..` goes back to the handle the walk came from, never asks the kernel
-//! for a parent. The walk therefore knows, by construction, the *physical* root-relative
+//! the way is read and its target walked the same way (an absolute target is an agent's
+//! path: walked from the root when it lies under the mount point, leading out otherwise);
+//! `..` goes back to the handle the walk came from, never asks the kernel for a parent. The walk therefore knows, by construction, the *physical* root-relative
 //! path of everything it reaches (no `..`, no link in it), and that is what every check is
 //! made on — the policy's hidden and read-only rules, the state directory — and what the
 //! journal records. The operation then acts relative to the very parent handle the walk
