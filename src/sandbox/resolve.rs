@@ -5,9 +5,9 @@
 //! opened relative to the one before without following a link (`O_NOFOLLOW`); a link met on
 //! the way is read and its target walked the same way (an absolute target is an agent's
 //! path: walked from the root when it lies under the mount point, leading out otherwise);
-//! `..` goes back to the handle the walk came from, never asks the kernel for a parent. The walk therefore knows, by construction, the *physical* root-relative
-//! path of everything it reaches (no `..`, no link in it), and that is what every check is
-//! made on — the policy's hidden and read-only rules, the state directory — and what the
+//! `..` goes back to the handle the walk came from, never asks the kernel for a parent. The
+//! walk therefore knows, by construction, the *physical* root-relative path of everything it
+//! reaches (no `..`, no link in it), and that is what every check is made on — the policy's hidden and read-only rules, the state directory — and what the
 //! journal records. The operation then acts relative to the very parent handle the walk
 //! ended on; a [`Loc`] rebuilt from a recorded path (undo) reopens its parent with
 //! `RESOLVE_NO_SYMLINKS`, so a link planted since fails instead of being followed.
