@@ -6,11 +6,12 @@
 //! the way is read and its target walked the same way (an absolute target is an agent's
 //! path: walked from the root when it lies under the mount point, leading out otherwise);
 //! `..` goes back to the handle the walk came from, never asks the kernel for a parent. The
-//! walk therefore knows, by construction, the *physical* root-relative path of everything it
-//! reaches (no `..`, no link in it), and that is what every check is made on — the policy's hidden and read-only rules, the state directory — and what the
-//! journal records. The operation then acts relative to the very parent handle the walk
-//! ended on; a [`Loc`] rebuilt from a recorded path (undo) reopens its parent with
-//! `RESOLVE_NO_SYMLINKS`, so a link planted since fails instead of being followed.
+//! walk therefore knows, by construction, the *physical* root-relative path of everything
+//! it reaches (no `..`, no link in it), and that is what every check is made on — the
+//! policy's hidden and read-only rules, the state directory — and what the journal records.
+//! The operation then acts relative to the very parent handle the walk ended on; a [`Loc`]
+//! rebuilt from a recorded path (undo) reopens its parent with `RESOLVE_NO_SYMLINKS`, so a
+//! link planted since fails instead of being followed.
 //!
 //! What a concurrent stage can still change between the decision and the act is only the
 //! *position* of a directory the walk already holds (a rename). The agent cannot move a
