@@ -102,6 +102,7 @@ commands! {
     Expand     "expand"    text::expand                    Program;
     Export     "export"    builtins::export                Builtin;
     Expr       "expr"      text::expr                      Program(2);
+    Factor     "factor"    info::factor                    Program;
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;

@@ -6,6 +6,7 @@ pub mod basename;
 pub mod date;
 pub mod dirname;
 pub mod env;
+pub mod factor;
 pub mod hostname;
 pub mod id;
 pub mod nproc;
