@@ -88,6 +88,7 @@ commands! {
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Clear      "clear"     info::clear                     Program;
     Cmp        "cmp"       compare::cmp                    Program(2);
     Column     "column"    text::column                    Program;
     Comm       "comm"      text::comm                      Program;
@@ -113,16 +114,21 @@ commands! {
     Help       "help"      builtins::help                  Builtin;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
+    Jobs       "jobs"      info::jobs                      Builtin;
     Join       "join"      text::join                      Program;
+    Kill       "kill"      info::kill                      Both;
+    Less       "less"      info::less                      Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
+    More       "more"      info::more                      Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
     Paste      "paste"     text::paste                     Program;
     Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
+    Ps         "ps"        info::ps                        Program;
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
@@ -137,6 +143,7 @@ commands! {
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;
     Touch      "touch"     fs::touch                       Program;
+    Tput       "tput"      info::tput                      Program;
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
@@ -145,6 +152,7 @@ commands! {
     Unexpand   "unexpand"  text::unexpand                  Program;
     Uniq       "uniq"      text::uniq                      Program;
     Unset      "unset"     builtins::unset                 Builtin;
+    Uptime     "uptime"    info::uptime                    Program;
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;

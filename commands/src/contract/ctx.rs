@@ -161,6 +161,9 @@ pub struct Identity {
     pub uid: u32,
     pub gid: u32,
     pub hostname: String,
+    /// When the emulated machine booted (`uptime`, `ps`' start times): when the session's
+    /// identity was made, i.e. when the session started.
+    pub booted: SystemTime,
 }
 
 impl Default for Identity {
@@ -171,6 +174,7 @@ impl Default for Identity {
             uid: 1000,
             gid: 1000,
             hostname: "sandbox".into(),
+            booted: SystemTime::now(),
         }
     }
 }

@@ -57,3 +57,26 @@ pub fn account(id: &Identity, user: &[u8]) -> Option<Account> {
     let uid: u32 = text.strip_prefix('+').unwrap_or(text).parse().ok()?;
     all.into_iter().find(|a| a.uid == uid)
 }
+
+/// The shell's process id as `$$` shows it (the interpreter's `SHELL_PID`).
+pub const SHELL_PID: u32 = 4242;
+/// Its parent's (`$PPID`).
+pub const PARENT_PID: u32 = 4241;
+/// The process id `ps` shows for itself.
+pub const PS_PID: u32 = 4243;
+/// The shell's terminal, as `ps` shows it.
+pub const TTY: &str = "pts/0";
+
+/// A time of the session's zone, broken down.
+pub fn local(ctx: &crate::Ctx, t: std::time::SystemTime) -> crate::support::datetime::Tm {
+    use crate::support::datetime::{broken_down, session_zone, to_epoch};
+    let (secs, nsec) = to_epoch(t);
+    broken_down(secs, nsec, &session_zone(ctx))
+}
+
+/// Seconds since the machine booted ([`crate::Identity::booted`]).
+pub fn up_seconds(ctx: &crate::Ctx) -> u64 {
+    ctx.now
+        .duration_since(ctx.identity.booted)
+        .map_or(0, |d| d.as_secs())
+}
