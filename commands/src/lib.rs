@@ -142,6 +142,7 @@ commands! {
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;
+    Timeout    "timeout"   info::timeout                   Program(125);
     Touch      "touch"     fs::touch                       Program;
     Tput       "tput"      info::tput                      Program;
     Tr         "tr"        text::tr                        Program;

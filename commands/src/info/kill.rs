@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 
-use super::system::SHELL_PID;
+use super::system::{SHELL_PID, signal_name as name, signal_number as number};
 use crate::Stop;
 use crate::{Ctx, Outcome};
 
@@ -38,37 +38,6 @@ pub fn help() -> String {
     Returns success unless an invalid option is given or an error occurs.
 "
     .to_string()
-}
-
-/// Linux's signal names 1..=31, without `SIG`.
-const NAMES: [&str; 31] = [
-    "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
-    "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
-    "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
-];
-
-/// A signal's name (without `SIG`), `None` for numbers with none.
-pub fn name(n: i64) -> Option<String> {
-    match n {
-        1..=31 => NAMES
-            .get(usize::try_from(n - 1).ok()?)
-            .map(|s| (*s).to_string()),
-        34 => Some("RTMIN".into()),
-        35..=49 => Some(format!("RTMIN+{}", n - 34)),
-        50..=63 => Some(format!("RTMAX-{}", 64 - n)),
-        64 => Some("RTMAX".into()),
-        _ => None,
-    }
-}
-
-/// A signal spec (`9`, `KILL`, `SIGkill`), as bash decodes it for `kill`.
-pub fn number(spec: &str) -> Option<i64> {
-    if let Ok(n) = spec.parse::<i64>() {
-        return (n == 0 || name(n).is_some()).then_some(n);
-    }
-    let upper = spec.to_ascii_uppercase();
-    let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
-    (1..=64).find(|&n| name(n).as_deref() == Some(bare))
 }
 
 /// `kill -l`'s table: five `%2d) SIG%s\t` a line.

@@ -21,6 +21,7 @@ pub mod ps;
 pub mod sleep;
 mod system;
 mod terminfo;
+pub mod timeout;
 pub mod tput;
 pub mod uname;
 pub mod uptime;
