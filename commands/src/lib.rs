@@ -112,6 +112,7 @@ commands! {
     Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    History    "history"   info::history                   Builtin;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
     Jobs       "jobs"      info::jobs                      Builtin;

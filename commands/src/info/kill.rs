@@ -46,11 +46,9 @@ fn table() -> String {
     let mut k = 0;
     for n in 1..=64 {
         if let Some(nm) = name(n) {
-            let _ = write!(out, "{n:2}) SIG{nm}\t");
+            let _ = write!(out, "{n:2}) SIG{nm}");
             k += 1;
-            if k % 5 == 0 {
-                out.push('\n');
-            }
+            out.push(if k % 5 == 0 { '\n' } else { '\t' });
         }
     }
     if k % 5 != 0 {
@@ -108,8 +106,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                         program,
                         &format!("{a}: option requires an argument"),
                     );
-                    o.err(format!("kill: usage: {USAGE}\n"));
-                    return Ok(o.with_status(2));
+                    return Ok(o.with_status(1));
                 };
                 if number(spec).is_none() {
                     say(
@@ -188,6 +185,7 @@ mod tests {
     fn signals_as_bash() {
         let l = out(&["-l"]).0;
         assert!(l.starts_with(" 1) SIGHUP\t 2) SIGINT\t"));
+        assert!(l.contains("5) SIGTRAP\n 6)"));
         assert!(l.ends_with("63) SIGRTMAX-1\t64) SIGRTMAX\t\n"));
         assert_eq!(
             out(&["-l", "9", "KILL", "sigterm", "137"]).0,

@@ -8,6 +8,7 @@ pub mod date;
 pub mod dirname;
 pub mod env;
 pub mod factor;
+pub mod history;
 pub mod hostname;
 pub mod id;
 pub mod jobs;
