@@ -207,8 +207,15 @@ impl Guard {
     }
 
     /// Whether the line's deadline has passed, or the line was cancelled (remembered once
-    /// seen).
+    /// seen), or the deadline of the command running on this thread under `timeout` has
+    /// passed ([`child_expired`]; not remembered: the rest of the line goes on).
     pub fn expired(&self) -> bool {
+        self.line_expired() || child_expired()
+    }
+
+    /// Whether the line's own deadline has passed, or the line was cancelled (remembered
+    /// once seen).
+    pub fn line_expired(&self) -> bool {
         if self.owner.load(Ordering::Relaxed) {
             return false;
         }
@@ -406,6 +413,45 @@ impl Guard {
     /// Whether a line is running with a deadline (for readers that check it).
     fn has_deadline(&self) -> bool {
         self.deadline.load(Ordering::Relaxed) != 0
+    }
+}
+
+std::thread_local! {
+    /// The deadline of the command this thread runs for `timeout` (the earliest of nested
+    /// ones), if any: [`Guard::expired`] answers true past it on this thread only, so the
+    /// command stops as at the line's deadline while the other stages of the line go on.
+    static CHILD_DEADLINE: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// The deadline of the `timeout` command this thread runs for, to hand to the threads it
+/// starts (pipeline stages).
+pub fn child_deadline() -> Option<Instant> {
+    CHILD_DEADLINE.with(std::cell::Cell::get)
+}
+
+/// Whether the deadline of the `timeout` command this thread runs for has passed.
+pub fn child_expired() -> bool {
+    child_deadline().is_some_and(|at| Instant::now() >= at)
+}
+
+/// While alive, this thread runs a command under a deadline (`timeout`): the earlier of `at`
+/// and the one already in force. Dropping it restores the previous one.
+pub struct ChildDeadline {
+    previous: Option<Instant>,
+}
+
+impl ChildDeadline {
+    pub fn enter(at: Instant) -> ChildDeadline {
+        let previous = child_deadline();
+        let at = previous.map_or(at, |p| p.min(at));
+        CHILD_DEADLINE.with(|c| c.set(Some(at)));
+        ChildDeadline { previous }
+    }
+}
+
+impl Drop for ChildDeadline {
+    fn drop(&mut self) {
+        CHILD_DEADLINE.with(|c| c.set(self.previous));
     }
 }
 

@@ -88,6 +88,7 @@ commands! {
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Clear      "clear"     info::clear                     Program;
     Cmp        "cmp"       compare::cmp                    Program(2);
     Column     "column"    text::column                    Program;
     Comm       "comm"      text::comm                      Program;
@@ -102,6 +103,7 @@ commands! {
     Expand     "expand"    text::expand                    Program;
     Export     "export"    builtins::export                Builtin;
     Expr       "expr"      text::expr                      Program(2);
+    Factor     "factor"    info::factor                    Program;
     False      "false"     builtins::false_                Both;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;
@@ -110,18 +112,24 @@ commands! {
     Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    History    "history"   info::history                   Builtin;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
+    Jobs       "jobs"      info::jobs                      Builtin;
     Join       "join"      text::join                      Program;
+    Kill       "kill"      info::kill                      Both;
+    Less       "less"      info::less                      Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
+    More       "more"      info::more                      Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
     Paste      "paste"     text::paste                     Program;
     Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
+    Ps         "ps"        info::ps                        Program;
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
@@ -135,7 +143,9 @@ commands! {
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;
+    Timeout    "timeout"   info::timeout                   Program(125);
     Touch      "touch"     fs::touch                       Program;
+    Tput       "tput"      info::tput                      Program;
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
@@ -144,6 +154,7 @@ commands! {
     Unexpand   "unexpand"  text::unexpand                  Program;
     Uniq       "uniq"      text::uniq                      Program;
     Unset      "unset"     builtins::unset                 Builtin;
+    Uptime     "uptime"    info::uptime                    Program;
     Wc         "wc"        text::wc                        Program;
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;

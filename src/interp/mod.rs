@@ -417,6 +417,13 @@ impl Interp<'_> {
     /// The line's deadline: like `timeout`, status 124; the rest of the line is skipped. A
     /// cancellation (Ctrl-C, an MCP client's) stops it the same way, status 130.
     fn deadline(&self, state: &mut ShellState, line: usize, out: &dyn StreamSink) {
+        if !self.rt.guard().line_expired() && crate::limits::child_expired() {
+            // Only the deadline of a command run by `timeout`: that command ends (as if
+            // killed), silently; `timeout` reports 124 and the line goes on.
+            state.exit = Some(124);
+            state.set_status(124);
+            return;
+        }
         let cancelled = self.rt.guard().cancelled();
         if !self.line.timed_out.swap(true, Ordering::Relaxed) {
             let msg = if cancelled {

@@ -194,10 +194,13 @@ impl Interp<'_> {
                     err: io.err.clone(),
                     extra: io.extra.clone(),
                 };
+                let child_deadline = crate::limits::child_deadline();
                 let spawned = std::thread::Builder::new()
                     .stack_size(STAGE_STACK)
                     .spawn_scoped(scope, move || {
                         super::mark_stack(STAGE_STACK);
+                        // A stage of a command run by `timeout` keeps its deadline.
+                        let _deadline = child_deadline.map(crate::limits::ChildDeadline::enter);
                         let streams = ChannelSink(main_tx);
                         let sub = own.as_mut().or(borrowed)?;
                         // The previous stage has prepared (or given up).

@@ -30,6 +30,17 @@ pub(super) struct LineRunner<'a> {
 
 impl Runner for LineRunner<'_> {
     fn run(&self, req: RunRequest) -> RunResult {
+        self.run_limited(req, None)
+    }
+
+    fn run_until(&self, req: RunRequest, limit: std::time::Duration) -> RunResult {
+        self.run_limited(req, Some(limit))
+    }
+}
+
+impl LineRunner<'_> {
+    /// Runs a request, under its own deadline when `limit` is given (`timeout`).
+    fn run_limited(&self, req: RunRequest, limit: Option<std::time::Duration>) -> RunResult {
         let rt = self.interp.rt;
         let limits = &rt.config.policy.limits;
         let mut sub = self.state.subshell();
@@ -90,6 +101,10 @@ impl Runner for LineRunner<'_> {
         };
         let this = self.interp;
         let mut not_found = false;
+        // `timeout`: the command stops at its own deadline; the rest of the line does not.
+        let deadline = limit
+            .and_then(|d| std::time::Instant::now().checked_add(d))
+            .map(crate::limits::ChildDeadline::enter);
         match req.what {
             RunWhat::Argv(argv) => {
                 if let Some(target) = argv.first().and_then(|n| self.target(&sub, n)) {
@@ -115,6 +130,7 @@ impl Runner for LineRunner<'_> {
                 this.child_shell(&mut sub, &words, true, &io, self.line, self.streams);
             }
         }
+        drop(deadline);
         let status = sub.exit.unwrap_or(sub.last_status);
         RunResult {
             status,

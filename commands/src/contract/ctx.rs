@@ -161,6 +161,9 @@ pub struct Identity {
     pub uid: u32,
     pub gid: u32,
     pub hostname: String,
+    /// When the emulated machine booted (`uptime`, `ps`' start times): when the session's
+    /// identity was made, i.e. when the session started.
+    pub booted: SystemTime,
 }
 
 impl Default for Identity {
@@ -171,6 +174,7 @@ impl Default for Identity {
             uid: 1000,
             gid: 1000,
             hostname: "sandbox".into(),
+            booted: SystemTime::now(),
         }
     }
 }
@@ -280,6 +284,12 @@ pub struct RunResult {
 /// The runtime's side of [`Ctx::run`].
 pub trait Runner {
     fn run(&self, req: RunRequest) -> RunResult;
+    /// Runs it under its own deadline, `limit` from now (`timeout`): past it the command
+    /// stops as at the line's deadline, without stopping the rest of the line.
+    fn run_until(&self, req: RunRequest, limit: std::time::Duration) -> RunResult {
+        let _ = limit;
+        self.run(req)
+    }
 }
 
 impl Ctx<'_> {
@@ -377,6 +387,20 @@ impl Ctx<'_> {
             spill.spill(std::mem::take(&mut o.steps));
         }
         Some(runner.run(req))
+    }
+
+    /// [`Ctx::run`] under the command's own deadline, `limit` from now ([`Runner::run_until`]).
+    pub fn run_until(
+        &self,
+        o: &mut Outcome,
+        req: RunRequest,
+        limit: std::time::Duration,
+    ) -> Option<RunResult> {
+        let runner = self.runner?;
+        if let Some(spill) = self.spill {
+            spill.spill(std::mem::take(&mut o.steps));
+        }
+        Some(runner.run_until(req, limit))
     }
 
     /// `$HOME`, or the mount point when unset.

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
+use super::system::interval_seconds as seconds;
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::quote::quote;
@@ -19,37 +20,6 @@ use crate::{Ctx, Outcome};
 pub struct SleepArgs {
     #[arg(allow_hyphen_values = false)]
     intervals: Vec<OsString>,
-}
-
-/// One `NUMBER[SUFFIX]` in seconds (C's `strtod` in the C locale: decimal, hexadecimal,
-/// `inf`); `None`: not a valid interval.
-fn seconds(arg: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(arg).ok()?;
-    let (num, mult) = match text.as_bytes().last()? {
-        b's' => (text.get(..text.len() - 1)?, 1.0),
-        b'm' => (text.get(..text.len() - 1)?, 60.0),
-        b'h' => (text.get(..text.len() - 1)?, 3600.0),
-        b'd' => (text.get(..text.len() - 1)?, 86400.0),
-        _ => (text, 1.0),
-    };
-    let lower = num.to_ascii_lowercase();
-    let lower = lower.trim_start();
-    let unsigned = lower.strip_prefix('+').unwrap_or(lower);
-    let value = if matches!(unsigned, "inf" | "infinity") {
-        f64::INFINITY
-    } else if let Some(hex) = unsigned.strip_prefix("0x") {
-        f64::from(u32::from_str_radix(hex, 16).ok()?)
-    } else if unsigned.is_empty()
-        || !unsigned
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'-' | b'+'))
-        || unsigned.starts_with('-')
-    {
-        return None;
-    } else {
-        unsigned.parse::<f64>().ok()?
-    };
-    (value >= 0.0 && !value.is_nan()).then_some(value * mult)
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
@@ -94,7 +64,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use super::seconds;
+    use super::super::system::interval_seconds as seconds;
     use crate::CommandName::Sleep;
     use crate::testing::world::{World, text};
 
