@@ -113,6 +113,7 @@ commands! {
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
     Join       "join"      text::join                      Program;
+    Ln         "ln"        fs::ln                          Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
@@ -125,8 +126,11 @@ commands! {
     Pwd        "pwd"       builtins::pwd                   Both;
     Read       "read"      builtins::read                  Builtin;
     Readarray  "readarray" builtins::readarray             Builtin;
+    Readlink   "readlink"  fs::readlink                    Program;
+    Realpath   "realpath"  fs::realpath                    Program;
     Rev        "rev"       text::rev                       Program;
     Rm         "rm"        fs::rm                          Program;
+    Rmdir      "rmdir"     fs::rmdir                       Program;
     Sed        "sed"       text::sed                       Program;
     Seq        "seq"       text::seq                       Program;
     Sleep      "sleep"     info::sleep                     Program;
