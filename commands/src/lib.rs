@@ -117,6 +117,7 @@ commands! {
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
+    Mktemp     "mktemp"    fs::mktemp                      Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
@@ -142,6 +143,7 @@ commands! {
     Touch      "touch"     fs::touch                       Program;
     Tr         "tr"        text::tr                        Program;
     True       "true"      builtins::true_                 Both;
+    Truncate   "truncate"  fs::truncate                    Program;
     Type       "type"      builtins::type_                 Builtin;
     Uname      "uname"     info::uname                     Program;
     Undo       "undo"      builtins::undo                  Builtin;

@@ -122,7 +122,10 @@ impl Job<'_> {
             if !self.a.force && !self.a.backup {
                 return self.fail(&format!("{cannot}: File exists"));
             }
-            let src_meta = self.ctx.fs.stat(&src_path, !self.a.symbolic && self.a.logical);
+            let src_meta = self
+                .ctx
+                .fs
+                .stat(&src_path, !self.a.symbolic && self.a.logical);
             let dst_meta = self.ctx.fs.stat(&dst, false);
             if let (Ok(s), Ok(d), false) = (&src_meta, &dst_meta, self.a.backup)
                 && same(s, d)
@@ -228,16 +231,21 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         || (a.no_deref
             && a.target.is_none()
             && ops.len() == 2
-            && ops
-                .last()
-                .is_some_and(|l| ctx.fs.stat(&ctx.resolve(l), false).is_ok_and(|m| m.is_symlink())));
+            && ops.last().is_some_and(|l| {
+                ctx.fs
+                    .stat(&ctx.resolve(l), false)
+                    .is_ok_and(|m| m.is_symlink())
+            }));
     let pairs: Vec<(OsString, OsString)> = match (ops.as_slice(), &a.target, no_target) {
         ([one], None, false) => {
             let b = one.as_bytes();
             let end = b.iter().rposition(|&c| c != b'/').map_or(0, |i| i + 1);
             let t = b.get(..end).unwrap_or_default();
             let base = t.rsplit(|&c| c == b'/').next().unwrap_or(t);
-            vec![(one.clone(), join_display(OsStr::new("."), OsStr::from_bytes(base)))]
+            vec![(
+                one.clone(),
+                join_display(OsStr::new("."), OsStr::from_bytes(base)),
+            )]
         }
         _ => plan(ctx, &ops, a.target.as_ref(), no_target)?
             .into_iter()
@@ -308,13 +316,34 @@ mod tests {
         let o = w.run(Ln, &["-v", "f", "h"]);
         assert_eq!(ops(&o), [hard("/s/f", "/s/h")]);
         assert_eq!(transcript(&o), "'h' => 'f'\n");
-        assert_eq!(ops(&w.run(Ln, &["-s", "/tmp/x", "e"])), [sym("/s/e/x", "/tmp/x")]);
-        assert_eq!(ops(&w.run(Ln, &["-s", "f", "g", "e"])), [sym("/s/e/f", "f"), sym("/s/e/g", "g")]);
-        assert_eq!(ops(&w.run(Ln, &["-s", "/etc/passwd"])), [sym("/s/./passwd", "/etc/passwd")]);
-        assert_eq!(ops(&w.run(Ln, &["-t", "e", "-s", "../f"])), [sym("/s/e/f", "../f")]);
-        assert_eq!(ops(&w.run(Ln, &["-sr", "d/x", "e/y"])), [sym("/s/e/y", "../d/x")]);
-        assert_eq!(ops(&w.run(Ln, &["-sr", "/s/f", "e/abs"])), [sym("/s/e/abs", "../f")]);
-        assert_eq!(ops(&w.run(Ln, &["-snf", "f", "ld"])), [trash("/s/ld"), sym("/s/ld", "f")]);
+        assert_eq!(
+            ops(&w.run(Ln, &["-s", "/tmp/x", "e"])),
+            [sym("/s/e/x", "/tmp/x")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-s", "f", "g", "e"])),
+            [sym("/s/e/f", "f"), sym("/s/e/g", "g")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-s", "/etc/passwd"])),
+            [sym("/s/./passwd", "/etc/passwd")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-t", "e", "-s", "../f"])),
+            [sym("/s/e/f", "../f")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-sr", "d/x", "e/y"])),
+            [sym("/s/e/y", "../d/x")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-sr", "/s/f", "e/abs"])),
+            [sym("/s/e/abs", "../f")]
+        );
+        assert_eq!(
+            ops(&w.run(Ln, &["-snf", "f", "ld"])),
+            [trash("/s/ld"), sym("/s/ld", "f")]
+        );
         assert_eq!(ops(&w.run(Ln, &["-L", "l1", "h"])), [hard("/s/f", "/s/h")]);
         assert_eq!(ops(&w.run(Ln, &["l1", "h"])), [hard("/s/l1", "/s/h")]);
         let o = w.run(Ln, &["-sbv", "f", "g"]);
@@ -335,23 +364,56 @@ mod tests {
     fn errors_as_gnu() {
         let w = world();
         let cases: &[(&[&str], &str)] = &[
-            (&["-s", "f", "l1"], "ln: failed to create symbolic link 'l1': File exists\n"),
+            (
+                &["-s", "f", "l1"],
+                "ln: failed to create symbolic link 'l1': File exists\n",
+            ),
             (&["d", "hd"], "ln: d: hard link not allowed for directory\n"),
-            (&["-s", "f", "d"], "ln: failed to create symbolic link 'd/f': File exists\n"),
-            (&["-s", "f", "ld"], "ln: failed to create symbolic link 'ld/f': File exists\n"),
-            (&["-sn", "f", "ld"], "ln: failed to create symbolic link 'ld': File exists\n"),
-            (&["-sT", "f", "d"], "ln: failed to create symbolic link 'd': File exists\n"),
-            (&["f"], "ln: failed to create hard link './f': File exists\n"),
-            (&["-s"], "ln: missing file operand\nTry 'ln --help' for more information.\n"),
+            (
+                &["-s", "f", "d"],
+                "ln: failed to create symbolic link 'd/f': File exists\n",
+            ),
+            (
+                &["-s", "f", "ld"],
+                "ln: failed to create symbolic link 'ld/f': File exists\n",
+            ),
+            (
+                &["-sn", "f", "ld"],
+                "ln: failed to create symbolic link 'ld': File exists\n",
+            ),
+            (
+                &["-sT", "f", "d"],
+                "ln: failed to create symbolic link 'd': File exists\n",
+            ),
+            (
+                &["f"],
+                "ln: failed to create hard link './f': File exists\n",
+            ),
+            (
+                &["-s"],
+                "ln: missing file operand\nTry 'ln --help' for more information.\n",
+            ),
             (&["-sf", "f", "f"], "ln: 'f' and 'f' are the same file\n"),
-            (&["nope", "nl"], "ln: failed to access 'nope': No such file or directory\n"),
+            (
+                &["nope", "nl"],
+                "ln: failed to access 'nope': No such file or directory\n",
+            ),
             (
                 &["-s", "f", "nod/x"],
                 "ln: failed to create symbolic link 'nod/x': No such file or directory\n",
             ),
-            (&["-f", "d/", "f"], "ln: d/: hard link not allowed for directory\n"),
-            (&["-r", "f", "x"], "ln: cannot do --relative without --symbolic\n"),
-            (&["f", "g", "h"], "ln: target 'h': No such file or directory\n"),
+            (
+                &["-f", "d/", "f"],
+                "ln: d/: hard link not allowed for directory\n",
+            ),
+            (
+                &["-r", "f", "x"],
+                "ln: cannot do --relative without --symbolic\n",
+            ),
+            (
+                &["f", "g", "h"],
+                "ln: target 'h': No such file or directory\n",
+            ),
         ];
         for (args, err) in cases {
             let o = w.run(Ln, args);

@@ -160,7 +160,10 @@ mod tests {
 
     #[test]
     fn canonical_modes() {
-        assert_eq!(run(&["-f", "lf", "dang", "d/../lf"]), ok("/s/f\n/s/nowhere\n/s/f\n"));
+        assert_eq!(
+            run(&["-f", "lf", "dang", "d/../lf"]),
+            ok("/s/f\n/s/nowhere\n/s/f\n")
+        );
         assert_eq!(run(&["-f", "f/x"]).2, 1);
         assert_eq!(run(&["-m", "f/x"]), ok("/s/f/x\n"));
         assert_eq!(run(&["-f", "nope"]), ok("/s/nope\n"));
@@ -191,7 +194,11 @@ mod tests {
         }
         assert_eq!(
             run(&["-v", "out"]),
-            (String::new(), "readlink: out: No such file or directory\n".into(), 1)
+            (
+                String::new(),
+                "readlink: out: No such file or directory\n".into(),
+                1
+            )
         );
         assert_eq!(run(&["-m", "out"]), ok("/s/out\n"));
         assert_eq!(run(&["abs"]), ok("/s/d\n"));

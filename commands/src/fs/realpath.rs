@@ -17,10 +17,18 @@ use crate::{Ctx, Outcome, quote_if_needed};
 #[command(override_usage = "realpath [OPTION]... FILE...")]
 pub struct RealpathArgs {
     /// all components of the path must exist
-    #[arg(short = 'e', long = "canonicalize-existing", overrides_with = "missing")]
+    #[arg(
+        short = 'e',
+        long = "canonicalize-existing",
+        overrides_with = "missing"
+    )]
     existing: bool,
     /// no path components need exist or be a directory
-    #[arg(short = 'm', long = "canonicalize-missing", overrides_with = "existing")]
+    #[arg(
+        short = 'm',
+        long = "canonicalize-missing",
+        overrides_with = "existing"
+    )]
     missing: bool,
     /// resolve '..' components before symlinks
     #[arg(short = 'L', long = "logical", overrides_with = "physical")]
@@ -154,9 +162,18 @@ mod tests {
 
     #[test]
     fn modes_as_gnu() {
-        assert_eq!(run(&["f", "nope", "lf", "dang"]), ok("/s/f\n/s/nope\n/s/f\n/s/nowhere\n"));
-        assert_eq!(run(&["nope/x"]), err("realpath: nope/x: No such file or directory\n"));
-        assert_eq!(run(&["-e", "nope"]), err("realpath: nope: No such file or directory\n"));
+        assert_eq!(
+            run(&["f", "nope", "lf", "dang"]),
+            ok("/s/f\n/s/nope\n/s/f\n/s/nowhere\n")
+        );
+        assert_eq!(
+            run(&["nope/x"]),
+            err("realpath: nope/x: No such file or directory\n")
+        );
+        assert_eq!(
+            run(&["-e", "nope"]),
+            err("realpath: nope: No such file or directory\n")
+        );
         assert_eq!(run(&["-m", "nope/x"]), ok("/s/nope/x\n"));
         assert_eq!(run(&["-q", "nope/x"]), (String::new(), String::new(), 1));
         assert_eq!(run(&[""]), err("realpath: '': No such file or directory\n"));
@@ -175,7 +192,10 @@ mod tests {
 
     #[test]
     fn strip_and_logical() {
-        assert_eq!(run(&["-s", "lf", "le/..", "../s/./f"]), ok("/s/lf\n/s\n/s/f\n"));
+        assert_eq!(
+            run(&["-s", "lf", "le/..", "../s/./f"]),
+            ok("/s/lf\n/s\n/s/f\n")
+        );
         assert_eq!(run(&["-L", "le/..", "le/../f"]), ok("/s\n/s/f\n"));
         assert_eq!(run(&["-P", "le/.."]), ok("/s/d\n"));
         assert_eq!(run(&["-sm", "nope/../x"]), ok("/s/x\n"));
@@ -203,8 +223,14 @@ mod tests {
 
     #[test]
     fn links_out_read_as_missing() {
-        assert_eq!(run(&["-e", "out"]), err("realpath: out: No such file or directory\n"));
-        assert_eq!(run(&["out/passwd"]), err("realpath: out/passwd: No such file or directory\n"));
+        assert_eq!(
+            run(&["-e", "out"]),
+            err("realpath: out: No such file or directory\n")
+        );
+        assert_eq!(
+            run(&["out/passwd"]),
+            err("realpath: out/passwd: No such file or directory\n")
+        );
         assert_eq!(run(&["-m", "out/passwd"]), ok("/s/out/passwd\n"));
     }
 }

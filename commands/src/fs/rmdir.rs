@@ -92,7 +92,9 @@ impl Job<'_> {
         };
         match self.check(name) {
             None => {
-                let path = self.ctx.resolve(OsStr::from_bytes(trim_slashes(name.as_bytes())));
+                let path = self
+                    .ctx
+                    .resolve(OsStr::from_bytes(trim_slashes(name.as_bytes())));
                 self.removed.insert(normalize_lexical(&path));
                 self.out.effect(Effect::new(
                     Op::Trash { path },
@@ -185,12 +187,24 @@ mod tests {
             (&["f"], "rmdir: failed to remove 'f': Not a directory\n"),
             (&["f/"], "rmdir: failed to remove 'f/': Not a directory\n"),
             (&["le"], "rmdir: failed to remove 'le': Not a directory\n"),
-            (&["nope"], "rmdir: failed to remove 'nope': No such file or directory\n"),
+            (
+                &["nope"],
+                "rmdir: failed to remove 'nope': No such file or directory\n",
+            ),
             (&["x"], "rmdir: failed to remove 'x': Directory not empty\n"),
-            (&[""], "rmdir: failed to remove '': No such file or directory\n"),
+            (
+                &[""],
+                "rmdir: failed to remove '': No such file or directory\n",
+            ),
             (&["."], "rmdir: failed to remove '.': Invalid argument\n"),
-            (&[".."], "rmdir: failed to remove '..': Directory not empty\n"),
-            (&["-p", "x/y"], "rmdir: failed to remove 'x/y': Directory not empty\n"),
+            (
+                &[".."],
+                "rmdir: failed to remove '..': Directory not empty\n",
+            ),
+            (
+                &["-p", "x/y"],
+                "rmdir: failed to remove 'x/y': Directory not empty\n",
+            ),
             (
                 &[],
                 "rmdir: missing operand\nTry 'rmdir --help' for more information.\n",
@@ -213,7 +227,15 @@ mod tests {
     fn parents() {
         let w = world();
         let o = w.run(Rmdir, &["-pv", "a/b/c", "e"]);
-        assert_eq!(ops(&o), [trash("/s/a/b/c"), trash("/s/a/b"), trash("/s/a"), trash("/s/e")]);
+        assert_eq!(
+            ops(&o),
+            [
+                trash("/s/a/b/c"),
+                trash("/s/a/b"),
+                trash("/s/a"),
+                trash("/s/e")
+            ]
+        );
         assert_eq!(
             transcript(&o),
             "rmdir: removing directory, 'a/b/c'\nrmdir: removing directory, 'a/b'\nrmdir: removing directory, 'a'\nrmdir: removing directory, 'e'\n"
