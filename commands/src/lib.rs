@@ -136,6 +136,7 @@ commands! {
     Seq        "seq"       text::seq                       Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
+    Stat       "stat"      fs::stat                        Program;
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;

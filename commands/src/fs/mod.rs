@@ -13,6 +13,7 @@ pub mod readlink;
 pub mod realpath;
 pub mod rm;
 pub mod rmdir;
+pub mod stat;
 mod target;
 pub mod touch;
 pub mod truncate;
