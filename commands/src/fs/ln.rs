@@ -4,8 +4,9 @@
 //! that leads out of the sandbox is created but stays dangling for the agent.
 
 use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::canon::{Exist, canonicalize, relative};
 use super::target::{plan, same, strip_slashes};
@@ -27,7 +28,7 @@ pub struct LnArgs {
     /// dereference TARGETs that are symbolic links
     #[arg(short = 'L', long = "logical", overrides_with = "physical")]
     logical: bool,
-    /// treat LINK_NAME as a normal file if it is a symbolic link to a directory
+    /// treat `LINK_NAME` as a normal file if it is a symbolic link to a directory
     #[arg(short = 'n', long = "no-dereference", visible_alias = "no-deref")]
     no_deref: bool,
     /// make hard links directly to symbolic links
@@ -45,7 +46,7 @@ pub struct LnArgs {
     /// specify the DIRECTORY in which to create the links
     #[arg(short = 't', long = "target-directory", value_name = "DIRECTORY")]
     target: Option<OsString>,
-    /// treat LINK_NAME as a normal file always
+    /// treat `LINK_NAME` as a normal file always
     #[arg(short = 'T', long = "no-target-directory")]
     no_target: bool,
     /// print name of each linked file
@@ -69,14 +70,15 @@ impl Job<'_> {
     }
 
     /// The text of a symbolic link to `src` at `dst` (`-r`: relative to the link's directory).
-    fn link_text(&self, src: &OsStr, dst: &PathBuf) -> OsString {
+    fn link_text(&self, src: &OsStr, dst: &Path) -> OsString {
         if !self.a.relative {
             return src.to_os_string();
         }
         let from = canonicalize(self.ctx, &self.ctx.resolve(src), Exist::Missing, true);
-        let dir = parent_of(dst)
-            .map(|d| canonicalize(self.ctx, &d, Exist::Missing, true))
-            .unwrap_or_else(|| Ok(PathBuf::from("/")));
+        let dir = parent_of(dst).map_or_else(
+            || Ok(PathBuf::from("/")),
+            |d| canonicalize(self.ctx, &d, Exist::Missing, true),
+        );
         match (from, dir) {
             (Ok(f), Ok(d)) => relative(&f, &d),
             _ => src.to_os_string(),
@@ -208,7 +210,7 @@ impl Job<'_> {
         if self.a.verbose {
             let mut msg = format!("{} {arrow} {}", quote(dst_name), quote(&text));
             if let Some(b) = backup {
-                msg.push_str(&format!(" (backup: {})", quote(&b)));
+                let _ = write!(msg, " (backup: {})", quote(&b));
             }
             msg.push('\n');
             e = e.on_ok(msg);

@@ -68,6 +68,11 @@ pub struct StatArgs {
     files: Vec<OsString>,
 }
 
+/// What one directive expands to (`None`: unknown, shown as `?`).
+type Directive<'a> = dyn Fn(u8, &Spec) -> Option<Vec<u8>> + 'a;
+/// The same for `%H?`/`%L?` (`true`: the major).
+type SplitDirective<'a> = dyn Fn(bool, u8, &Spec) -> Option<Vec<u8>> + 'a;
+
 /// One directive's value.
 enum Val {
     Int(i128),
@@ -244,6 +249,7 @@ struct Target<'a> {
     literal: bool,
 }
 
+#[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
 fn file_directive(ctx: &Ctx, t: &Target, c: u8, s: &Spec, zone: &Zone) -> Option<Vec<u8>> {
     let m = t.meta;
     let v = match c {
@@ -312,6 +318,7 @@ fn file_directive(ctx: &Ctx, t: &Target, c: u8, s: &Spec, zone: &Zone) -> Option
 }
 
 /// `%Hd %Ld %Hr %Lr`: the major or minor of the device or of the special file's number.
+#[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
 fn split_directive(m: &Meta, hi: bool, c: u8, s: &Spec) -> Option<Vec<u8>> {
     let d = match c {
         b'd' => DevNum::from_rdev(m.dev),
@@ -322,6 +329,7 @@ fn split_directive(m: &Meta, hi: bool, c: u8, s: &Spec) -> Option<Vec<u8>> {
     Some(render(Val::Int(i128::from(n)), s))
 }
 
+#[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
 fn fs_directive(name: &OsStr, c: u8, s: &Spec) -> Option<Vec<u8>> {
     let v = match c {
         b'a' | b'f' => Val::Int(i128::from(FS_FREE)),
@@ -340,6 +348,7 @@ fn fs_directive(name: &OsStr, c: u8, s: &Spec) -> Option<Vec<u8>> {
 }
 
 /// stat's `print_esc_char` escapes (`--printf`); an unknown one warns and stands for itself.
+#[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
 fn escape(f: &[u8], i: &mut usize, out: &mut Vec<u8>, warn: &mut Vec<u8>) {
     let Some(&c) = f.get(*i) else {
         out.push(b'\\');
@@ -393,12 +402,13 @@ fn escape(f: &[u8], i: &mut usize, out: &mut Vec<u8>, warn: &mut Vec<u8>) {
 
 /// Expands a format for one operand: `dir` gives each directive's bytes (`None`: unknown,
 /// shown as `?`), the `H`/`L` prefixed ones through `split`.
+#[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
 fn expand(
     f: &[u8],
     escapes: bool,
     warn: &mut Vec<u8>,
-    dir: &dyn Fn(u8, &Spec) -> Option<Vec<u8>>,
-    split: &dyn Fn(bool, u8, &Spec) -> Option<Vec<u8>>,
+    dir: &Directive,
+    split: &SplitDirective,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;

@@ -71,7 +71,7 @@ fn parse_spec(s: &OsString, blocks: bool) -> Result<(Rel, u64), Stop> {
         )),
         SizeError::Invalid => invalid(),
     })?;
-    if n > i64::MAX as u64 {
+    if i64::try_from(n).is_err() {
         return Err(Stop::Fail(format!(
             "Invalid number: {}: Value too large for defined data type",
             quote(s)
@@ -79,7 +79,7 @@ fn parse_spec(s: &OsString, blocks: bool) -> Result<(Rel, u64), Stop> {
     }
     let n = if blocks {
         n.checked_mul(IO_BLOCK)
-            .filter(|&v| v <= i64::MAX as u64)
+            .filter(|&v| i64::try_from(v).is_ok())
             .ok_or_else(|| {
                 Stop::Fail(format!(
                     "Invalid number: {}: Value too large for defined data type",
@@ -105,7 +105,7 @@ fn new_len(rel: Rel, n: u64, cur: u64) -> Option<u64> {
         Rel::RoundDown => cur / n * n,
         Rel::RoundUp => cur.div_ceil(n).checked_mul(n)?,
     };
-    (v <= i64::MAX as u64).then_some(v)
+    i64::try_from(v).is_ok().then_some(v)
 }
 
 pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
