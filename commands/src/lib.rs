@@ -112,6 +112,7 @@ commands! {
     Help       "help"      builtins::help                  Builtin;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
+    Install    "install"   fs::install                     Program;
     Join       "join"      text::join                      Program;
     Ln         "ln"        fs::ln                          Program;
     Ls         "ls"        fs::ls                          Program(2);

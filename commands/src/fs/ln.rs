@@ -208,11 +208,11 @@ impl Job<'_> {
         self.overlay.create(&dst, FileKind::File);
         let mut e = Effect::new(op, cannot);
         if self.a.verbose {
-            let mut msg = format!("{} {arrow} {}", quote(dst_name), quote(&text));
+            let mut msg = String::new();
             if let Some(b) = backup {
-                let _ = write!(msg, " (backup: {})", quote(&b));
+                let _ = write!(msg, "{} ~ ", quote(&b));
             }
-            msg.push('\n');
+            let _ = writeln!(msg, "{} {arrow} {}", quote(dst_name), quote(&text));
             e = e.on_ok(msg);
         }
         self.out.effect(e);
@@ -359,7 +359,7 @@ mod tests {
                 sym("/s/g", "f")
             ]
         );
-        assert_eq!(transcript(&o), "'g' -> 'f' (backup: 'g~')\n");
+        assert_eq!(transcript(&o), "'g~' ~ 'g' -> 'f'\n");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod canon;
 pub mod chmod;
 pub mod cp;
+pub mod install;
 pub mod ln;
 pub mod ls;
 pub mod mkdir;
