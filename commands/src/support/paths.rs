@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::support::walk::{Follow, Node, Refused, Visit, Walk};
-use crate::{FileKind, FsError, FsView};
+use crate::{Ctx, FileKind, FsError, FsView};
 
 /// How many entries [`walk_post_order`] lists at most.
 pub const WALK_ENTRY_CAP: usize = 100_000;
@@ -81,6 +81,32 @@ pub fn join_display(parent: &OsStr, name: &OsStr) -> OsString {
     }
     s.push(name);
     s
+}
+
+/// What a link's `-> target` may show. The view never shows a host path above the mount
+/// point (design decision 4), and a link that leads out must look like a dangling link, so:
+/// - a link that resolves inside the sandbox shows its text;
+/// - a dangling relative link shows its text when, joined with the link's (physical)
+///   directory, it stays at or beneath the mount point (a plain dangling link inside);
+/// - an absolute text shows only when it lies beneath the mount point;
+/// - anything else shows no ` -> ` part at all, which is how GNU prints a link whose text
+///   it could not read (the `l` type and the text's length still tell it is a link). No
+///   placeholder text is invented: an agent reading `name -> ?` might take `?` for a name.
+pub fn shown_link_target(ctx: &Ctx, link: &Path) -> Option<OsString> {
+    let text = ctx.fs.read_link(link).ok()?;
+    if ctx.fs.stat(link, true).is_ok() {
+        return Some(text.into_os_string());
+    }
+    let resolved = if text.is_absolute() {
+        normalize_lexical(&text)
+    } else {
+        let dir = parent_of(link)?;
+        let dir = ctx.fs.canonicalize(&dir).unwrap_or(dir);
+        normalize_lexical(&dir.join(&text))
+    };
+    resolved
+        .starts_with(ctx.mount_point)
+        .then(|| text.into_os_string())
 }
 
 /// One entry of a walk.

@@ -11,7 +11,7 @@
 //! means `never`): the reader is an agent.
 //!
 //! A link's target text (`name -> target` in `-l`) is shown only when it names nothing above
-//! the mount point; see [`shown_link_target`].
+//! the mount point; see [`crate::support::paths::shown_link_target`].
 
 mod output;
 #[allow(clippy::wildcard_imports, unused_imports)]
@@ -28,7 +28,7 @@ use crate::Stop;
 use crate::support::argmatch::{COLOR_WHEN, argmatch};
 use crate::support::args::parse_args;
 use crate::support::datetime::{civil_from_days, to_epoch, tz_offset};
-use crate::support::paths::{join_display, normalize_lexical, parent_of};
+use crate::support::paths::{join_display, shown_link_target};
 use crate::support::walk::{Follow, Node, Refused, Visit, Walk};
 use crate::{Ctx, FileKind, FsError, Meta, Outcome, quote, quote_if_needed};
 
@@ -164,32 +164,6 @@ struct Item {
     link_text: Option<OsString>,
     /// For a link: what it resolves to, when it does (the target's indicator).
     target: Option<Meta>,
-}
-
-/// What a link's `-> target` may show. The view never shows a host path above the mount
-/// point (design decision 4), and a link that leads out must look like a dangling link, so:
-/// - a link that resolves inside the sandbox shows its text;
-/// - a dangling relative link shows its text when, joined with the link's (physical)
-///   directory, it stays at or beneath the mount point (a plain dangling link inside);
-/// - an absolute text shows only when it lies beneath the mount point;
-/// - anything else shows no ` -> ` part at all, which is how GNU prints a link whose text
-///   it could not read (the `l` type and the text's length still tell it is a link). No
-///   placeholder text is invented: an agent reading `name -> ?` might take `?` for a name.
-pub(crate) fn shown_link_target(ctx: &Ctx, link: &Path) -> Option<OsString> {
-    let text = ctx.fs.read_link(link).ok()?;
-    if ctx.fs.stat(link, true).is_ok() {
-        return Some(text.into_os_string());
-    }
-    let resolved = if text.is_absolute() {
-        normalize_lexical(&text)
-    } else {
-        let dir = parent_of(link)?;
-        let dir = ctx.fs.canonicalize(&dir).unwrap_or(dir);
-        normalize_lexical(&dir.join(&text))
-    };
-    resolved
-        .starts_with(ctx.mount_point)
-        .then(|| text.into_os_string())
 }
 
 /// GNU's comparison for the chosen sort; `-r` reverses all of it, ties included.
