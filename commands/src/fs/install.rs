@@ -239,24 +239,23 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if ops.is_empty() {
         return Err(Stop::Usage("missing file operand".into()));
     }
-    let pairs: Vec<(OsString, OsString)> = match (&job.a.target, job.a.leading) {
-        (Some(t), true) => {
+    let pairs: Vec<(OsString, OsString)> =
+        if let (Some(t), true) = (job.a.target.clone(), job.a.leading) {
             if job.a.no_target {
                 return Err(Stop::Fail(
                     "cannot combine --target-directory (-t) and --no-target-directory (-T)".into(),
                 ));
             }
-            let t = t.clone();
             if !job.make_dirs(&t, None) {
                 return Ok(job.out.with_status(job.status));
             }
             ops.iter().map(|s| (s.clone(), into_dir(&t, s))).collect()
-        }
-        _ => {
-            let pairs = plan(ctx, &ops, job.a.target.as_ref(), job.a.no_target)?;
-            pairs.into_iter().map(|p| (p.src, p.dst)).collect()
-        }
-    };
+        } else {
+            plan(ctx, &ops, job.a.target.as_ref(), job.a.no_target)?
+                .into_iter()
+                .map(|p| (p.src, p.dst))
+                .collect()
+        };
     for (src, dst) in &pairs {
         if job.a.leading && job.a.target.is_none() {
             let b = dst.as_bytes();
