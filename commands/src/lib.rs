@@ -38,6 +38,7 @@
 mod registry;
 
 mod builtins;
+mod bytes;
 mod compare;
 mod contract;
 mod fs;
@@ -84,10 +85,12 @@ commands! {
 //  variant    name        handler                         kind
     Bracket    "["         builtins::bracket               Both;
     Awk        "awk"       text::awk                       Program(2);
+    B2sum      "b2sum"     bytes::sum                      Program;
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Cksum      "cksum"     bytes::cksum                    Program;
     Cmp        "cmp"       compare::cmp                    Program(2);
     Column     "column"    text::column                    Program;
     Comm       "comm"      text::comm                      Program;
@@ -115,6 +118,7 @@ commands! {
     Join       "join"      text::join                      Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
+    Md5sum     "md5sum"    bytes::sum                      Program;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
@@ -129,6 +133,11 @@ commands! {
     Rm         "rm"        fs::rm                          Program;
     Sed        "sed"       text::sed                       Program;
     Seq        "seq"       text::seq                       Program;
+    Sha1sum    "sha1sum"   bytes::sum                      Program;
+    Sha224sum  "sha224sum" bytes::sum                      Program;
+    Sha256sum  "sha256sum" bytes::sum                      Program;
+    Sha384sum  "sha384sum" bytes::sum                      Program;
+    Sha512sum  "sha512sum" bytes::sum                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
     Tac        "tac"       text::tac                       Program;
