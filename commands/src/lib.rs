@@ -13,7 +13,7 @@
 //! - `contract/`: what a handler is given and returns ([`Ctx`], [`FsView`], [`Outcome`]);
 //! - `support/`: GNU and bash mechanics shared by handlers (argument parsing, argmatch, the
 //!   error path, inputs, the directory walk, sizes, quoting, dates...); never a handler;
-//! - `builtins/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
+//! - `builtins/`, `bytes/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
 //!   command, a folder once a command passes about 600 lines; no handler imports another
 //!   (what a family shares lives in its `mod.rs` or a non-handler file beside them);
 //! - `testing/`: [`memfs`] and the unit-test harness with its named worlds.
@@ -86,6 +86,8 @@ commands! {
     Bracket    "["         builtins::bracket               Both;
     Awk        "awk"       text::awk                       Program(2);
     B2sum      "b2sum"     bytes::sum                      Program;
+    Base32     "base32"    bytes::base                     Program;
+    Base64     "base64"    bytes::base                     Program;
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
@@ -113,6 +115,7 @@ commands! {
     Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    Hexdump    "hexdump"   bytes::hexdump                  Program;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
     Join       "join"      text::join                      Program;
@@ -123,6 +126,7 @@ commands! {
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
+    Od         "od"        bytes::od                       Program;
     Paste      "paste"     text::paste                     Program;
     Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
@@ -140,6 +144,7 @@ commands! {
     Sha512sum  "sha512sum" bytes::sum                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
+    Strings    "strings"   bytes::strings                  Program;
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
@@ -157,6 +162,7 @@ commands! {
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;
     Xargs      "xargs"     search::xargs                   Program;
+    Xxd        "xxd"       bytes::xxd                      Program(2);
     Yes        "yes"       text::yes                       Program;
 }
 
