@@ -108,6 +108,7 @@ commands! {
     Export     "export"    builtins::export                Builtin;
     Expr       "expr"      text::expr                      Program(2);
     False      "false"     builtins::false_                Both;
+    File       "file"      bytes::file                     Program;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;
     Gawk       "gawk"      text::awk                       Program(2);

@@ -11,6 +11,7 @@ use crate::{Ctx, FsError, Outcome};
 pub mod base;
 pub mod cksum;
 pub mod digest;
+pub mod file;
 pub mod hexdump;
 pub mod od;
 pub mod strings;
