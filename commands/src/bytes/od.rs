@@ -451,6 +451,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 w.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
                     Stop::Fail(format!("invalid -w argument {}", quote_locale(w)))
                 })?;
+            if n > 1 << 24 {
+                return Err(Stop::Fail("memory exhausted".into()));
+            }
             if n.is_multiple_of(lcm) {
                 n
             } else {

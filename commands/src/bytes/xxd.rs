@@ -220,7 +220,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if cols < 1 || (opts.mode != Mode::Plain && cols > 256) {
         return Err(fail("invalid number of columns (max. 256).", 1));
     }
-    let cols = usize::try_from(cols).unwrap_or(16);
+    // `-p` has no maximum; a line of more than 1 MiB is not buffered whole.
+    let cols = usize::try_from(cols).unwrap_or(16).min(1 << 20);
     let grp_default = match opts.mode {
         Mode::Bits => 1,
         _ if opts.little => 4,
