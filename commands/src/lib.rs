@@ -13,7 +13,7 @@
 //! - `contract/`: what a handler is given and returns ([`Ctx`], [`FsView`], [`Outcome`]);
 //! - `support/`: GNU and bash mechanics shared by handlers (argument parsing, argmatch, the
 //!   error path, inputs, the directory walk, sizes, quoting, dates...); never a handler;
-//! - `builtins/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
+//! - `builtins/`, `bytes/`, `fs/`, `text/`, `search/`, `info/`: the handlers by family, one file per
 //!   command, a folder once a command passes about 600 lines; no handler imports another
 //!   (what a family shares lives in its `mod.rs` or a non-handler file beside them);
 //! - `testing/`: [`memfs`] and the unit-test harness with its named worlds.
@@ -38,6 +38,7 @@
 mod registry;
 
 mod builtins;
+mod bytes;
 mod compare;
 mod contract;
 mod fs;
@@ -84,10 +85,14 @@ commands! {
 //  variant    name        handler                         kind
     Bracket    "["         builtins::bracket               Both;
     Awk        "awk"       text::awk                       Program(2);
+    B2sum      "b2sum"     bytes::sum                      Program;
+    Base32     "base32"    bytes::base                     Program;
+    Base64     "base64"    bytes::base                     Program;
     Basename   "basename"  info::basename                  Program;
     Cat        "cat"       text::cat                       Program;
     Cd         "cd"        builtins::cd                    Builtin;
     Chmod      "chmod"     fs::chmod                       Program;
+    Cksum      "cksum"     bytes::cksum                    Program;
     Clear      "clear"     info::clear                     Program;
     Cmp        "cmp"       compare::cmp                    Program(2);
     Column     "column"    text::column                    Program;
@@ -105,6 +110,7 @@ commands! {
     Expr       "expr"      text::expr                      Program(2);
     Factor     "factor"    info::factor                    Program;
     False      "false"     builtins::false_                Both;
+    File       "file"      bytes::file                     Program;
     Find       "find"      search::find                    Program;
     Fold       "fold"      text::fold                      Program;
     Gawk       "gawk"      text::awk                       Program(2);
@@ -112,6 +118,7 @@ commands! {
     Groups     "groups"    info::id                        Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
+    Hexdump    "hexdump"   bytes::hexdump                  Program;
     History    "history"   info::history                   Builtin;
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
@@ -123,12 +130,14 @@ commands! {
     Ln         "ln"        fs::ln                          Program;
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
+    Md5sum     "md5sum"    bytes::sum                      Program;
     Mkdir      "mkdir"     fs::mkdir                       Program;
     Mktemp     "mktemp"    fs::mktemp                      Program;
     More       "more"      info::more                      Program;
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
+    Od         "od"        bytes::od                       Program;
     Paste      "paste"     text::paste                     Program;
     Printenv   "printenv"  info::printenv                  Program;
     Printf     "printf"    builtins::printf                Both;
@@ -143,9 +152,15 @@ commands! {
     Rmdir      "rmdir"     fs::rmdir                       Program;
     Sed        "sed"       text::sed                       Program;
     Seq        "seq"       text::seq                       Program;
+    Sha1sum    "sha1sum"   bytes::sum                      Program;
+    Sha224sum  "sha224sum" bytes::sum                      Program;
+    Sha256sum  "sha256sum" bytes::sum                      Program;
+    Sha384sum  "sha384sum" bytes::sum                      Program;
+    Sha512sum  "sha512sum" bytes::sum                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
     Stat       "stat"      fs::stat                        Program;
+    Strings    "strings"   bytes::strings                  Program;
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;
@@ -167,6 +182,7 @@ commands! {
     Which      "which"     info::which                     Program;
     Whoami     "whoami"    info::whoami                    Program;
     Xargs      "xargs"     search::xargs                   Program;
+    Xxd        "xxd"       bytes::xxd                      Program(2);
     Yes        "yes"       text::yes                       Program;
 }
 
