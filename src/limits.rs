@@ -520,6 +520,26 @@ mod tests {
     }
 
     #[test]
+    fn child_deadline_is_per_thread_and_not_remembered() {
+        let g = Guard::new(100, 10);
+        g.start_line(Duration::from_secs(60));
+        {
+            let _child = ChildDeadline::enter(Instant::now());
+            assert!(g.expired());
+            assert!(!g.line_expired());
+            // Another thread (another stage of the line) goes on.
+            std::thread::scope(|s| {
+                assert!(!s.spawn(|| g.expired()).join().unwrap_or(true));
+            });
+            // A later deadline nested inside does not extend it.
+            let _inner = ChildDeadline::enter(Instant::now() + Duration::from_secs(60));
+            assert!(g.expired());
+        }
+        assert!(!g.expired());
+        assert!(child_deadline().is_none());
+    }
+
+    #[test]
     fn quotas_refuse_without_charging() {
         let g = Guard::new(100, 3);
         let measure = || Usage {

@@ -739,6 +739,12 @@ pub fn describe(policy: &Policy, commands: &[&str], mount_point: &str) -> String
         "Each command line stops after {} with status 124.",
         human_ms(l.deadline_ms)
     ));
+    lines.push(
+        "The machine is fixed and never the host: user `user` (uid 1000, gid 1000), host \
+         `sandbox`, Linux 6.1 x86_64 with 4 processors, booted when the session started; its \
+         only processes are this shell ($$ = 4242) and what it runs; history is off."
+            .to_string(),
+    );
     lines.push(format!(
         "Output beyond {} on stdout or {} on stderr per line is cut off with a notice.",
         human_bytes(l.stdout_bytes),
@@ -1313,6 +1319,7 @@ mod tests {
         assert!(text.contains("trash"), "{text}");
         assert!(text.contains("undo N"), "{text}");
         assert!(text.contains("30 s with status 124"), "{text}");
+        assert!(text.contains("host `sandbox`"), "{text}");
         assert!(text.contains("1 MiB on stdout"), "{text}");
         assert!(text.contains("256 KiB on stderr"), "{text}");
         assert!(

@@ -1,5 +1,6 @@
 //! `less` 590 when its output is not a terminal: the files (or stdin) copied as they are,
-//! options ignored; a missing file or a directory is reported and skipped, status 0. The
+//! options ignored; a missing file or a directory is reported (on stdout, as less does)
+//! and skipped, status 0. The
 //! emulation never pages ([`super::pager`]).
 
 use std::ffi::OsString;
@@ -43,7 +44,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     for f in &files {
         if pager::is_dir(ctx, f) {
-            o.err(format!("{} is a directory\n", f.to_string_lossy()));
+            o.out(format!("{} is a directory\n", f.to_string_lossy()));
             continue;
         }
         match pager::copy(ctx, f, &mut o) {
@@ -55,7 +56,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 } else {
                     e.strerror().to_string()
                 };
-                o.err(format!("{}: {e}\n", f.to_string_lossy()));
+                o.out(format!("{}: {e}\n", f.to_string_lossy()));
             }
         }
     }
@@ -71,8 +72,8 @@ mod tests {
     fn copies_as_cat() {
         let w = World::new(texts());
         let (out, err, status) = text(&w.run(Less, &["-N", "nope"]));
-        assert_eq!((out.as_str(), status), ("", 0));
-        assert_eq!(err, "nope: No such file or directory\n");
+        assert_eq!((err.as_str(), status), ("", 0));
+        assert_eq!(out, "nope: No such file or directory\n");
         let w = World::empty().stdin(b"x\ny\n");
         assert_eq!(text(&w.run(Less, &[])).0, "x\ny\n");
     }
