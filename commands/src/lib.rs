@@ -96,6 +96,7 @@ commands! {
     Date       "date"      info::date                      Program;
     Diff       "diff"      compare::diff                   Program(2);
     Dirname    "dirname"   info::dirname                   Program;
+    Du         "du"        fs::du                          Program;
     Echo       "echo"      builtins::echo                  Both;
     Env        "env"       info::env                       Program(125);
     Exit       "exit"      builtins::exit                  Builtin;
