@@ -138,6 +138,7 @@ commands! {
     Test       "test"      builtins::test_                 Both;
     Touch      "touch"     fs::touch                       Program;
     Tr         "tr"        text::tr                        Program;
+    Tree       "tree"      fs::tree                        Program;
     True       "true"      builtins::true_                 Both;
     Type       "type"      builtins::type_                 Builtin;
     Uname      "uname"     info::uname                     Program;

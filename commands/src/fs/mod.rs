@@ -10,3 +10,4 @@ pub mod mv;
 pub mod rm;
 mod target;
 pub mod touch;
+pub mod tree;
