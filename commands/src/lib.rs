@@ -130,6 +130,7 @@ commands! {
     Rm         "rm"        fs::rm                          Program;
     Sed        "sed"       text::sed                       Program;
     Seq        "seq"       text::seq                       Program;
+    Shuf       "shuf"      text::shuf                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
     Tac        "tac"       text::tac                       Program;

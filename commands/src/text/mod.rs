@@ -17,6 +17,7 @@ pub mod paste;
 pub mod rev;
 pub mod sed;
 pub mod seq;
+pub mod shuf;
 pub mod sort;
 pub mod tabstops;
 pub mod tac;
