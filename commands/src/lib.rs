@@ -133,6 +133,7 @@ commands! {
     Shuf       "shuf"      text::shuf                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
+    Split      "split"     text::split                     Program;
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
     Tee        "tee"       text::tee                       Program;

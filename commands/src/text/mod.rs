@@ -19,6 +19,7 @@ pub mod sed;
 pub mod seq;
 pub mod shuf;
 pub mod sort;
+pub mod split;
 pub mod tabstops;
 pub mod tac;
 pub mod tee;
