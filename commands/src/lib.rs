@@ -50,8 +50,8 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
-    SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, ByteReader, Ctx, DiskUsage, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner,
+    SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
@@ -94,6 +94,7 @@ commands! {
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;
     Date       "date"      info::date                      Program;
+    Df         "df"        fs::df                          Program;
     Diff       "diff"      compare::diff                   Program(2);
     Dirname    "dirname"   info::dirname                   Program;
     Du         "du"        fs::du                          Program;

@@ -3,6 +3,7 @@
 
 pub mod chmod;
 pub mod cp;
+pub mod df;
 pub mod du;
 pub mod ls;
 pub mod mkdir;
