@@ -279,7 +279,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         o.status = 1;
         return Ok(o);
     }
-    let avail_bytes = u.quota_bytes.saturating_sub(u.used_bytes);
+    // Space is used by 4 KiB blocks, as on a real filesystem.
+    let used_bytes = u.used_bytes.div_ceil(4096).saturating_mul(4096);
+    let avail_bytes = u.quota_bytes.saturating_sub(used_bytes);
     let ifree = u.file_quota.saturating_sub(u.files);
     let show = |n: u64, count: bool| -> String {
         match &scale {
@@ -321,9 +323,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             Field::Iavail => show(ifree, true),
             Field::Ipcent => percent(u.files, ifree),
             Field::Size => show(u.quota_bytes, false),
-            Field::Used => show(u.used_bytes, false),
+            Field::Used => show(used_bytes, false),
             Field::Avail => show(avail_bytes, false),
-            Field::Pcent => percent(u.used_bytes, avail_bytes),
+            Field::Pcent => percent(used_bytes, avail_bytes),
             Field::File => file.into(),
             Field::Target | Field::Fstype if total => "-".into(),
             Field::Fstype => FSTYPE.into(),

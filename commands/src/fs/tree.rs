@@ -490,11 +490,14 @@ impl Job<'_> {
                 self.out.out(line);
                 return;
             }
-            self.dirs += 1;
             self.seen.insert((meta.dev, meta.ino));
             let head = self.json_head(&meta, None, trimmed);
             self.out.out(format!("  {head}"));
             let entries = self.read(&path, 0).unwrap_or_default();
+            // tree 2.1 counts an operand directory only when it lists something.
+            if !entries.is_empty() {
+                self.dirs += 1;
+            }
             self.json_body(entries, 1);
             self.out.out("\n");
             return;
@@ -518,11 +521,27 @@ impl Job<'_> {
             self.out.out(line);
             return;
         }
-        self.dirs += 1;
         self.seen.insert((meta.dev, meta.ino));
-        let entries = self.read(&path, 0);
-        if entries.is_none() {
-            line.extend_from_slice(b"  [error opening dir]");
+        let mut entries = self.read(&path, 0);
+        match &entries {
+            None => line.extend_from_slice(b"  [error opening dir]"),
+            Some(list) if !list.is_empty() => {
+                // tree 2.1 counts an operand directory only when it lists something.
+                self.dirs += 1;
+                if let Some(limit) = self.o.filelimit
+                    && list.len() > limit
+                {
+                    line.extend_from_slice(
+                        format!(
+                            "  [{} entries exceeds filelimit, not opening dir]",
+                            list.len()
+                        )
+                        .as_bytes(),
+                    );
+                    entries = None;
+                }
+            }
+            Some(_) => {}
         }
         line.push(b'\n');
         self.out.out(line);

@@ -165,7 +165,7 @@ fn seed(ctx: &Ctx, source: Option<&OsString>) -> Result<u64, Stop> {
                     Err(e) => {
                         return Err(Stop::Fail(format!(
                             "{}: {}",
-                            name.to_string_lossy(),
+                            quote(name),
                             crate::FsError::from_io(&e)
                         )));
                     }
@@ -173,14 +173,11 @@ fn seed(ctx: &Ctx, source: Option<&OsString>) -> Result<u64, Stop> {
             }
         }
         Err(e) => {
-            return Err(Stop::Fail(format!("{}: {e}", name.to_string_lossy())));
+            return Err(Stop::Fail(format!("{}: {e}", quote(name))));
         }
     }
     if got == 0 {
-        return Err(Stop::Fail(format!(
-            "{}: end of file",
-            name.to_string_lossy()
-        )));
+        return Err(Stop::Fail(format!("{}: end of file", quote(name))));
     }
     // FNV-1a over what was read.
     Ok(buf
