@@ -455,7 +455,7 @@ impl Job<'_> {
         }
     }
 
-    fn root(&mut self, name: &OsStr) {
+    fn root(&mut self, name: &OsStr, more: bool) {
         let b = name.as_bytes();
         let trimmed = {
             let t = b
@@ -494,12 +494,14 @@ impl Job<'_> {
             let head = self.json_head(&meta, None, trimmed);
             self.out.out(format!("  {head}"));
             let entries = self.read(&path, 0).unwrap_or_default();
-            // tree 2.1 counts an operand directory only when it lists something.
-            if !entries.is_empty() {
+            // tree 2.1 counts an operand directory only when it lists something, and puts
+            // a comma after one whose contents were listed when another operand follows.
+            let listed = !entries.is_empty();
+            if listed {
                 self.dirs += 1;
             }
             self.json_body(entries, 1);
-            self.out.out("\n");
+            self.out.out(if listed && more { ",\n" } else { "\n" });
             return;
         }
         let Ok(meta) = meta else {
@@ -782,8 +784,8 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if json {
         job.out.out("[\n");
     }
-    for r in &roots {
-        job.root(r);
+    for (i, r) in roots.iter().enumerate() {
+        job.root(r, i + 1 < roots.len());
         if !ctx.flush(&mut job.out) {
             return Ok(job.out);
         }

@@ -488,6 +488,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         verbose: a.verbose,
         o: Outcome::ok(),
     };
+    if matches!(mode, Mode::Chunks(..)) && input == "-" {
+        // A pipe's size is unknown (GNU reads a regular file's size; stdin is a pipe here).
+        return Err(Stop::Fail("-: cannot determine file size".into()));
+    }
     let mut reader = match open_input(ctx, &input) {
         Ok(r) => r,
         Err(e) => {
