@@ -425,6 +425,16 @@ pub(crate) fn run_command(
     emitter: &Emitter,
 ) -> i32 {
     emitter.command.set(Some(command));
+    let usage = || {
+        let u = env.sandbox.usage();
+        let guard = env.sandbox.guard();
+        trumansh_commands::DiskUsage {
+            used_bytes: u.bytes,
+            quota_bytes: guard.quota_bytes,
+            files: u.entries,
+            file_quota: guard.file_quota,
+        }
+    };
     let ctx = Ctx {
         name: command,
         fs: env.fs,
@@ -441,6 +451,7 @@ pub(crate) fn run_command(
         inputs: env.inputs,
         shellopts: env.shellopts,
         runner: env.runner,
+        usage: Some(&usage),
         program: env.program,
     };
     let outcome = trumansh_commands::run(command, args, &ctx);
@@ -471,6 +482,7 @@ pub(crate) fn with_ctx<T>(env: &Env, vars: &Vars, f: impl FnOnce(&Ctx) -> T) -> 
         inputs: &[],
         shellopts: env.shellopts,
         runner: None,
+        usage: None,
         program: None,
     };
     f(&ctx)

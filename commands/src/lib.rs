@@ -51,8 +51,8 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner, SPILL_AT,
-    SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, ByteReader, Ctx, DiskUsage, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner,
+    SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};
@@ -100,8 +100,10 @@ commands! {
     Cp         "cp"        fs::cp                          Program;
     Cut        "cut"       text::cut                       Program;
     Date       "date"      info::date                      Program;
+    Df         "df"        fs::df                          Program;
     Diff       "diff"      compare::diff                   Program(2);
     Dirname    "dirname"   info::dirname                   Program;
+    Du         "du"        fs::du                          Program;
     Echo       "echo"      builtins::echo                  Both;
     Env        "env"       info::env                       Program(125);
     Exit       "exit"      builtins::exit                  Builtin;
@@ -157,8 +159,10 @@ commands! {
     Sha256sum  "sha256sum" bytes::sum                      Program;
     Sha384sum  "sha384sum" bytes::sum                      Program;
     Sha512sum  "sha512sum" bytes::sum                      Program;
+    Shuf       "shuf"      text::shuf                      Program;
     Sleep      "sleep"     info::sleep                     Program;
     Sort       "sort"      text::sort                      Program(2);
+    Split      "split"     text::split                     Program;
     Stat       "stat"      fs::stat                        Program;
     Strings    "strings"   bytes::strings                  Program;
     Tac        "tac"       text::tac                       Program;
@@ -169,6 +173,7 @@ commands! {
     Touch      "touch"     fs::touch                       Program;
     Tput       "tput"      info::tput                      Program;
     Tr         "tr"        text::tr                        Program;
+    Tree       "tree"      fs::tree                        Program;
     True       "true"      builtins::true_                 Both;
     Truncate   "truncate"  fs::truncate                    Program;
     Type       "type"      builtins::type_                 Builtin;

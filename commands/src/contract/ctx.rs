@@ -218,10 +218,24 @@ pub struct Ctx<'a> {
     /// and pipes) through the emulated shell; `None` where nothing can run them (a unit
     /// test's world). Use [`Ctx::run`].
     pub runner: Option<&'a dyn Runner>,
+    /// The sandbox's usage and quotas, measured when asked (`df`); `None` where nothing
+    /// measures them (a unit test's world).
+    pub usage: Option<&'a dyn Fn() -> DiskUsage>,
     /// Invoked as a program (`/usr/bin/printf`, by `xargs`, `find -exec`, `env`), not as the
     /// shell's builtin of the same name: the name it was run by (its `argv[0]`, which GNU's
     /// messages start with). A `Both` command then answers as its GNU program.
     pub program: Option<&'a str>,
+}
+
+/// What the sandbox holds against its quotas (`df`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskUsage {
+    /// Bytes stored (trash included), as the write quota counts them.
+    pub used_bytes: u64,
+    pub quota_bytes: u64,
+    /// Files, directories and links.
+    pub files: u64,
+    pub file_quota: u64,
 }
 
 /// What a command asks the shell to run ([`Ctx::run`]).

@@ -4,6 +4,8 @@
 mod canon;
 pub mod chmod;
 pub mod cp;
+pub mod df;
+pub mod du;
 pub mod install;
 pub mod ln;
 pub mod ls;
@@ -17,4 +19,5 @@ pub mod rmdir;
 pub mod stat;
 mod target;
 pub mod touch;
+pub mod tree;
 pub mod truncate;

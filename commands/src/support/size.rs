@@ -100,6 +100,67 @@ pub fn parse_size(s: &[u8]) -> Result<u64, SizeError> {
     }
 }
 
+/// GNU's `human_readable` with `human_autoscale | human_SI` and the default ceiling rounding
+/// (`du -h`, `df -h`, `tree -h`; `base` 1000 for `--si`/`-H`): the smallest unit that keeps
+/// the value below `base`, one decimal below 10, rounded up; `k` is lowercase in powers of
+/// 1000, as GNU writes it.
+pub fn human_ceil(n: u64, base: u64) -> String {
+    const UNITS: [char; 8] = ['K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'];
+    let unit = |e: usize| {
+        let c = UNITS.get(e).copied().unwrap_or('Y');
+        if c == 'K' && base == 1000 { 'k' } else { c }
+    };
+    let base = u128::from(base.max(2));
+    let n = u128::from(n);
+    if n < base {
+        return n.to_string();
+    }
+    let mut e = 0usize;
+    let mut scale: u128 = base;
+    while n >= scale * base && e + 1 < UNITS.len() {
+        scale *= base;
+        e += 1;
+    }
+    if n / scale < 10 {
+        let tenths = (n * 10).div_ceil(scale);
+        if tenths < 100 {
+            return format!("{}.{}{}", tenths / 10, tenths % 10, unit(e));
+        }
+        return format!("10{}", unit(e));
+    }
+    let v = n.div_ceil(scale);
+    if v >= base && e + 1 < UNITS.len() {
+        return format!("1.0{}", unit(e + 1));
+    }
+    format!("{v}{}", unit(e))
+}
+
+/// A GNU `--block-size` argument (`-B`): the block size and, when it was given without a
+/// number (`K`, `KB`, `KiB`, `M`), the suffix GNU prints after every value (`kB` for `KB`).
+pub fn block_size(s: &[u8]) -> Result<(u64, String), SizeError> {
+    let n = parse_size(s)?;
+    if n == 0 {
+        return Err(SizeError::Invalid);
+    }
+    let suffix = match s.first() {
+        Some(c) if !c.is_ascii_digit() && *c != b'+' && *c != b' ' => {
+            let letter = match s.first() {
+                Some(b'k' | b'K') if s.get(1) == Some(&b'B') => "k".to_string(),
+                Some(&c) => char::from(c).to_ascii_uppercase().to_string(),
+                None => String::new(),
+            };
+            let rest = String::from_utf8_lossy(s.get(1..).unwrap_or_default()).into_owned();
+            if s == b"b" {
+                String::new()
+            } else {
+                letter + &rest
+            }
+        }
+        _ => String::new(),
+    };
+    Ok((n, suffix))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -133,6 +194,22 @@ mod tests {
     fn lowercase_m_and_trailing_garbage() {
         assert_eq!(parse_size(b"m"), Ok(1 << 20));
         assert_eq!(parse_size(b"2KiBx"), Err(SizeError::Invalid));
+    }
+
+    #[test]
+    fn human_as_gnu() {
+        assert_eq!(human_ceil(0, 1024), "0");
+        assert_eq!(human_ceil(1023, 1024), "1023");
+        assert_eq!(human_ceil(1024, 1024), "1.0K");
+        assert_eq!(human_ceil(1025, 1024), "1.1K");
+        assert_eq!(human_ceil(24576, 1024), "24K");
+        assert_eq!(human_ceil(24576, 1000), "25k");
+        assert_eq!(human_ceil(10_239, 1024), "10K");
+        assert_eq!(human_ceil(1_048_575, 1024), "1.0M");
+        assert_eq!(block_size(b"KB"), Ok((1000, "kB".into())));
+        assert_eq!(block_size(b"KiB"), Ok((1024, "KiB".into())));
+        assert_eq!(block_size(b"1K"), Ok((1024, String::new())));
+        assert_eq!(block_size(b"0"), Err(SizeError::Invalid));
     }
 
     #[test]

@@ -530,6 +530,7 @@ mod tests {
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
             runner: None,
+            usage: None,
             program: None,
         };
         f(&ctx)

@@ -99,6 +99,7 @@ impl World {
             inputs: &[],
             shellopts: "braceexpand:hashall:interactive-comments",
             runner: None,
+            usage: None,
             program: self.program.as_deref(),
         };
         crate::run(name, &os(args), &ctx)
