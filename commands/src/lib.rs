@@ -37,6 +37,7 @@
 #[macro_use]
 mod registry;
 
+mod archive;
 mod builtins;
 mod compare;
 mod contract;
@@ -108,6 +109,8 @@ commands! {
     Gawk       "gawk"      text::awk                       Program(2);
     Grep       "grep"      search::grep                    Program(2);
     Groups     "groups"    info::id                        Program;
+    Gunzip     "gunzip"    archive::gzip                   Program;
+    Gzip       "gzip"      archive::gzip                   Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
     Hostname   "hostname"  info::hostname                  Program;
@@ -133,6 +136,7 @@ commands! {
     Sort       "sort"      text::sort                      Program(2);
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
+    Tar        "tar"       archive::tar                    Program(2);
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;
     Touch      "touch"     fs::touch                       Program;
@@ -149,6 +153,7 @@ commands! {
     Whoami     "whoami"    info::whoami                    Program;
     Xargs      "xargs"     search::xargs                   Program;
     Yes        "yes"       text::yes                       Program;
+    Zcat       "zcat"      archive::gzip                   Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.
