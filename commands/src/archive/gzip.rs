@@ -681,3 +681,142 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let status = r.status;
     Ok(r.o.with_status(status))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::CommandName::{Gunzip, Gzip, Zcat};
+    use crate::testing::memfs::MemFs;
+    use crate::testing::world::{World, ops, text};
+
+    /// `gzip -c a` by GNU gzip 1.12 of `hello\n` with mtime 2024-01-01 00:00 UTC.
+    const GNU_A: &[u8] = &[
+        0x1f, 0x8b, 8, 8, 0x80, 0, 0x92, 0x65, 0, 3, b'a', 0, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7,
+        2, 0, 0x20, 0x30, 0x3a, 0x36, 6, 0, 0, 0,
+    ];
+
+    fn world() -> World {
+        World::new(
+            MemFs::rooted("/s")
+                .file("/s/a.gz", GNU_A)
+                .file("/s/b", b"x\n")
+                .file("/s/b.gz", b"x\n")
+                .dir("/s/d"),
+        )
+    }
+
+    #[test]
+    fn list_as_gnu() {
+        let w = world();
+        assert_eq!(
+            text(&w.run(Gzip, &["-l", "a.gz"])).0,
+            "         compressed        uncompressed  ratio uncompressed_name\n                 28                   6 -33.3% a\n"
+        );
+        assert_eq!(
+            text(&w.run(Gzip, &["-lv", "a.gz", "a.gz"])).0,
+            "method  crc     date  time           compressed        uncompressed  ratio uncompressed_name\n\
+             defla 363a3020 Jan  1 00:00                  28                   6 -33.3% a\n\
+             defla 363a3020 Jan  1 00:00                  28                   6 -33.3% a\n\
+             \x20                                            56                  12 -200.0% (totals)\n"
+        );
+        assert_eq!(
+            text(&w.run(Gzip, &["-l", "b.gz"])),
+            (
+                String::new(),
+                "\ngzip: b.gz: not in gzip format\n".into(),
+                1
+            )
+        );
+    }
+
+    #[test]
+    fn test_and_cat() {
+        let w = world();
+        assert_eq!(
+            text(&w.run(Gzip, &["-t", "a.gz"])),
+            (String::new(), String::new(), 0)
+        );
+        assert_eq!(
+            text(&w.run(Gzip, &["-tv", "a.gz"])),
+            (String::new(), "a.gz:\t OK\n".into(), 0)
+        );
+        assert_eq!(
+            text(&w.run(Zcat, &["a.gz"])),
+            ("hello\n".into(), String::new(), 0)
+        );
+        assert_eq!(
+            text(&w.run(Gzip, &["-dc", "a.gz", "b"])),
+            (
+                "hello\n".into(),
+                "\ngzip: b: not in gzip format\n".into(),
+                1
+            )
+        );
+    }
+
+    #[test]
+    fn replaces_files() {
+        let w = world();
+        let o = w.run(Gunzip, &["a.gz"]);
+        let got = ops(&o);
+        assert!(matches!(got.first(), Some(Op::WriteFile { path, data, .. })
+            if path == &PathBuf::from("/s/a") && data == b"hello\n"));
+        assert_eq!(
+            got.last(),
+            Some(&Op::Trash {
+                path: PathBuf::from("/s/a.gz")
+            })
+        );
+        let o = w.run(Gzip, &["-k", "b"]);
+        assert_eq!(
+            text(&o),
+            (
+                String::new(),
+                "gzip: b.gz already exists;\tnot overwritten\n".into(),
+                2
+            )
+        );
+        let o = w.run(Gzip, &["a.gz", "d", "nope"]);
+        assert_eq!(
+            text(&o),
+            (
+                String::new(),
+                "gzip: a.gz already has .gz suffix -- unchanged\ngzip: d is a directory -- ignored\ngzip: nope: No such file or directory\n".into(),
+                1
+            )
+        );
+        assert_eq!(
+            text(&w.run(Gzip, &["-d", "b"])),
+            (
+                String::new(),
+                "gzip: b: unknown suffix -- ignored\n".into(),
+                2
+            )
+        );
+    }
+
+    #[test]
+    fn stdin_round_trip_and_errors() {
+        let z = World::empty().stdin(b"hi\n").run(Gzip, &[]).stdout();
+        assert!(z.starts_with(&GZIP_MAGIC));
+        assert_eq!(text(&World::empty().stdin(&z).run(Gzip, &["-d"])).0, "hi\n");
+        assert_eq!(
+            text(&World::empty().stdin(b"junk").run(Gzip, &["-d"])),
+            (
+                String::new(),
+                "\ngzip: stdin: not in gzip format\n".into(),
+                1
+            )
+        );
+        assert_eq!(
+            text(&World::empty().run(Gzip, &["-y"])),
+            (
+                String::new(),
+                "gzip: invalid option -- 'y'\nTry `gzip --help' for more information.\n".into(),
+                1
+            )
+        );
+    }
+}

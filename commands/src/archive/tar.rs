@@ -1543,3 +1543,239 @@ impl Extractor<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::CommandName::Tar;
+    use crate::testing::memfs::MemFs;
+    use crate::testing::world::{World, ops, text};
+
+    fn world() -> World {
+        World::new(
+            MemFs::rooted("/s")
+                .dir("/s/d/s")
+                .file("/s/d/a", b"hello\n")
+                .file("/s/d/s/b", b"x")
+                .symlink("/s/d/l", "a"),
+        )
+    }
+
+    /// A raw archive of the given (name, type, link, data) members, names taken as they are.
+    fn raw(members: &[(&str, u8, &str, &[u8])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &(name, kind, link, data) in members {
+            let h = Header {
+                name: name.as_bytes(),
+                link: link.as_bytes(),
+                kind,
+                perm: 0o644,
+                uid: 1000,
+                gid: 1000,
+                uname: "user",
+                gname: "user",
+                size: data.len() as u64,
+                mtime: 1_700_000_000,
+            };
+            out.extend_from_slice(&block(&h));
+            out.extend_from_slice(data);
+            out.resize(out.len().div_ceil(512) * 512, 0);
+        }
+        out.resize(out.len() + 1024, 0);
+        out
+    }
+
+    #[test]
+    fn names_made_safe_as_gnu() {
+        assert_eq!(safer_name(b"/abs"), (b"abs".to_vec(), Some(b"/".to_vec())));
+        assert_eq!(
+            safer_name(b"a/../../y"),
+            (b"y".to_vec(), Some(b"a/../../".to_vec()))
+        );
+        assert_eq!(safer_name(b"ok/x"), (b"ok/x".to_vec(), None));
+        assert_eq!(safer_name(b"/"), (b".".to_vec(), Some(b"/".to_vec())));
+        assert!(has_dotdot(b"a/../b") && !has_dotdot(b"a..b/c"));
+        assert_eq!(strip_components(b"d/s/b", 1), Some(b"s/b".to_vec()));
+        assert_eq!(strip_components(b"d/", 1), None);
+        assert!(excluded(&[b"s".to_vec()], b"d/s/"));
+        assert!(excluded(&[b"*.o".to_vec()], b"d/x.o"));
+        assert!(!excluded(&[b"s".to_vec()], b"d/sx"));
+    }
+
+    #[test]
+    fn usage_errors_as_gnu() {
+        let w = world();
+        let cases: &[(&[&str], &str, i32)] = &[
+            (
+                &[],
+                "tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                2,
+            ),
+            (
+                &["-y"],
+                "tar: invalid option -- 'y'\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                64,
+            ),
+            (
+                &["-cf"],
+                "tar: option requires an argument -- 'f'\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                64,
+            ),
+            (
+                &["--list", "--fi", "x"],
+                "tar: option '--fi' is ambiguous; possibilities: '--file' '--files-from'\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                64,
+            ),
+            (
+                &["cf", "x.tar"],
+                "tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                2,
+            ),
+            (
+                &["-ct"],
+                "tar: You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option\nTry 'tar --help' or 'tar --usage' for more information.\n",
+                2,
+            ),
+            (
+                &["xf", "nope.tar"],
+                "tar: nope.tar: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n",
+                2,
+            ),
+        ];
+        for (args, err, status) in cases {
+            let o = w.run(Tar, args);
+            assert_eq!(
+                text(&o),
+                (String::new(), (*err).to_string(), *status),
+                "{args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn create_then_list_and_extract() {
+        let w = world();
+        let o = w.run(Tar, &["cvf", "-", "d"]);
+        assert_eq!(o.status, 0);
+        // The names go to stderr when the archive is on stdout.
+        assert_eq!(text(&o).1, "d/\nd/s/\nd/s/b\nd/a\nd/l\n");
+        let archive = o.stdout();
+        assert_eq!(archive.len() % RECORD, 0);
+        let listed = World::new(MemFs::rooted("/s"))
+            .stdin(&archive)
+            .run(Tar, &["tf", "-"]);
+        assert_eq!(text(&listed).0, "d/\nd/s/\nd/s/b\nd/a\nd/l\n");
+        let long = World::new(MemFs::rooted("/s"))
+            .stdin(&archive)
+            .run(Tar, &["-tvf", "-"]);
+        assert!(
+            text(&long)
+                .0
+                .contains("lrwxrwxrwx user/user         0 2024-01-02 03:04 d/l -> a\n")
+                || text(&long).0.contains(" d/l -> a\n"),
+            "{:?}",
+            text(&long)
+        );
+        let x = World::new(MemFs::rooted("/s"))
+            .stdin(&archive)
+            .run(Tar, &["-x", "--strip-components=1"]);
+        let got = ops(&x);
+        assert!(got.contains(&Op::WriteFile {
+            path: PathBuf::from("/s/a"),
+            data: b"hello\n".to_vec(),
+            append: false
+        }));
+        assert!(got.contains(&Op::Symlink {
+            path: PathBuf::from("/s/l"),
+            target: PathBuf::from("a")
+        }));
+        // `-O`: the contents, nothing written.
+        let o = World::new(MemFs::rooted("/s"))
+            .stdin(&archive)
+            .run(Tar, &["xOf", "-", "d/a"]);
+        assert_eq!(text(&o), ("hello\n".into(), String::new(), 0));
+        assert!(ops(&o).is_empty());
+    }
+
+    #[test]
+    fn gzip_round_trip() {
+        let w = world();
+        let o = w.run(Tar, &["czf", "-", "d/a"]);
+        assert!(o.stdout().starts_with(&GZIP_MAGIC));
+        let z = o.stdout();
+        // From a pipe a compressed archive needs `-z`; a file is recognised.
+        let o = World::new(MemFs::rooted("/s"))
+            .stdin(&z)
+            .run(Tar, &["tf", "-"]);
+        assert_eq!(
+            text(&o).1,
+            "tar: Archive is compressed. Use -z option\ntar: Error is not recoverable: exiting now\n"
+        );
+        let o = World::new(MemFs::rooted("/s").file("/s/a.tgz", &z)).run(Tar, &["tf", "a.tgz"]);
+        assert_eq!(text(&o), ("d/a\n".into(), String::new(), 0));
+    }
+
+    #[test]
+    fn hostile_members_stay_inside() {
+        let ar = raw(&[
+            ("../x", b'0', "", b"x\n"),
+            ("/abs", b'0', "", b"x\n"),
+            ("l", b'2', "/tmp", b""),
+            ("l/pwned", b'0', "", b"x\n"),
+            ("h", b'1', "../x", b""),
+            ("ok", b'0', "", b"x\n"),
+        ]);
+        let o = World::new(MemFs::rooted("/s"))
+            .stdin(&ar)
+            .run(Tar, &["xf", "-"]);
+        assert_eq!(
+            text(&o).1,
+            "tar: Removing leading `../' from member names\n\
+             tar: ../x: Member name contains '..'\n\
+             tar: Removing leading `/' from member names\n\
+             tar: l/pwned: Cannot open: Not a directory\n\
+             tar: Removing leading `../' from hard link targets\n\
+             tar: h: Cannot hard link to 'x': No such file or directory\n\
+             tar: Exiting with failure status due to previous errors\n"
+        );
+        assert_eq!(o.status, 2);
+        let paths: Vec<PathBuf> = ops(&o)
+            .into_iter()
+            .filter_map(|op| match op {
+                Op::WriteFile { path, .. } | Op::Symlink { path, .. } => Some(path),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                PathBuf::from("/s/abs"),
+                PathBuf::from("/s/ok"),
+                PathBuf::from("/s/l")
+            ]
+        );
+    }
+
+    #[test]
+    fn keep_old_and_not_found() {
+        let ar = raw(&[("d/a", b'0', "", b"new\n")]);
+        let o = world().stdin(&ar).run(Tar, &["xkf", "-"]);
+        assert_eq!(
+            text(&o).1,
+            "tar: d/a: Cannot open: File exists\ntar: Exiting with failure status due to previous errors\n"
+        );
+        let o = World::new(MemFs::rooted("/s"))
+            .stdin(&ar)
+            .run(Tar, &["tf", "-", "nope", "d"]);
+        assert_eq!(
+            text(&o),
+            (
+                "d/a\n".into(),
+                "tar: nope: Not found in archive\ntar: Exiting with failure status due to previous errors\n".into(),
+                2
+            )
+        );
+    }
+}
