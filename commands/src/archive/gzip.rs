@@ -504,8 +504,14 @@ impl Run<'_> {
             if self.opts.stdout {
                 None
             } else if strip_suffix(&name, &self.opts.suffix).is_some() {
-                let sfx = String::from_utf8_lossy(&self.opts.suffix).into_owned();
-                return self.warn(&format!("{shown} already has {sfx} suffix -- unchanged"));
+                // A warning that leaves the status alone, as GNU's.
+                if !self.opts.quiet {
+                    let sfx = String::from_utf8_lossy(&self.opts.suffix).into_owned();
+                    self.o.err(format!(
+                        "gzip: {shown} already has {sfx} suffix -- unchanged\n"
+                    ));
+                }
+                return;
             } else {
                 let mut n = name.clone();
                 n.extend_from_slice(&self.opts.suffix);
