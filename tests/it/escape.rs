@@ -1931,7 +1931,7 @@ fn session_tar_members_stay_inside() {
             "lr/hidden_inside.txt",
             "link_dir_abs/new",
         ] {
-            let r = s.run(&format!("cat {p}"));
+            let r = s.run(format!("cat {p}"));
             assert_eq!(
                 String::from_utf8_lossy(&r.stderr),
                 format!("cat: {p}: No such file or directory\n"),
