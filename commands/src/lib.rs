@@ -37,6 +37,7 @@
 #[macro_use]
 mod registry;
 
+mod archive;
 mod builtins;
 mod bytes;
 mod compare;
@@ -118,6 +119,8 @@ commands! {
     Gawk       "gawk"      text::awk                       Program(2);
     Grep       "grep"      search::grep                    Program(2);
     Groups     "groups"    info::id                        Program;
+    Gunzip     "gunzip"    archive::gzip                   Program;
+    Gzip       "gzip"      archive::gzip                   Program;
     Head       "head"      text::headtail::head            Program;
     Help       "help"      builtins::help                  Builtin;
     Hexdump    "hexdump"   bytes::hexdump                  Program;
@@ -167,6 +170,7 @@ commands! {
     Strings    "strings"   bytes::strings                  Program;
     Tac        "tac"       text::tac                       Program;
     Tail       "tail"      text::headtail::tail            Program;
+    Tar        "tar"       archive::tar                    Program(2);
     Tee        "tee"       text::tee                       Program;
     Test       "test"      builtins::test_                 Both;
     Timeout    "timeout"   info::timeout                   Program(125);
@@ -189,6 +193,7 @@ commands! {
     Xargs      "xargs"     search::xargs                   Program;
     Xxd        "xxd"       bytes::xxd                      Program(2);
     Yes        "yes"       text::yes                       Program;
+    Zcat       "zcat"      archive::gzip                   Program;
 }
 
 /// Runs one command. `args` are the operands after the command name; `ctx.name` is `name`.

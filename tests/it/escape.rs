@@ -1854,3 +1854,98 @@ fn session_text_tools_and_started_commands_stay_inside() {
     }
     rep.finish();
 }
+
+/// A raw tar archive of (name, typeflag, link target, data) members, names stored as they
+/// are (no sanitising): what a hostile archive holds.
+fn raw_tar(members: &[(&str, u8, &str, &[u8])]) -> Vec<u8> {
+    fn field(b: &mut [u8], at: usize, v: &[u8]) {
+        b[at..at + v.len()].copy_from_slice(v);
+    }
+    let mut out = Vec::new();
+    for &(name, kind, link, data) in members {
+        let mut b = [0u8; 512];
+        field(&mut b, 0, name.as_bytes());
+        field(&mut b, 100, b"0000644\0");
+        field(&mut b, 108, b"0001750\0");
+        field(&mut b, 116, b"0001750\0");
+        field(&mut b, 124, format!("{:011o}\0", data.len()).as_bytes());
+        field(&mut b, 136, b"14524773400\0");
+        field(&mut b, 148, b"        ");
+        b[156] = kind;
+        field(&mut b, 157, link.as_bytes());
+        field(&mut b, 257, b"ustar  \0");
+        let sum: u32 = b.iter().map(|&c| u32::from(c)).sum();
+        field(&mut b, 148, format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&b);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+#[test]
+fn session_tar_members_stay_inside() {
+    let fx = fixture();
+    let outer = fx.outer.to_str().unwrap().to_string();
+    let abs_secret = format!("{outer}/secret.txt");
+    let abs_dir = format!("{outer}/secretdir");
+    let evil = raw_tar(&[
+        ("../x", b'0', "", b"x\n"),
+        ("../../secret.txt", b'0', "", b"PWNED\n"),
+        (&abs_secret, b'0', "", b"PWNED\n"),
+        ("/abs", b'0', "", b"x\n"),
+        ("l", b'2', "/tmp", b""),
+        ("l/pwned", b'0', "", b"x\n"),
+        ("lo", b'2', &abs_dir, b""),
+        ("lo/pwned", b'0', "", b"x\n"),
+        ("lr", b'2', "../secretdir", b""),
+        ("lr/hidden_inside.txt", b'0', "", b"PWNED\n"),
+        ("link_dir_abs/new", b'0', "", b"x\n"),
+        ("link_dir_rel/hidden_inside.txt", b'0', "", b"PWNED\n"),
+        ("link_file_rel", b'0', "", b"PWNED\n"),
+        ("h", b'1', "../secret.txt", b""),
+        ("h2", b'1', &abs_secret, b""),
+        ("hardlink", b'0', "", b"PWNED\n"),
+    ]);
+    fs::write(fx.root.join("evil.tar"), &evil).unwrap();
+    let before = snapshot(&fx);
+    let mut s = session(&fx, Mount::Real);
+    let r = s.run("gzip -k evil.tar");
+    assert_eq!(r.status, 0, "{}", show(&r));
+    for line in [
+        "tar xf evil.tar",
+        "tar xzf evil.tar.gz",
+        "mkdir -p sub && tar xf evil.tar -C sub",
+        "tar xf evil.tar --strip-components=1",
+        "cat evil.tar | tar x",
+    ] {
+        let r = s.run(line);
+        assert_eq!(r.status, 2, "{line}: {}", show(&r));
+        assert_eq!(before, snapshot(&fx), "{line} changed the outside");
+        assert!(!Path::new("/tmp/pwned").exists(), "{line}");
+        // What was made inside reads like a missing path where it would lead out.
+        for p in [
+            "l/pwned",
+            "lo/pwned",
+            "lr/hidden_inside.txt",
+            "link_dir_abs/new",
+        ] {
+            let r = s.run(format!("cat {p}"));
+            assert_eq!(
+                String::from_utf8_lossy(&r.stderr),
+                format!("cat: {p}: No such file or directory\n"),
+                "{line}"
+            );
+        }
+    }
+    // The members that could land did, inside.
+    assert_eq!(fs::read(fx.root.join("abs")).unwrap(), b"x\n");
+    assert!(!fx.root.join("x").exists() && !fx.root.join("secret.txt").exists());
+    assert!(
+        fs::symlink_metadata(fx.root.join("lo"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
