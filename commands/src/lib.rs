@@ -113,6 +113,7 @@ commands! {
     Hostname   "hostname"  info::hostname                  Program;
     Id         "id"        info::id                        Program;
     Join       "join"      text::join                      Program;
+    Jq         "jq"        text::jq                        Program(2);
     Ls         "ls"        fs::ls                          Program(2);
     Mapfile    "mapfile"   builtins::mapfile               Builtin;
     Mkdir      "mkdir"     fs::mkdir                       Program;
