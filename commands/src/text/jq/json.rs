@@ -629,6 +629,21 @@ pub fn parse_one(text: &[u8]) -> Option<Val> {
     }
 }
 
+/// Parses exactly one JSON text as `fromjson` does; `Err` holds jq's parse message.
+pub fn parse_one_msg(text: &[u8]) -> Result<Val, String> {
+    let mut p = Parser::default();
+    let mut out = Vec::new();
+    p.feed(text, &mut out);
+    p.finish(&mut out);
+    let mut it = out.into_iter();
+    match (it.next(), it.next()) {
+        (Some(Ok(v)), None) => Ok(v),
+        (Some(Err(e)), _) | (Some(Ok(_)), Some(Err(e))) => Err(e),
+        (Some(Ok(_)), Some(Ok(_))) => Err("Unexpected extra JSON values".to_owned()),
+        (None, _) => Err("Expected JSON value".to_owned()),
+    }
+}
+
 /// Parses every JSON text of `text`; `Err` holds jq's message for the first bad one.
 pub fn parse_all(text: &[u8]) -> Result<Vec<Val>, String> {
     let mut p = Parser::default();
@@ -659,7 +674,7 @@ mod tests {
         assert_eq!(num(12_345_678_901_234_567_890.0), "12345678901234567000");
         assert_eq!(num(1e-5), "1e-05");
         assert_eq!(num(0.000_012_34), "1.234e-05");
-        assert_eq!(num(3.14159), "3.14159");
+        assert_eq!(num(1.25), "1.25");
         assert_eq!(num(-0.0), "-0");
         assert_eq!(num(123_456_789_012.0), "123456789012");
         assert_eq!(num(5e-324), "5e-324");
@@ -701,7 +716,8 @@ mod tests {
 
     #[test]
     fn prints_pretty_and_compact() {
-        let v = parse_one(br#"{"a":[1,{"b":null}],"c":"x\u007f","d":{},"e":[]}"#).unwrap();
+        let v =
+            parse_one(br#"{"a":[1,{"b":null}],"c":"x\u007f","d":{},"e":[]}"#).unwrap_or_default();
         let mut s = String::new();
         Dump {
             indent: 2,

@@ -11,6 +11,7 @@ mod json;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
 use std::rc::Rc;
 
@@ -43,7 +44,12 @@ def strflocaltime(f): strftime(f);
 def now: _tm_now;
 def ascii: [.] | implode;
 def leaf_paths: paths(scalars);
-def splits($re): splits($re; null);
+def fromjson: _tm_fromjson;
+def tonumber: if type == "number" then . elif type == "string" then _tm_fromjson else error("\(type) (\(tojson)) cannot be parsed as a number") end;
+def input: _tm_input;
+def limit($n; f): label $out | foreach f as $item (0; . + 1; $item, if . >= $n then break $out else empty end);
+def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be") else map(if type == "number" then tostring elif type == "string" then "\"" + (split("\"") | join("\"\"")) + "\"" elif type == "boolean" then tostring elif . == null then "" else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be") else map(if type == "string" then split("\\") | join("\\\\") | split("\t") | join("\\t") | split("\n") | join("\\n") | split("\r") | join("\\r") elif type == "number" or type == "boolean" then tostring elif . == null then "" else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t") end;
 "#;
 
 /// What the filter runs on.
@@ -84,7 +90,7 @@ impl<'a> HasInputs<'a, Val> for &'a Data<'a> {
     }
 }
 
-fn shared_of<'a>(cv: &jaq_core::Cv<'a, Kind>) -> Rc<RefCell<Shared>> {
+fn shared_of(cv: &jaq_core::Cv<'_, Kind>) -> Rc<RefCell<Shared>> {
     cv.0.data().shared.clone()
 }
 
@@ -102,8 +108,8 @@ fn own_funs() -> Vec<Fun<Kind>> {
         ("_tm_input_filename", v(0), |cv| {
             let name = shared_of(&cv).borrow().name.clone();
             bome(Ok(match name {
-                Some(n) if n != "<stdin>" => Val::utf8_str(n.into_bytes()),
-                _ => Val::Null,
+                Some(n) => Val::utf8_str(n.into_bytes()),
+                None => Val::Null,
             }))
         }),
         ("_tm_input_line_number", v(0), |cv| {
@@ -135,6 +141,31 @@ fn own_funs() -> Vec<Fun<Kind>> {
             };
             shared_of(&cv).borrow_mut().stderr.extend_from_slice(&msg);
             empty()
+        }),
+        ("_tm_fromjson", v(0), |cv| {
+            let Val::TStr(text) = &cv.1 else {
+                let msg = format!(
+                    "{} ({}) cannot be parsed as JSON",
+                    type_name(&cv.1),
+                    json::compact(&cv.1)
+                );
+                return bome(Err(jaq_core::Error::str(msg)));
+            };
+            bome(json::parse_one_msg(text).map_err(|e| {
+                jaq_core::Error::str(format!(
+                    "{e} (while parsing '{}')",
+                    String::from_utf8_lossy(text)
+                ))
+            }))
+        }),
+        ("_tm_input", v(0), |cv| {
+            let mut inputs = cv.0.data().inputs;
+            let next = inputs.next();
+            bome(match next {
+                Some(Ok(v)) => Ok(v),
+                Some(Err(e)) => Err(jaq_core::Error::str(e)),
+                None => Err(jaq_core::Error::str("break")),
+            })
         }),
         ("_tm_now", v(0), |cv| {
             let now = cv.0.data().now;
@@ -177,6 +208,7 @@ struct Opts {
     null_input: bool,
     exit_status: bool,
     seq: bool,
+    stream: bool,
     pretty: bool,
     dump: Dump,
 }
@@ -242,9 +274,7 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
                     ArgMode::Json => match json::parse_one(text.as_bytes()) {
                         Some(v) => o.positional.push(v),
                         None => {
-                            return Err(usage_error(&format!(
-                                "Invalid JSON text passed to --jsonargs"
-                            )));
+                            return Err(usage_error("Invalid JSON text passed to --jsonargs"));
                         }
                     },
                 }
@@ -347,8 +377,8 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
                     out.out("jq-1.6\n");
                     return Err(Stop::Done(out));
                 }
-                "stream" => return Err(fail2("--stream is not supported here")),
-                _ => return Err(usage_error(&format!("Unknown option: {text}"))),
+                "stream" => o.stream = true,
+                _ => return Err(usage_error(&format!("Unknown option {text}"))),
             }
             continue;
         }
@@ -377,7 +407,7 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
                     out.out(HELP);
                     return Err(Stop::Done(out));
                 }
-                _ => return Err(usage_error(&format!("Unknown option: {text}"))),
+                _ => return Err(usage_error(&format!("Unknown option {text}"))),
             }
         }
     }
@@ -399,13 +429,14 @@ struct Reader<'a> {
     queue: std::collections::VecDeque<Result<Val, String>>,
     raw: bool,
     slurp: bool,
+    stream: bool,
     partial: Vec<u8>,
     slurped: Vec<Val>,
     finished: bool,
     shared: Rc<RefCell<Shared>>,
 }
 
-impl<'a> Reader<'a> {
+impl Reader<'_> {
     fn open_next(&mut self) -> bool {
         for name in self.files.by_ref() {
             match open_input(self.ctx, &name) {
@@ -424,7 +455,7 @@ impl<'a> Reader<'a> {
                     let mut sh = self.shared.borrow_mut();
                     sh.failures += 1;
                     let msg = format!(
-                        "jq: error: Could not open {}: {}\n",
+                        "jq: error: Could not open file {}: {}\n",
                         name.to_string_lossy(),
                         e.strerror()
                     );
@@ -514,6 +545,17 @@ impl<'a> Reader<'a> {
     fn take(&mut self, out: Vec<Result<Val, String>>) {
         for r in out {
             match r {
+                Ok(v) if self.stream => {
+                    let mut events = Vec::new();
+                    stream_events(&v, &mut Vec::new(), &mut events);
+                    for e in events {
+                        if self.slurp {
+                            self.slurped.push(e);
+                        } else {
+                            self.queue.push_back(Ok(e));
+                        }
+                    }
+                }
                 Ok(v) if self.slurp => self.slurped.push(v),
                 other => self.queue.push_back(other),
             }
@@ -544,41 +586,132 @@ impl Iterator for Reader<'_> {
     type Item = Result<Val, String>;
     fn next(&mut self) -> Option<Self::Item> {
         self.fill();
-        self.queue.pop_front()
+        let next = self.queue.pop_front();
+        if next.is_none() {
+            self.shared.borrow_mut().name = None;
+        }
+        next
     }
+}
+
+/// `--stream`: a value as jq's `[path, leaf]` events, each container closed by
+/// `[path-to-its-last-child]`.
+fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
+    let children: Vec<(Val, &Val)> = match v {
+        Val::Arr(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                (
+                    json::number(f64::from(u32::try_from(i).unwrap_or(u32::MAX))),
+                    x,
+                )
+            })
+            .collect(),
+        Val::Obj(m) => m.iter().map(|(k, x)| (k.clone(), x)).collect(),
+        _ => Vec::new(),
+    };
+    if children.is_empty() {
+        out.push(Val::Arr(
+            vec![Val::Arr(path.clone().into()), v.clone()].into(),
+        ));
+        return;
+    }
+    let mut last = Val::Null;
+    for (k, x) in children {
+        path.push(k.clone());
+        stream_events(x, path, out);
+        path.pop();
+        last = k;
+    }
+    let mut closing = path.clone();
+    closing.push(last);
+    out.push(Val::Arr(vec![Val::Arr(closing.into())].into()));
+}
+
+/// The program as jaq can take it: `$__loc__` spelled out, and `\uD83D\uDE00` surrogate
+/// pairs (which jaq's lexer refuses) written as the character they encode.
+fn prepare(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    let mut line = 1;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("$__loc__") {
+            let _ = write!(out, "{{\"file\":\"<top-level>\",\"line\":{line}}}");
+            rest = after;
+            continue;
+        }
+        if c == '\\' {
+            let hex = |s: &str| {
+                let h = s.get(..4)?;
+                u32::from_str_radix(h, 16)
+                    .ok()
+                    .filter(|_| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            };
+            if let Some(r) = rest.get(1..)
+                && let Some(r) = r.strip_prefix('u')
+                && let Some(hi) = hex(r).filter(|h| (0xD800..0xDC00).contains(h))
+                && let Some(r2) = r.get(4..).and_then(|x| x.strip_prefix("\\u"))
+                && let Some(lo) = hex(r2).filter(|l| (0xDC00..0xE000).contains(l))
+                && let Some(ch) = char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+            {
+                out.push(ch);
+                rest = r2.get(4..).unwrap_or_default();
+                continue;
+            }
+            // An escaped character: copy it whole so that `\\u` stays as it is.
+            let len = rest.chars().nth(1).map_or(0, char::len_utf8);
+            out.push_str(rest.get(..1 + len).unwrap_or(rest));
+            rest = rest.get(1 + len..).unwrap_or_default();
+            continue;
+        }
+        if c == '\n' {
+            line += 1;
+        }
+        out.push(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or_default();
+    }
+    out
+}
+
+/// jq's name of a value's type.
+fn type_name(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::TStr(_) | Val::BStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+/// A value as jq's error messages show it: compact, cut to 11 bytes and `...` past 14.
+fn trunc(v: &Val) -> String {
+    let s = json::compact(v);
+    if s.len() > 14 {
+        let mut end = 11;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", s.get(..end).unwrap_or_default())
+    } else {
+        s
+    }
+}
+
+/// The two JSON values on either side of `sep` in `s`, at the first split where both parse.
+fn split2(s: &str, sep: &str) -> Option<(Val, Val)> {
+    s.match_indices(sep).find_map(|(i, _)| {
+        let l = json::parse_one(s.get(..i)?.as_bytes())?;
+        let r = json::parse_one(s.get(i + sep.len()..)?.as_bytes())?;
+        Some((l, r))
+    })
 }
 
 /// jq 1.6's text for a jaq runtime error.
 fn jq_message(msg: &str) -> String {
-    fn ty(v: &Val) -> &'static str {
-        match v {
-            Val::Null => "null",
-            Val::Bool(_) => "boolean",
-            Val::Num(_) => "number",
-            Val::TStr(_) | Val::BStr(_) => "string",
-            Val::Arr(_) => "array",
-            Val::Obj(_) => "object",
-        }
-    }
-    fn trunc(v: &Val) -> String {
-        let s = json::compact(v);
-        if s.len() > 14 {
-            let mut end = 11;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            format!("{}...", s.get(..end).unwrap_or_default())
-        } else {
-            s
-        }
-    }
-    fn split2(s: &str, sep: &str) -> Option<(Val, Val)> {
-        s.match_indices(sep).find_map(|(i, _)| {
-            let l = json::parse_one(s.get(..i)?.as_bytes())?;
-            let r = json::parse_one(s.get(i + sep.len()..)?.as_bytes())?;
-            Some((l, r))
-        })
-    }
+    let ty = type_name;
     if let Some(rest) = msg.strip_prefix("cannot index ")
         && let Some((l, r)) = split2(rest, " with ")
     {
@@ -594,6 +727,34 @@ fn jq_message(msg: &str) -> String {
             .and_then(|s| json::parse_one(s.as_bytes()))
     {
         return format!("Cannot iterate over {} ({})", ty(&v), trunc(&v));
+    }
+    if let Some(v) = msg
+        .strip_suffix(" has no length")
+        .and_then(|s| json::parse_one(s.as_bytes()))
+    {
+        return format!("{} ({}) has no length", ty(&v), trunc(&v));
+    }
+    if let Some(rest) = msg.strip_prefix("cannot use ") {
+        if let Some(v) = rest
+            .strip_suffix(" as string")
+            .and_then(|s| json::parse_one(s.as_bytes()))
+        {
+            return format!(
+                "{} ({}) cannot be matched, as it is not a string",
+                ty(&v),
+                trunc(&v)
+            );
+        }
+        if let Some(v) = rest
+            .strip_suffix(" as array")
+            .and_then(|s| json::parse_one(s.as_bytes()))
+        {
+            return format!(
+                "{} ({}) cannot be sorted, as it is not an array",
+                ty(&v),
+                trunc(&v)
+            );
+        }
     }
     if let Some(rest) = msg.strip_prefix("cannot calculate ") {
         for (op, verb) in [
@@ -637,10 +798,7 @@ fn locate(code: &str, offset: usize, msg: &str) -> String {
 fn compile_errors_text(errs: &[String]) -> String {
     let n = errs.len();
     let mut s: String = errs.concat();
-    s.push_str(&format!(
-        "jq: {n} compile error{}\n",
-        if n == 1 { "" } else { "s" }
-    ));
+    let _ = writeln!(s, "jq: {n} compile error{}", if n == 1 { "" } else { "s" });
     s
 }
 
@@ -759,7 +917,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         };
         match read_file(ctx, &file) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => return Err(fail2(&format!("error: Could not open {file}: {e}"))),
+            Err(e) => return Err(fail2(&format!("Could not open {file}: {e}"))),
         }
     } else {
         opts.program.clone().unwrap_or_else(|| ".".to_owned())
@@ -781,6 +939,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     globals.push("$ARGS".to_owned());
     values.push(Val::obj(args_obj));
 
+    let code = prepare(&code);
     let filter = match compile(&code, &globals) {
         Ok(f) => f,
         Err(text) => {
@@ -804,6 +963,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         queue: std::collections::VecDeque::new(),
         raw: opts.raw_in,
         slurp: opts.slurp,
+        stream: opts.stream,
         partial: Vec::new(),
         slurped: Vec::new(),
         finished: false,
@@ -917,7 +1077,9 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     if opts.null_input {
         ret = process(Val::Null, &mut o);
     } else {
-        while let Some(item) = (&inputs).next() {
+        while shared.borrow().failures == 0
+            && let Some(item) = (&inputs).next()
+        {
             match item {
                 Ok(v) => {
                     ret = process(v, &mut o);
@@ -931,7 +1093,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                         o.err(format!("ignoring parse error: {msg}\n"));
                         continue;
                     }
-                    ret = 2;
+                    ret = 4;
                     o.err(format!("parse error: {msg}\n"));
                     break;
                 }
