@@ -71,6 +71,8 @@ pub use testing::memfs;
 #[doc(hidden)]
 pub use text::awk::parse_program as awk_parse;
 #[doc(hidden)]
+pub use text::jq::fuzz as jq_fuzz;
+#[doc(hidden)]
 pub use text::sed::fuzz_compile as sed_fuzz_compile;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early

@@ -486,6 +486,10 @@ impl Dump {
 
     /// Appends one value.
     pub fn write(&self, out: &mut String, v: &Val, level: usize) {
+        if level > MAX_DEPTH {
+            out.push_str("<skipped: too deep>");
+            return;
+        }
         let color = self.color.then(|| color_of(v));
         if let Some(c) = color {
             out.push_str(c);

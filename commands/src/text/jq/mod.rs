@@ -594,6 +594,32 @@ impl Iterator for Reader<'_> {
     }
 }
 
+/// The fuzz target's entry: any text as a jq program (compiled, never run: a program may
+/// loop forever by design) and any bytes as JSON input (parsed as jq 1.6 does and printed
+/// back). Returns how many bytes were printed; must never panic.
+pub fn fuzz(program: &str, input: &[u8]) -> usize {
+    let code = prepare(program);
+    let compiled = usize::from(compile(&code, &["$ENV".to_owned()]).is_ok());
+    let mut p = Parser::default();
+    let mut out = Vec::new();
+    p.feed(input, &mut out);
+    p.finish(&mut out);
+    let mut text = String::new();
+    let dump = Dump {
+        indent: 2,
+        sort: true,
+        ascii: true,
+        color: true,
+        ..Dump::default()
+    };
+    for v in out.into_iter().flatten() {
+        dump.write(&mut text, &v, 0);
+        let mut events = Vec::new();
+        stream_events(&v, &mut Vec::new(), &mut events);
+    }
+    text.len() + compiled
+}
+
 /// `--stream`: a value as jq's `[path, leaf]` events, each container closed by
 /// `[path-to-its-last-child]`.
 fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
@@ -813,6 +839,22 @@ fn offset_in(code: &str, part: &str) -> usize {
 
 /// Compiles the program, or jq's compile-error text.
 fn compile(code: &str, globals: &[String]) -> Result<jaq_core::Filter<Kind>, String> {
+    // jaq's parser recurses per nesting level: refuse what could exhaust the stack.
+    let mut depth = 0usize;
+    for (i, b) in code.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > 256 {
+            return Err(compile_errors_text(&[locate(
+                code,
+                i,
+                "program nested too deeply",
+            )]));
+        }
+    }
     let arena = Arena::default();
     let own = jaq_core::load::parse(DEFS, |p| p.defs()).unwrap_or_default();
     let defs = jaq_core::defs()
@@ -1139,6 +1181,44 @@ mod tests {
             "[1.7976931348623157e+308]\n"
         );
         assert_eq!(jq(&w, &["-r", ".[]"], "[\"x\",1]").0, "x\n1\n");
+    }
+
+    #[test]
+    fn env_files_and_limits() {
+        // $ENV holds the shell's exported variables only; files come through the view.
+        let w = World::new(texts())
+            .var("SHOWN", "yes", true)
+            .var("HIDDEN", "no", false);
+        assert_eq!(
+            jq(&w, &["-n", "-c", "[$ENV.SHOWN, env.HIDDEN]"], "").0,
+            "[\"yes\",null]\n"
+        );
+        assert_eq!(
+            jq(&w, &["-R", "-c", "[., input_filename]", "colon.txt"], "")
+                .0
+                .lines()
+                .next(),
+            Some("[\"a:b:c\",\"colon.txt\"]")
+        );
+        assert_eq!(
+            jq(&w, &["--rawfile", "v", "/etc/passwd", "-n", "$v"], ""),
+            (
+                String::new(),
+                "jq: Bad JSON in --rawfile v /etc/passwd: Could not open /etc/passwd: No such file or directory\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            jq(&w, &["-c", "--stream", "."], "[[]]").0,
+            "[[0],[]]\n[[0]]\n"
+        );
+        let deep = "[".repeat(300);
+        assert_eq!(jq(&w, &["-n", &deep], "").2, 3);
+        let deep_json = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        assert_eq!(
+            jq(&w, &["."], &deep_json).1,
+            "parse error: Exceeds depth limit for parsing at line 1, column 257\n"
+        );
     }
 
     #[test]
