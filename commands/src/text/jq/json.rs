@@ -486,6 +486,18 @@ impl Dump {
 
     /// Appends one value.
     pub fn write(&self, out: &mut String, v: &Val, level: usize) {
+        self.write_with(out, v, level, &mut |_| {});
+    }
+
+    /// Appends one value, handing `out` to `flush` whenever it passes 64 KiB between two
+    /// elements, so that a large value prints in bounded memory.
+    pub fn write_with(
+        &self,
+        out: &mut String,
+        v: &Val,
+        level: usize,
+        flush: &mut dyn FnMut(&mut String),
+    ) {
         if level > MAX_DEPTH {
             out.push_str("<skipped: too deep>");
             return;
@@ -508,9 +520,12 @@ impl Dump {
                         out.push(',');
                         self.newline(out, level + 1);
                     }
-                    self.write(out, x, level + 1);
+                    self.write_with(out, x, level + 1, flush);
                     if let Some(c) = color {
                         out.push_str(c);
+                    }
+                    if out.len() >= 1 << 16 {
+                        flush(out);
                     }
                 }
                 self.newline(out, level);
@@ -548,9 +563,12 @@ impl Dump {
                     if color.is_some() {
                         out.push_str(RESET);
                     }
-                    self.write(out, x, level + 1);
+                    self.write_with(out, x, level + 1, flush);
                     if let Some(c) = color {
                         out.push_str(c);
+                    }
+                    if out.len() >= 1 << 16 {
+                        flush(out);
                     }
                 }
                 self.newline(out, level);

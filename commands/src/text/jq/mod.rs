@@ -1065,10 +1065,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                             } else {
                                 0
                             };
+                            drain(o);
                             if opts.seq {
                                 text.push('\x1e');
                             }
-                            opts.dump.write(&mut text, &val, 0);
+                            opts.dump
+                                .write_with(&mut text, &val, 0, &mut |t: &mut String| {
+                                    o.out(t.as_bytes());
+                                    t.clear();
+                                    ctx.flush(o);
+                                });
                         }
                     }
                     if !opts.join {
