@@ -73,6 +73,8 @@ pub use testing::memfs;
 #[doc(hidden)]
 pub use text::awk::parse_program as awk_parse;
 #[doc(hidden)]
+pub use text::jq::fuzz as jq_fuzz;
+#[doc(hidden)]
 pub use text::sed::fuzz_compile as sed_fuzz_compile;
 
 /// A handler: the operands after the command name, and what it may look at. It stops early
@@ -130,6 +132,7 @@ commands! {
     Install    "install"   fs::install                     Program;
     Jobs       "jobs"      info::jobs                      Builtin;
     Join       "join"      text::join                      Program;
+    Jq         "jq"        text::jq                        Program(2);
     Kill       "kill"      info::kill                      Both;
     Less       "less"      info::less                      Program;
     Ln         "ln"        fs::ln                          Program;

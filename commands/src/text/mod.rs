@@ -11,6 +11,7 @@ pub mod expr;
 pub mod fold;
 pub mod headtail;
 pub mod join;
+pub mod jq;
 pub mod lines;
 pub mod nl;
 pub mod paste;
