@@ -238,6 +238,19 @@ pub struct DiskUsage {
     pub file_quota: u64,
 }
 
+impl DiskUsage {
+    /// The type of the one filesystem the sandbox is (`df -T`, `stat -f %T`).
+    pub const FSTYPE: &'static str = "tmpfs";
+    /// What `df` and `stat -f` show where nothing measures the sandbox (a unit test's world):
+    /// an empty 8 GiB filesystem with a million inodes.
+    pub const UNMEASURED: DiskUsage = DiskUsage {
+        used_bytes: 0,
+        quota_bytes: 8 << 30,
+        files: 0,
+        file_quota: 1_000_000,
+    };
+}
+
 /// What a command asks the shell to run ([`Ctx::run`]).
 #[derive(Debug, Clone, Copy)]
 pub enum RunWhat<'r> {
@@ -307,6 +320,12 @@ pub trait Runner {
 }
 
 impl Ctx<'_> {
+    /// The sandbox's usage against its quotas, measured now ([`DiskUsage::UNMEASURED`] where
+    /// nothing measures it): the one filesystem `df` and `stat -f` describe.
+    pub fn disk_usage(&self) -> DiskUsage {
+        self.usage.map_or(DiskUsage::UNMEASURED, |f| f())
+    }
+
     /// The fd a `-u FD` operand names (`read`, `mapfile`), checked as bash does: a whole
     /// number, and open for reading. `Err`: bash's message.
     pub fn input_fd(&self, v: &[u8]) -> Result<u32, String> {

@@ -14,7 +14,7 @@ use crate::support::size::{SizeError, block_size, human_ceil};
 use crate::{Ctx, DiskUsage, Outcome, quote};
 
 const SOURCE: &str = "sandbox";
-const FSTYPE: &str = "tmpfs";
+const FSTYPE: &str = DiskUsage::FSTYPE;
 
 /// Show information about the file system on which each FILE resides, or all file systems
 /// by default.
@@ -244,15 +244,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     }
     let scale = scale_of(&a)?;
     let human = matches!(scale, Scale::Human(_));
-    let u = ctx.usage.map_or(
-        DiskUsage {
-            used_bytes: 0,
-            quota_bytes: 8 << 30,
-            files: 0,
-            file_quota: 1_000_000,
-        },
-        |f| f(),
-    );
+    let u = ctx.disk_usage();
     let mut o = Outcome::ok();
     let mut status = 0;
     // Which rows: one per FILE on the sandbox, or the sandbox once.

@@ -4,8 +4,8 @@
 //!
 //! Owner and group are the sandbox's identity, never the host's; the birth time is unknown
 //! (`%w` is `-`, `%W` is `0`); no security context (`%C` is `?`). The file system (`-f`) is
-//! a plausible sandbox one: ext2/ext3, 4096-byte blocks, fixed counts. A link's text (`%N`)
-//! shows only under [`shown_link_target`]'s rule.
+//! the one `df` shows: tmpfs, 4096-byte blocks, sized by the quotas ([`Ctx::disk_usage`]). A
+//! link's text (`%N`) shows only under [`shown_link_target`]'s rule.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -17,7 +17,7 @@ use crate::support::args::parse_args;
 use crate::support::datetime::{Zone, broken_down, session_zone, to_epoch};
 use crate::support::mode::perm_string;
 use crate::support::paths::shown_link_target;
-use crate::{Ctx, DevNum, FileKind, Meta, Outcome, quote};
+use crate::{Ctx, DevNum, DiskUsage, FileKind, Meta, Outcome, quote};
 
 const DEFAULT: &[u8] = b"  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\n\
 Device: %Hd,%Ld\tInode: %-11i Links: %h\n\
@@ -34,12 +34,10 @@ Blocks: Total: %-10b Free: %-10f Available: %a\n\
 Inodes: Total: %-10c Free: %d\n";
 const FS_TERSE: &[u8] = b"%n %i %l %t %s %S %b %f %a %c %d\n";
 
-/// The sandbox file system's figures for `-f` (blocks of 4096 bytes).
-const FS_BLOCKS: u64 = 262_144;
-const FS_FREE: u64 = 245_760;
-const FS_FILES: u64 = 65_536;
-const FS_FFREE: u64 = 65_024;
+/// The sandbox file system's id for `-f`; its figures are `df`'s ([`Ctx::disk_usage`]: the
+/// quotas, in blocks of 4096 bytes), its type tmpfs.
 const FS_ID: u64 = 0x1f2e_3d4c_5b6a_7988;
+const TMPFS_MAGIC: u64 = 0x0102_1994;
 
 /// Display file or file system status.
 #[derive(clap::Parser, Debug)]
@@ -330,18 +328,20 @@ fn split_directive(m: &Meta, hi: bool, c: u8, s: &Spec) -> Option<Vec<u8>> {
 }
 
 #[allow(clippy::many_single_char_names)] // c, s, m, v, f: directive, spec, meta, value, format
-fn fs_directive(name: &OsStr, c: u8, s: &Spec) -> Option<Vec<u8>> {
+fn fs_directive(name: &OsStr, u: &DiskUsage, c: u8, s: &Spec) -> Option<Vec<u8>> {
+    let blocks = u.quota_bytes / 4096;
+    let used = u.used_bytes.div_ceil(4096);
     let v = match c {
-        b'a' | b'f' => Val::Int(i128::from(FS_FREE)),
-        b'b' => Val::Int(i128::from(FS_BLOCKS)),
-        b'c' => Val::Int(i128::from(FS_FILES)),
-        b'd' => Val::Int(i128::from(FS_FFREE)),
+        b'a' | b'f' => Val::Int(i128::from(blocks.saturating_sub(used))),
+        b'b' => Val::Int(i128::from(blocks)),
+        b'c' => Val::Int(i128::from(u.file_quota)),
+        b'd' => Val::Int(i128::from(u.file_quota.saturating_sub(u.files))),
         b'i' => Val::Hex(FS_ID),
         b'l' => Val::Int(255),
         b'n' => Val::Str(name.as_bytes().to_vec()),
         b's' | b'S' => Val::Int(4096),
-        b't' => Val::Hex(0xef53),
-        b'T' => Val::Str(b"ext2/ext3".to_vec()),
+        b't' => Val::Hex(TMPFS_MAGIC),
+        b'T' => Val::Str(DiskUsage::FSTYPE.as_bytes().to_vec()),
         _ => return None,
     };
     Some(render(v, s))
@@ -519,11 +519,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             let f = fmt
                 .clone()
                 .unwrap_or_else(|| if a.terse { FS_TERSE } else { FS_DEFAULT }.to_vec());
+            let usage = ctx.disk_usage();
             let mut line = expand(
                 &f,
                 escapes,
                 &mut warn,
-                &|c, s| fs_directive(name, c, s),
+                &|c, s| fs_directive(name, &usage, c, s),
                 &|_, _, _| None,
             );
             if newline {
@@ -666,9 +667,9 @@ mod tests {
         assert_eq!(lines.get(7), Some(&" Birth: -"));
         assert_eq!(
             out(&["-f", "."]),
-            "  File: \".\"\n    ID: 1f2e3d4c5b6a7988 Namelen: 255     Type: ext2/ext3\nBlock size: 4096       Fundamental block size: 4096\nBlocks: Total: 262144     Free: 245760     Available: 245760\nInodes: Total: 65536      Free: 65024\n"
+            "  File: \".\"\n    ID: 1f2e3d4c5b6a7988 Namelen: 255     Type: tmpfs\nBlock size: 4096       Fundamental block size: 4096\nBlocks: Total: 2097152    Free: 2097152    Available: 2097152\nInodes: Total: 1000000    Free: 1000000\n"
         );
-        assert_eq!(out(&["-f", "-c", "%T %t %s", "f"]), "ext2/ext3 ef53 4096\n");
+        assert_eq!(out(&["-f", "-c", "%T %t %s", "f"]), "tmpfs 1021994 4096\n");
         assert!(out(&["-t", "f"]).starts_with("f 5 "));
     }
 
