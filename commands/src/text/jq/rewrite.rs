@@ -334,3 +334,28 @@ fn checked_path(o: &mut String, base: &Term<&str>, parts: &[(Part<Term<&str>>, O
     }
     o.push(')');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+
+    #[test]
+    fn update_operators_become_jq_calls() {
+        let text = rewrite("def f: .a = 1; f | .b += 2 | .c |= . + 1").unwrap_or_default();
+        assert!(text.contains("_tm_assign(.[\"a\"]; 1)"), "{text}");
+        assert!(
+            text.contains("as $__tm_v | _tm_modify(.[\"b\"]; . + $__tm_v)"),
+            "{text}"
+        );
+        assert!(text.contains("_tm_modify(.[\"c\"]; ((.) + (1)))"), "{text}");
+    }
+
+    #[test]
+    fn computed_keys_are_checked_and_strings_kept() {
+        let text = rewrite(r#".[0], .a, "x\"\n\(1)""#).unwrap_or_default();
+        assert!(text.contains("_tm_ix($__tm_in | 0)"), "{text}");
+        assert!(text.contains(".[\"a\"]"), "{text}");
+        assert!(text.contains(r#""x\"\u000a\(1)""#), "{text}");
+        assert!(rewrite("1 +").is_none());
+    }
+}
