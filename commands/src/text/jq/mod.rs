@@ -8,6 +8,7 @@
 //! `stderr` and `halt_error` write to the command's stderr.
 
 mod json;
+mod rewrite;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
@@ -49,6 +50,17 @@ def tonumber: if type == "number" then . elif type == "string" then _tm_fromjson
 def input: _tm_input;
 def limit($n; f): label $out | foreach f as $item (0; . + 1; $item, if . >= $n then break $out else empty end);
 def @csv: if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be") else map(if type == "number" then tostring elif type == "string" then "\"" + (split("\"") | join("\"\"")) + "\"" elif type == "boolean" then tostring elif . == null then "" else error("\(type) (\(tojson)) is not valid in a csv row") end) | join(",") end;
+def _tm_ixerr($k): error("Cannot index \(type) with \(if ($k | type) == "string" then "string \($k | tojson)" else ($k | type) end)");
+def _tm_ix($k): if type == "object" and ($k | type) != "string" then _tm_ixerr($k) else .[$k] end;
+def _tm_setpath($p; $v): if ($p | length) == 0 then $v else $p[0] as $k | (if . == null then (if ($k | type) == "string" then {} elif ($k | type) == "number" or ($k | type) == "object" then [] else . end) else . end) | if type == "object" and ($k | type) == "string" then .[$k] |= _tm_setpath($p[1:]; $v) elif type == "array" and ($k | type) == "number" then ($k | floor | tojson | fromjson) as $i | (if $i < 0 then $i + length else $i end) as $j | if $j < 0 then error("Out of bounds negative array index") else (if $j >= length then . + [range($j - length + 1) | null] else . end) | .[$j] |= _tm_setpath($p[1:]; $v) end elif type == "array" and ($k | type) == "object" then .[$k] |= _tm_setpath($p[1:]; $v) else _tm_ixerr($k) end end;
+def _tm_delpath($p): if ($p | length) == 0 then null elif . == null then null else $p[0] as $k | if ($p | length) == 1 then (if type == "object" and ($k | type) == "string" then . as $o | reduce (keys_unsorted[] | select(. != $k)) as $x ({}; . + {($x): $o[$x]}) elif type == "array" and ($k | type) == "number" then ($k | floor | tojson | fromjson) as $i | (if $i < 0 then $i + length else $i end) as $j | if $j < 0 or $j >= length then . else .[:$j] + .[$j + 1:] end elif type == "array" and ($k | type) == "object" then (if $k.start == null then [] else .[:$k.start] end) + (if $k.end == null then [] else .[$k.end:] end) else _tm_ixerr($k) end) elif .[$k] == null then . else .[$k] |= _tm_delpath($p[1:]) end end;
+def _tm_delpaths($ps): reduce ($ps | sort | reverse[]) as $p (.; _tm_delpath($p));
+def _tm_modify_slow(paths; update): reduce path(paths) as $p (.; label $out | (_tm_setpath($p; getpath($p) | update) | ., break $out), _tm_delpaths([$p]));
+def _tm_modify(paths; update): . as $__tm_in | try (paths |= ([limit(1; update)] | if length == 0 then error("") else .[0] end)) catch ($__tm_in | _tm_modify_slow(paths; update));
+def _tm_assign(paths; value): value as $v | reduce path(paths) as $p (.; _tm_setpath($p; $v));
+def setpath($p; $v): _tm_setpath($p; $v);
+def delpaths($ps): _tm_delpaths($ps);
+def del(f): _tm_delpaths([path(f)]);
 def @tsv: if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be") else map(if type == "string" then split("\\") | join("\\\\") | split("\t") | join("\\t") | split("\n") | join("\\n") | split("\r") | join("\\r") elif type == "number" or type == "boolean" then tostring elif . == null then "" else error("\(type) (\(tojson)) is not valid in a tsv row") end) | join("\t") end;
 "#;
 
@@ -837,8 +849,16 @@ fn offset_in(code: &str, part: &str) -> usize {
     }
 }
 
-/// Compiles the program, or jq's compile-error text.
+/// Compiles the program, or jq's compile-error text: the program as written answers the
+/// compile errors, then its update operators are rewritten to jq 1.6's (see [`rewrite`]).
 fn compile(code: &str, globals: &[String]) -> Result<jaq_core::Filter<Kind>, String> {
+    let plain = compile_text(code, globals)?;
+    Ok(rewrite::rewrite(code)
+        .and_then(|text| compile_text(&text, globals).ok())
+        .unwrap_or(plain))
+}
+
+fn compile_text(code: &str, globals: &[String]) -> Result<jaq_core::Filter<Kind>, String> {
     // jaq's parser recurses per nesting level: refuse what could exhaust the stack.
     let mut depth = 0usize;
     for (i, b) in code.bytes().enumerate() {
