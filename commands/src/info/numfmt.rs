@@ -224,18 +224,18 @@ fn simple_round(val: LongDouble, round: Round) -> LongDouble {
     let whole = mul(&imax, &ld(m));
     let val = add(&val, &neg(whole));
     let negative = less(&val, &LongDouble::ZERO);
-    let r = match round {
-        Round::Up => ceiling(&val),
-        Round::Down => floor(&val),
-        Round::FromZero if negative => floor(&val),
-        Round::FromZero => ceiling(&val),
-        Round::TowardsZero if negative => ceiling(&val),
-        Round::TowardsZero => floor(&val),
+    let up = match round {
+        Round::Up => true,
+        Round::Down => false,
+        Round::FromZero => !negative,
+        Round::TowardsZero => negative,
         Round::Nearest => {
             let half = div(&ld(1), &ld(2));
-            trunc_i64(&add(&val, &if negative { neg(half) } else { half }))
+            let r = trunc_i64(&add(&val, &if negative { neg(half) } else { half }));
+            return add(&whole, &ld(r));
         }
     };
+    let r = if up { ceiling(&val) } else { floor(&val) };
     add(&whole, &ld(r))
 }
 
@@ -549,19 +549,16 @@ impl Cfg {
         loop {
             field += 1;
             let mut end = pos;
-            match self.delimiter {
-                Some(d) => {
-                    while line.get(end).is_some_and(|&c| c != d) {
-                        end += 1;
-                    }
+            if let Some(d) = self.delimiter {
+                while line.get(end).is_some_and(|&c| c != d) {
+                    end += 1;
                 }
-                None => {
-                    while line.get(end).copied().is_some_and(sep) {
-                        end += 1;
-                    }
-                    while line.get(end).is_some_and(|&c| !sep(c)) {
-                        end += 1;
-                    }
+            } else {
+                while line.get(end).copied().is_some_and(sep) {
+                    end += 1;
+                }
+                while line.get(end).is_some_and(|&c| !sep(c)) {
+                    end += 1;
                 }
             }
             let text = line.get(pos..end).unwrap_or_default();
@@ -590,11 +587,11 @@ fn u64_ld(v: u64) -> LongDouble {
 }
 
 /// `unit_to_umax`: `4`, `1K` (1000), `1Ki` (1024).
-fn unit_size(s: &OsString) -> Result<u64, Stop> {
-    let b = s.as_bytes();
-    let bad = || Stop::Fail(format!("invalid unit size: {}", quote_locale(s)));
-    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    let (num, rest) = b.split_at(digits);
+fn unit_size(arg: &OsString) -> Result<u64, Stop> {
+    let bytes = arg.as_bytes();
+    let bad = || Stop::Fail(format!("invalid unit size: {}", quote_locale(arg)));
+    let digits = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (num, rest) = bytes.split_at(digits);
     let n: u64 = std::str::from_utf8(num)
         .ok()
         .and_then(|t| t.parse().ok())
