@@ -145,6 +145,7 @@ commands! {
     Mv         "mv"        fs::mv                          Program;
     Nl         "nl"        text::nl                        Program;
     Nproc      "nproc"     info::nproc                     Program;
+    Numfmt     "numfmt"    info::numfmt                    Program;
     Od         "od"        bytes::od                       Program;
     Paste      "paste"     text::paste                     Program;
     Printenv   "printenv"  info::printenv                  Program;

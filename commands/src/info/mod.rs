@@ -16,6 +16,7 @@ pub mod kill;
 pub mod less;
 pub mod more;
 pub mod nproc;
+pub mod numfmt;
 mod pager;
 pub mod printenv;
 pub mod ps;

@@ -137,6 +137,27 @@ pub fn cmp(a: &LongDouble, b: &LongDouble) -> Option<Ordering> {
     })
 }
 
+/// `a / b`, rounded as the FPU rounds it (`numfmt`).
+pub fn div(a: &LongDouble, b: &LongDouble) -> LongDouble {
+    let negative = a.negative != b.negative;
+    let signed = |class| LongDouble { negative, class };
+    match (a.class, b.class) {
+        (Class::Nan, _)
+        | (_, Class::Nan)
+        | (Class::Inf, Class::Inf)
+        | (Class::Zero, Class::Zero) => nan(),
+        (Class::Inf, _) | (_, Class::Zero) => signed(Class::Inf),
+        (Class::Zero, _) | (_, Class::Inf) => signed(Class::Zero),
+        (Class::Finite { mant: ma, exp: ea }, Class::Finite { mant: mb, exp: eb }) => {
+            // (ma * 2^128 / mb) has at least 64 significant bits; the remainder is sticky.
+            let mut num = Big::from_u64(ma);
+            num.shl(128);
+            let (q, r) = num.divmod(&Big::from_u64(mb));
+            round_to_long_double(negative, &q, ea - eb - 128, !r.is_zero()).0
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
