@@ -949,4 +949,42 @@ mod tests {
             "1024\n1000\n1048576\n"
         );
     }
+
+    #[test]
+    fn errors_as_gnu() {
+        assert_eq!(
+            out(&["1K"]),
+            (
+                String::new(),
+                "numfmt: rejecting suffix in input: '1K' (consider using --from)\n".into(),
+                2
+            )
+        );
+        assert_eq!(
+            out(&["--invalid=fail", "x", "1"]),
+            ("x\n1\n".into(), "numfmt: invalid number: 'x'\n".into(), 2)
+        );
+        assert_eq!(
+            out(&["10000000000000000000"]).1,
+            "numfmt: value too large to be printed: '1e+19' (consider using --to)\n"
+        );
+        assert_eq!(out(&["--padding=0", "1"]).2, 1);
+    }
+
+    #[test]
+    fn formats_as_gnu() {
+        assert_eq!(
+            out(&["--format=%010f", "--to=si", "1500"]).0,
+            "00000001.5K\n"
+        );
+        assert_eq!(out(&["--format=%-8.2f|", "--", "-1.5"]).0, "-1.50   |\n");
+        assert_eq!(
+            out(&["--round=nearest", "0.5", "1.5", "2.5"]).0,
+            "0.5\n1.5\n2.5\n"
+        );
+        assert_eq!(
+            out(&["--field=2-", "--to=si", "1000 2000 3000"]).0,
+            "1000 2.0K 3.0K\n"
+        );
+    }
 }
