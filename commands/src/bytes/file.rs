@@ -1,11 +1,13 @@
 //! `file [-bhiL] [--mime-type] FILE...` (file 5.44), for the common types only: empty,
 //! directory, symbolic links (followed with `-L`), text (ASCII, UTF-8, ISO-8859, its line
-//! terminators, very long lines), shell and Python scripts by their `#!` line, JSON, PNG and
-//! GIF images with their sizes, and `data` for the rest. It reads the first 64 KiB of a file,
-//! as libmagic does by default.
+//! terminators, very long lines), scripts by their `#!` line (shells, Python, Perl, Ruby,
+//! Node.js, awk, `env`), JSON, HTML, XML, PDF, PNG, GIF and JPEG images, gzip, bzip2, xz, zip
+//! and tar archives, `SQLite` databases, ELF objects (class, type, machine, linking, interpreter,
+//! build id, ABI note, stripped), and `data` for the rest. It reads the first 64 KiB of a file,
+//! as libmagic does by default (an ELF's headers and a gzip's trailer are read where they are).
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use crate::support::args::parse_args;
 use crate::{Ctx, FsError, Outcome, Stop};
@@ -185,13 +187,42 @@ fn be32(d: &[u8], at: usize) -> u32 {
         .map_or(0, u32::from_be_bytes)
 }
 
+fn le32(d: &[u8], at: usize) -> u32 {
+    d.get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
 fn le16(d: &[u8], at: usize) -> u16 {
     d.get(at..at + 2)
         .and_then(|b| <[u8; 2]>::try_from(b).ok())
         .map_or(0, u16::from_le_bytes)
 }
 
-fn magic(data: &[u8]) -> Option<Kind> {
+/// The charset `-i` shows for a type found by its magic: the text's, else `binary`.
+fn charset_of(data: &[u8]) -> &'static str {
+    text_kind(data).and_then(|k| k.charset).unwrap_or("binary")
+}
+
+fn magic(data: &[u8], tail: Option<u32>) -> Option<Kind> {
+    if let Some((desc, mime)) = super::filemagic::binary(data, tail) {
+        return Some(kind(desc, mime, Some("binary")));
+    }
+    if let Some(rest) = data.strip_prefix(b"%PDF-") {
+        let v = |i: usize| char::from(rest.get(i).copied().unwrap_or(b'?'));
+        return Some(kind(
+            format!("PDF document, version {}.{}", v(0), v(2)),
+            "application/pdf",
+            Some(charset_of(data)),
+        ));
+    }
+    if perl_line(data) {
+        return Some(kind(
+            "Perl script text executable",
+            "text/x-perl",
+            Some(charset_of(data)),
+        ));
+    }
     if data.starts_with(b"\x89PNG\r\n\x1a\n") && data.get(12..16) == Some(b"IHDR") {
         let depth = data.get(24).copied().unwrap_or(0);
         let color = match data.get(25) {
@@ -232,20 +263,180 @@ fn magic(data: &[u8]) -> Option<Kind> {
     None
 }
 
-/// The `#!` interpreter's script kind.
-fn script(first_line: &[u8]) -> Option<(&'static str, &'static str)> {
-    let line = String::from_utf8_lossy(first_line.strip_prefix(b"#!")?).into_owned();
-    let mut words = line.split_whitespace();
-    let mut prog = words.next()?.rsplit('/').next()?.to_string();
-    if prog == "env" {
-        prog = words.find(|w| !w.starts_with('-'))?.to_string();
+/// `#!` followed by optional blanks then `path` (libmagic's `/w` string match).
+fn shebang_is(first_line: &[u8], path: &str) -> bool {
+    first_line.strip_prefix(b"#!").is_some_and(|r| {
+        let r = r.trim_ascii_start();
+        r.starts_with(path.as_bytes())
+    })
+}
+
+/// `#!` lines libmagic's binary test calls Perl (no text notes follow).
+fn perl_line(data: &[u8]) -> bool {
+    let first_line = data.split(|&b| b == b'\n').next().unwrap_or_default();
+    [
+        "/bin/perl",
+        "/usr/bin/perl",
+        "/usr/local/bin/perl",
+        "/usr/bin/env perl",
+    ]
+    .iter()
+    .any(|p| shebang_is(first_line, p))
+}
+
+/// How a script's kind joins the text description.
+enum Style {
+    /// `X script text executable`: `X script, ASCII text executable`.
+    Text,
+    /// `X executable`: `X executable, ASCII text`.
+    Suffix,
+}
+
+/// The `#!` interpreter's script kind: its description, MIME type and style.
+fn script(data: &[u8]) -> Option<(String, &'static str, Style)> {
+    const TABLE: &[(&str, &str, &str)] = &[
+        ("/bin/sh", "POSIX shell script", "text/x-shellscript"),
+        ("/bin/csh", "C shell script", "text/x-shellscript"),
+        ("/bin/ksh", "Korn shell script", "text/x-shellscript"),
+        ("/bin/tcsh", "Tenex C shell script", "text/x-shellscript"),
+        (
+            "/usr/bin/tcsh",
+            "Tenex C shell script",
+            "text/x-shellscript",
+        ),
+        (
+            "/bin/zsh",
+            "Paul Falstad's zsh script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/bin/zsh",
+            "Paul Falstad's zsh script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/local/bin/zsh",
+            "Paul Falstad's zsh script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/bin/env zsh",
+            "Paul Falstad's zsh script",
+            "text/x-shellscript",
+        ),
+        ("/bin/nawk", "new awk script", "text/x-nawk"),
+        ("/usr/bin/nawk", "new awk script", "text/x-nawk"),
+        ("/bin/gawk", "GNU awk script", "text/x-gawk"),
+        ("/usr/bin/gawk", "GNU awk script", "text/x-gawk"),
+        ("/usr/local/bin/gawk", "GNU awk script", "text/x-gawk"),
+        ("/bin/awk", "awk script", "text/x-awk"),
+        ("/usr/bin/awk", "awk script", "text/x-awk"),
+        (
+            "/bin/bash",
+            "Bourne-Again shell script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/bin/bash",
+            "Bourne-Again shell script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/local/bash",
+            "Bourne-Again shell script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/local/bin/bash",
+            "Bourne-Again shell script",
+            "text/x-shellscript",
+        ),
+        (
+            "/usr/bin/env bash",
+            "Bourne-Again shell script",
+            "text/x-shellscript",
+        ),
+        ("/usr/bin/python", "Python script", "text/x-script.python"),
+        (
+            "/usr/local/bin/python",
+            "Python script",
+            "text/x-script.python",
+        ),
+        (
+            "/usr/bin/env python",
+            "Python script",
+            "text/x-script.python",
+        ),
+        ("/usr/bin/ruby", "Ruby script", "text/x-ruby"),
+        ("/usr/local/bin/ruby", "Ruby script", "text/x-ruby"),
+        ("/usr/bin/env ruby", "Ruby script", "text/x-ruby"),
+    ];
+    let first_line = data.split(|&b| b == b'\n').next().unwrap_or_default();
+    let rest = first_line.strip_prefix(b"#!")?;
+    if let Some((_, what, mime)) = TABLE.iter().find(|(p, _, _)| shebang_is(first_line, p)) {
+        return Some(((*what).to_string(), mime, Style::Text));
     }
-    match prog.as_str() {
-        "sh" => Some(("POSIX shell script", "text/x-shellscript")),
-        "bash" => Some(("Bourne-Again shell script", "text/x-shellscript")),
-        p if p.starts_with("python") => Some(("Python script", "text/x-script.python")),
-        _ => None,
+    if ["/usr/bin/node", "/usr/bin/nodejs", "/usr/bin/env node"]
+        .iter()
+        .any(|p| shebang_is(first_line, p))
+    {
+        return Some((
+            "Node.js script".to_string(),
+            "application/javascript",
+            Style::Suffix,
+        ));
     }
+    // libmagic's last resort: `a REST script`, REST the interpreter (after `env `) and its
+    // arguments, read on past blanks and newlines as its `%s` does.
+    let after = rest.len() + 2;
+    let tail = data.get(after..).unwrap_or_default();
+    let body = rest.trim_ascii_start();
+    let (words, env): (&[u8], bool) = match body.strip_prefix(b"/usr/bin/env") {
+        Some(r) if r.first().is_some_and(u8::is_ascii_whitespace) || r.is_empty() => (r, true),
+        _ => (body, false),
+    };
+    let mut shown = words.trim_ascii_start().to_vec();
+    if shown.is_empty() && env {
+        let next = tail.trim_ascii_start();
+        shown = next
+            .split(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default()
+            .to_vec();
+    }
+    Some((
+        format!("a {} script", String::from_utf8_lossy(&shown)),
+        "text/plain",
+        Style::Text,
+    ))
+}
+
+/// HTML or XML by libmagic's text tests.
+fn markup(data: &[u8]) -> Option<(String, &'static str)> {
+    if let Some(r) = data.strip_prefix(b"<?xml") {
+        if let Some(v) = r.strip_prefix(b" version=") {
+            let v = v.get(1..4).unwrap_or_default();
+            return Some((
+                format!("XML {} document", String::from_utf8_lossy(v)),
+                "text/xml",
+            ));
+        }
+        return Some(("XML document".to_string(), "text/xml"));
+    }
+    let head = data.get(..4096).unwrap_or(data).to_ascii_lowercase();
+    let found = [
+        &b"<!doctype html"[..],
+        b"<head",
+        b"<title",
+        b"<html",
+        b"<script",
+        b"<style",
+        b"<table",
+        b"<a href=",
+    ]
+    .iter()
+    .any(|n| head.windows(n.len()).any(|w| w == *n));
+    found.then(|| ("HTML document".to_string(), "text/html"))
 }
 
 fn text_kind(data: &[u8]) -> Option<Kind> {
@@ -261,6 +452,7 @@ fn text_kind(data: &[u8]) -> Option<Kind> {
         return None;
     };
     // Line terminators and the longest line.
+    let utf8 = charset == "utf-8";
     let (mut crlf, mut lf, mut cr) = (false, false, false);
     let mut longest = 0usize;
     let mut cur = 0usize;
@@ -283,6 +475,8 @@ fn text_kind(data: &[u8]) -> Option<Kind> {
                 longest = longest.max(cur);
                 cur = 0;
             }
+            // UTF-8 lines are measured in characters.
+            _ if utf8 && b & 0xc0 == 0x80 => {}
             _ => cur += 1,
         }
         i += 1;
@@ -302,12 +496,16 @@ fn text_kind(data: &[u8]) -> Option<Kind> {
     } else if terms != ["LF"] {
         notes.push(format!("with {} line terminators", terms.join(", ")));
     }
-    let first_line = data.split(|&b| b == b'\n').next().unwrap_or_default();
     let text = format!("{encoding} text");
-    let (desc, mime) = if let Some((what, mime)) = script(first_line) {
-        (format!("{what}, {text} executable"), mime)
+    let (desc, mime) = if let Some((what, mime, style)) = script(data) {
+        match style {
+            Style::Text => (format!("{what}, {text} executable"), mime),
+            Style::Suffix => (format!("{what} executable, {text}"), mime),
+        }
     } else if is_json(data) {
         ("JSON text data".to_string(), "application/json")
+    } else if let Some((what, mime)) = markup(data) {
+        (format!("{what}, {text}"), mime)
     } else {
         (text, "text/plain")
     };
@@ -359,10 +557,21 @@ fn classify(ctx: &Ctx, name: &OsString, follow: bool) -> Kind {
         return kind("directory", "inode/directory", Some("binary"));
     }
     let mut data = Vec::new();
+    let mut tail = None;
     match ctx.fs.open(&path) {
-        Ok(r) => {
-            if let Err(e) = r.take(64 * 1024).read_to_end(&mut data) {
+        Ok(mut r) => {
+            if let Err(e) = (&mut r).take(64 * 1024).read_to_end(&mut data) {
                 return cannot(&FsError::from_io(&e));
+            }
+            if data.starts_with(b"\x7fELF") {
+                // The headers may lie anywhere: read on, up to a bound.
+                let _ = r.take(64 << 20).read_to_end(&mut data);
+            } else if data.starts_with(b"\x1f\x8b") {
+                // gzip's trailer: the original size modulo 2^32.
+                let mut t = [0u8; 4];
+                if r.seek(SeekFrom::End(-4)).is_ok() && r.read_exact(&mut t).is_ok() {
+                    tail = Some(u32::from_le_bytes(t));
+                }
             }
         }
         Err(e) => return cannot(&e),
@@ -370,7 +579,7 @@ fn classify(ctx: &Ctx, name: &OsString, follow: bool) -> Kind {
     if data.is_empty() {
         return kind("empty", "inode/x-empty", Some("binary"));
     }
-    if let Some(k) = magic(&data) {
+    if let Some(k) = magic(&data, tail) {
         return k;
     }
     if data.len() == 1 {
@@ -412,7 +621,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             if data.is_empty() {
                 kind("empty", "inode/x-empty", Some("binary"))
             } else {
-                magic(&data)
+                let tail = data
+                    .len()
+                    .checked_sub(4)
+                    .filter(|_| data.starts_with(b"\x1f\x8b"))
+                    .map(|at| le32(&data, at));
+                magic(&data, tail)
                     .or_else(|| text_kind(&data))
                     .unwrap_or_else(|| kind("data", "application/octet-stream", Some("binary")))
             }
@@ -486,5 +700,43 @@ mod tests {
             "a:      text/plain; charset=us-ascii\nutf:    text/plain; charset=utf-8\nj.json: application/json; charset=us-ascii\n"
         );
         assert_eq!(text(&world().run(File, &["-b", "d"])).0, "directory\n");
+    }
+
+    #[test]
+    fn formats_as_file() {
+        // Expected outputs from file 5.44.
+        let w = || {
+            World::new(
+                MemFs::rooted("/s")
+                    .file("/s/pl", b"#!/usr/bin/perl\nprint 1;\n")
+                    .file("/s/rb", b"#!/usr/bin/env ruby\np 1\n")
+                    .file("/s/js", b"#!/usr/bin/env node\nx\n")
+                    .file("/s/env", b"#!/usr/bin/env -S perl -w\nx\n")
+                    .file("/s/h", b"<!DOCTYPE html>\n<html></html>\n")
+                    .file("/s/x", b"<?xml version=\"1.0\"?>\n<a/>\n")
+                    .file("/s/p", b"%PDF-1.4\n")
+                    .file("/s/bz", b"BZh91AY&SY")
+                    .file(
+                        "/s/j",
+                        b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+                    ),
+            )
+        };
+        let o = w().run(
+            File,
+            &["-b", "pl", "rb", "js", "env", "h", "x", "p", "bz", "j"],
+        );
+        assert_eq!(
+            text(&o).0,
+            "Perl script text executable\nRuby script, ASCII text executable\nNode.js script executable, ASCII text\na -S perl -w script, ASCII text executable\nHTML document, ASCII text\nXML 1.0 document, ASCII text\nPDF document, version 1.4\nbzip2 compressed data, block size = 900k\nJPEG image data, JFIF standard 1.01, aspect ratio, density 1x1, segment length 16\n"
+        );
+        let o = w().run(
+            File,
+            &["-b", "--mime-type", "pl", "rb", "js", "h", "x", "p", "j"],
+        );
+        assert_eq!(
+            text(&o).0,
+            "text/x-perl\ntext/x-ruby\napplication/javascript\ntext/html\ntext/xml\napplication/pdf\nimage/jpeg\n"
+        );
     }
 }

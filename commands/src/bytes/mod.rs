@@ -12,6 +12,7 @@ pub mod base;
 pub mod cksum;
 pub mod digest;
 pub mod file;
+pub mod filemagic;
 pub mod hexdump;
 pub mod od;
 pub mod strings;
