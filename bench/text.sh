@@ -16,41 +16,8 @@ REPS=${REPS:-3}
 SIZE_MB=${SIZE_MB:-1000}
 export LC_ALL=C
 BIN=$PWD/target/release/trumansh
-BIGDIR=$WORK/big
-if [ "$SIZE_MB" = 1000 ]; then
-  BIG=$BIGDIR/big.txt
-  if [ ! -f "$WORK/.big-done" ]; then GENERATE_ONLY=1 INTERP=0 bench/run.sh "$WORK"; fi
-else
-  BIG=$BIGDIR/big-${SIZE_MB}MB.txt
-  mkdir -p "$BIGDIR"
-  if [ ! -f "$BIG" ]; then
-    python3 - "$BIG" "$SIZE_MB" <<'PY'
-import sys
-line = b"the quick brown fox jumps over the lazy dog 0123456789 lorem ipsum dolor sit amet\n"
-block = line * 12_000
-limit = int(sys.argv[2]) * 1_000_000
-with open(sys.argv[1], "wb") as f:
-    written = 0
-    while written < limit:
-        f.write(block)
-        written += len(block)
-PY
-  fi
-fi
-NAME=$(basename "$BIG")
+big_file
 cargo build --release --quiet
-
-
-row() { # name command (run with the file's directory as cwd on both sides)
-  local name=$1 cmd=$2 g t
-  g=$(best_of bash -c "cd '$BIGDIR' && $cmd")
-  t=$(best_of "$BIN" --root "$BIGDIR" --state-dir "$WORK/state-big" -c "$cmd")
-  N="$name" awk -v g="$g" -v t="$t" 'BEGIN {
-    n = ENVIRON["N"]; gsub(/\|/, "\\|", n);
-    split(g, a, " "); split(t, b, " ");
-    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
-}
 
 echo "| workload ($NAME) | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"
 echo "|---|---|---|---|---|---|"
