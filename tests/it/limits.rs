@@ -790,3 +790,23 @@ fn commands_starting_commands_nest_to_a_bound() {
     let r = s.run(format!("{}echo deep", "env ".repeat(20)));
     assert_eq!(r.stdout, b"deep\n", "{}", err(&r));
 }
+
+#[test]
+fn a_decompression_bomb_stops_at_its_cap_and_the_session_goes_on() {
+    let (_tmp, root) = tree();
+    // 300 MiB of zeros, compressed by the host's gzip to a few hundred KB: past the cap of
+    // one decompressed member (256 MiB).
+    let zeros = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("head -c 314572800 /dev/zero | gzip -c")
+        .output()
+        .unwrap();
+    assert!(zeros.status.success());
+    fs::write(root.join("bomb.gz"), &zeros.stdout).unwrap();
+    let mut s = session(&root, "");
+    let r = s.run("gunzip bomb.gz; echo \"rc=$?\"; ls bomb*");
+    assert_eq!(r.stdout, b"rc=1\nbomb.gz\n", "{}", err(&r));
+    assert!(err(&r).contains("Disk quota exceeded"), "{}", err(&r));
+    assert!(!root.join("bomb").exists());
+    assert_alive(&mut s);
+}
