@@ -15,6 +15,7 @@ use flate2::read::MultiGzDecoder;
 use flate2::{Compression, GzBuilder};
 
 use super::{GZIP_MAGIC, MEMBER_CAP, read_capped};
+use crate::support::args::long_option;
 use crate::support::datetime::{broken_down, session_zone, to_epoch};
 use crate::{CommandName, Ctx, Effect, FileKind, Op, Outcome, Stop};
 
@@ -122,48 +123,7 @@ fn parse(args: &[OsString], name: CommandName) -> Result<Opts, Stop> {
             continue;
         }
         if let Some(long) = b.strip_prefix(b"--") {
-            let (n, val) = match long.iter().position(|&c| c == b'=') {
-                Some(i) => (
-                    long.get(..i).unwrap_or_default(),
-                    Some(OsString::from_vec(
-                        long.get(i + 1..).unwrap_or_default().to_vec(),
-                    )),
-                ),
-                None => (long, None),
-            };
-            let n = String::from_utf8_lossy(n).into_owned();
-            let exact = LONG.iter().find(|(l, _, _)| *l == n);
-            let hits: Vec<_> = LONG.iter().filter(|(l, _, _)| l.starts_with(&n)).collect();
-            let (full, c, takes) = match (exact, hits.as_slice()) {
-                (Some(e), _) => *e,
-                (None, [e]) => **e,
-                (None, []) => {
-                    return Err(usage(&format!(
-                        "unrecognized option '{}'",
-                        a.to_string_lossy()
-                    )));
-                }
-                (None, many) => {
-                    let list: Vec<String> =
-                        many.iter().map(|(l, _, _)| format!("'--{l}'")).collect();
-                    return Err(usage(&format!(
-                        "option '--{n}' is ambiguous; possibilities: {}",
-                        list.join(" ")
-                    )));
-                }
-            };
-            let arg = match (takes, val) {
-                (false, Some(_)) => {
-                    return Err(usage(&format!(
-                        "option '--{full}' doesn't allow an argument"
-                    )));
-                }
-                (true, None) => Some(
-                    it.next()
-                        .ok_or_else(|| usage(&format!("option '--{full}' requires an argument")))?,
-                ),
-                (_, v) => v,
-            };
+            let (c, arg) = long_option(LONG, long, || it.next()).map_err(|e| usage(&e))?;
             set(&mut opts, c, arg)?;
             continue;
         }

@@ -24,6 +24,7 @@ use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 
 use super::{GZIP_MAGIC, MEMBER_CAP, TOTAL_CAP, perm_string, read_capped};
+use crate::support::args::long_option;
 use crate::support::datetime::{broken_down, session_zone, strftime, to_epoch};
 use crate::support::fnmatch::fnmatch;
 use crate::{Ctx, Effect, FileKind, FsError, Op, Outcome, Stop};
@@ -249,52 +250,7 @@ fn parse(args: &[OsString]) -> Result<Opts, Stop> {
             continue;
         }
         if let Some(long) = b.strip_prefix(b"--") {
-            let (name, value) = match long.iter().position(|&c| c == b'=') {
-                Some(i) => (
-                    long.get(..i).unwrap_or_default(),
-                    Some(OsString::from_vec(
-                        long.get(i + 1..).unwrap_or_default().to_vec(),
-                    )),
-                ),
-                None => (long, None),
-            };
-            let name_s = String::from_utf8_lossy(name).into_owned();
-            let exact = LONG.iter().find(|(n, _, _)| *n == name_s);
-            let hits: Vec<_> = LONG
-                .iter()
-                .filter(|(n, _, _)| n.starts_with(&name_s))
-                .collect();
-            let (full, opt, takes) = match (exact, hits.as_slice()) {
-                (Some(e), _) => *e,
-                (None, [e]) => **e,
-                (None, []) => {
-                    return Err(usage(&format!(
-                        "unrecognized option '{}'",
-                        a.to_string_lossy()
-                    )));
-                }
-                (None, many) => {
-                    let list: Vec<String> =
-                        many.iter().map(|(n, _, _)| format!("'--{n}'")).collect();
-                    return Err(usage(&format!(
-                        "option '--{name_s}' is ambiguous; possibilities: {}",
-                        list.join(" ")
-                    )));
-                }
-            };
-            let arg = match (takes, value) {
-                (false, Some(_)) => {
-                    return Err(usage(&format!(
-                        "option '--{full}' doesn't allow an argument"
-                    )));
-                }
-                (false, None) => None,
-                (true, Some(v)) => Some(v),
-                (true, None) => Some(
-                    it.next()
-                        .ok_or_else(|| usage(&format!("option '--{full}' requires an argument")))?,
-                ),
-            };
+            let (opt, arg) = long_option(LONG, long, || it.next()).map_err(|e| usage(&e))?;
             apply(&mut o, opt, arg)?;
             continue;
         }

@@ -9,11 +9,11 @@
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use crate::support::paths::shown_link_target;
-use crate::{Ctx, FileKind, FsError};
+use crate::{Ctx, FileKind, FsError, Outcome, quote_if_needed};
 
 /// How many links one resolution follows at most (glibc's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
@@ -119,6 +119,45 @@ pub fn canonicalize(ctx: &Ctx, path: &Path, mode: Exist, links: bool) -> Result<
 }
 
 /// Whether `prefix` is a component-wise prefix of `path` (`/` is one of every path).
+/// How [`print_each`] ends and reports each operand.
+pub struct Shown {
+    /// `-z`: NUL instead of newline; `None`: nothing (`readlink -n`).
+    pub end: Option<u8>,
+    /// Whether a failure is reported on stderr (`readlink -v`, `realpath` without `-q`).
+    pub report: bool,
+}
+
+/// The loop `readlink` and `realpath` share: one line per operand with what `name_of` gives,
+/// or (when `shown.report`) `NAME: OPERAND: ERROR`; status 1 when any operand failed.
+pub fn print_each(
+    ctx: &Ctx,
+    mut o: Outcome,
+    files: &[OsString],
+    shown: &Shown,
+    mut name_of: impl FnMut(&OsString) -> Result<OsString, FsError>,
+) -> Outcome {
+    let mut status = 0;
+    for f in files {
+        match name_of(f) {
+            Ok(text) => {
+                let mut line = text.into_vec();
+                line.extend(shown.end);
+                o.out(line);
+            }
+            Err(e) => {
+                status = 1;
+                if shown.report {
+                    o.err(format!("{}: {}: {e}\n", ctx.name, quote_if_needed(f)));
+                }
+            }
+        }
+        if !ctx.flush(&mut o) {
+            break;
+        }
+    }
+    o.with_status(status)
+}
+
 pub fn path_prefix(prefix: &Path, path: &Path) -> bool {
     let p: Vec<_> = parts(prefix.as_os_str().as_bytes()).collect();
     let q: Vec<_> = parts(path.as_os_str().as_bytes()).collect();

@@ -3,13 +3,12 @@
 //! sandbox answers as a link whose text could not be read: nothing printed, status 1.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 
-use super::canon::{Exist, canonicalize};
+use super::canon::{Exist, Shown, canonicalize, print_each};
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::paths::shown_link_target;
-use crate::{Ctx, FileKind, FsError, Outcome, quote_if_needed};
+use crate::{Ctx, FileKind, FsError, Outcome};
 
 /// Print value of a symbolic link or canonical file name
 #[derive(clap::Parser, Debug)]
@@ -76,37 +75,21 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         o.err("readlink: ignoring --no-newline with multiple arguments\n");
         no_newline = false;
     }
-    let mut status = 0;
-    for f in &a.files {
+    let shown = Shown {
+        end: (!no_newline).then_some(if a.zero { 0 } else { b'\n' }),
+        report: a.verbose,
+    };
+    Ok(print_each(ctx, o, &a.files, &shown, |f| {
         let path = if f.is_empty() {
             std::path::PathBuf::new()
         } else {
             ctx.resolve(f)
         };
-        let r = match mode {
+        match mode {
             Some(m) => canonicalize(ctx, &path, m, true).map(std::path::PathBuf::into_os_string),
             None => link_text(ctx, &path),
-        };
-        match r {
-            Ok(text) => {
-                let mut line = text.as_bytes().to_vec();
-                if !no_newline {
-                    line.push(if a.zero { 0 } else { b'\n' });
-                }
-                o.out(line);
-            }
-            Err(e) => {
-                status = 1;
-                if a.verbose {
-                    o.err(format!("readlink: {}: {e}\n", quote_if_needed(f)));
-                }
-            }
         }
-        if !ctx.flush(&mut o) {
-            break;
-        }
-    }
-    Ok(o.with_status(status))
+    }))
 }
 
 #[cfg(test)]

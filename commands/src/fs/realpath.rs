@@ -3,10 +3,9 @@
 //! sandbox reads as missing.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use super::canon::{Exist, canonicalize, path_prefix, relative};
+use super::canon::{Exist, Shown, canonicalize, path_prefix, print_each, relative};
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::paths::normalize_lexical;
@@ -100,33 +99,17 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     } else if rel_to.is_none() {
         rel_to.clone_from(&rel_base);
     }
-    let mut o = Outcome::ok();
-    let mut status = 0;
-    for f in &a.files {
-        match canon(ctx, f, &opts) {
-            Ok(p) => {
-                let shown = match &rel_to {
-                    Some(to) if rel_base.as_ref().is_none_or(|b| path_prefix(b, &p)) => {
-                        relative(&p, to)
-                    }
-                    _ => p.into_os_string(),
-                };
-                let mut line = shown.as_bytes().to_vec();
-                line.push(if a.zero { 0 } else { b'\n' });
-                o.out(line);
-            }
-            Err(e) => {
-                status = 1;
-                if !a.quiet {
-                    o.err(format!("realpath: {}: {e}\n", quote_if_needed(f)));
-                }
-            }
-        }
-        if !ctx.flush(&mut o) {
-            break;
-        }
-    }
-    Ok(o.with_status(status))
+    let shown = Shown {
+        end: Some(if a.zero { 0 } else { b'\n' }),
+        report: !a.quiet,
+    };
+    Ok(print_each(ctx, Outcome::ok(), &a.files, &shown, |f| {
+        let p = canon(ctx, f, &opts)?;
+        Ok(match &rel_to {
+            Some(to) if rel_base.as_ref().is_none_or(|b| path_prefix(b, &p)) => relative(&p, to),
+            _ => p.into_os_string(),
+        })
+    }))
 }
 
 #[cfg(test)]

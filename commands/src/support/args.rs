@@ -528,6 +528,54 @@ pub fn builtin_help_of<T: clap::CommandFactory>(name: &str, usage: &str) -> Stri
     builtin_help(&prepare::<T>(), name, usage)
 }
 
+/// One long option `--NAME[=VALUE]` (`body` is what follows `--`) looked up in `table` of
+/// `(name, value, takes_argument)` rows as `getopt_long` does: an exact name wins, else the
+/// prefix must name one row. Its argument is the `=VALUE` or, when the row takes one, the next
+/// word (`next`). Errors are getopt's messages, without the program's name.
+pub fn long_option<T: Copy>(
+    table: &[(&'static str, T, bool)],
+    body: &[u8],
+    next: impl FnOnce() -> Option<OsString>,
+) -> Result<(T, Option<OsString>), String> {
+    let (name, value) = match body.iter().position(|&c| c == b'=') {
+        Some(i) => (
+            body.get(..i).unwrap_or_default(),
+            Some(OsStr::from_bytes(body.get(i + 1..).unwrap_or_default()).to_os_string()),
+        ),
+        None => (body, None),
+    };
+    let exact = table.iter().find(|(l, ..)| l.as_bytes() == name);
+    let hits: Vec<_> = table
+        .iter()
+        .filter(|(l, ..)| l.as_bytes().starts_with(name))
+        .collect();
+    let &(full, v, takes) = match (exact, hits.as_slice()) {
+        (Some(e), _) => e,
+        (None, [e]) => *e,
+        (None, []) => {
+            return Err(format!(
+                "unrecognized option '--{}'",
+                String::from_utf8_lossy(body)
+            ));
+        }
+        (None, many) => {
+            let list: Vec<String> = many.iter().map(|(l, ..)| format!("'--{l}'")).collect();
+            return Err(format!(
+                "option '--{}' is ambiguous; possibilities: {}",
+                String::from_utf8_lossy(name),
+                list.join(" ")
+            ));
+        }
+    };
+    match (takes, value) {
+        (false, Some(_)) => Err(format!("option '--{full}' doesn't allow an argument")),
+        (true, None) => next()
+            .map(|a| (v, Some(a)))
+            .ok_or_else(|| format!("option '--{full}' requires an argument")),
+        (_, value) => Ok((v, value)),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
