@@ -810,3 +810,36 @@ fn a_decompression_bomb_stops_at_its_cap_and_the_session_goes_on() {
     assert!(!root.join("bomb").exists());
     assert_alive(&mut s);
 }
+
+#[test]
+fn toolbox_caps_end_the_command_not_the_session() {
+    let (_tmp, root) = tree();
+    let mut s = session(&root, "");
+    // jq 1.6 refuses a text nested deeper than 256 levels, with its status 4.
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    fs::write(root.join("deep.json"), deep).unwrap();
+    let r = s.run("jq -c . deep.json; echo \"rc=$?\"");
+    assert!(
+        String::from_utf8_lossy(&r.stdout).ends_with("rc=4\n"),
+        "{}",
+        err(&r)
+    );
+    assert!(
+        err(&r).contains("Exceeds depth limit for parsing"),
+        "{}",
+        err(&r)
+    );
+    assert_alive(&mut s);
+    // od's line width would need a buffer past 16 MiB: GNU-style "memory exhausted".
+    let r = s.run("echo x | od -w100000000; echo \"rc=$?\"");
+    assert_eq!(r.stdout, b"rc=1\n", "{}", err(&r));
+    assert_eq!(err(&r), "od: memory exhausted\n");
+    assert_alive(&mut s);
+    // Endless repetition into a file stops at 1 MiB instead of filling the quota.
+    let r = s.run("shuf -r -e a b -o out; echo \"rc=$?\"; wc -c < out");
+    let out = String::from_utf8_lossy(&r.stdout).into_owned();
+    let size: u64 = out.lines().last().unwrap().trim().parse().unwrap();
+    assert!(out.starts_with("rc="), "{out}");
+    assert!((1 << 20..(1 << 20) + 4096).contains(&size), "{size}");
+    assert_alive(&mut s);
+}
