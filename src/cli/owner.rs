@@ -13,16 +13,15 @@
 //! Everything printed for a terminal goes through [`sanitize`]: the agent chose the names and
 //! the lines, and none of its control characters reaches the owner's terminal.
 
-use std::collections::VecDeque;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cap_std::fs::Dir;
 use serde_json::{Map, Value};
 
-use crate::audit::{AUDIT_FILE, fields, rfc3339};
+use crate::audit::{LogLine, RevLines, fields, open_segments, read_line, rfc3339};
 use crate::sandbox::{Loc, STATE_DIR_NAME, Sandbox};
 use crate::txn::trash::TrashInfo;
 
@@ -550,56 +549,97 @@ pub struct LogOptions {
 #[derive(Debug, Clone, Default)]
 pub struct LogOutput {
     pub text: String,
-    /// Lines that were not JSON objects (skipped).
+    /// Lines that were not JSON objects, or too long to be records (skipped).
     pub unreadable: usize,
 }
 
-/// Reads `audit.jsonl` and renders the events the options select. A missing log is empty.
+/// Reads the audit log and renders the events the options select. A missing log is empty.
 pub fn read_log(sandbox: &Sandbox, options: &LogOptions) -> Result<LogOutput, OwnerError> {
-    let file = match sandbox.state_dir().open(AUDIT_FILE) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LogOutput::default()),
-        Err(e) => return Err(OwnerError::new(format!("cannot read the audit log: {e}"))),
-    };
-    let mut reader = BufReader::new(file);
-    let mut kept: VecDeque<String> = VecDeque::new();
+    let mut out = Vec::new();
+    let unreadable = write_log(sandbox, options, &mut out)?;
+    Ok(LogOutput {
+        text: String::from_utf8_lossy(&out).into_owned(),
+        unreadable,
+    })
+}
+
+/// Renders the events the options select to `out` as they are read, the segments oldest
+/// first (`audit.N.jsonl` ... `audit.1.jsonl`, `audit.jsonl`); with `--tail N`, reads from the
+/// end of the newest segment back, and older ones only as far as needed. Memory: one record
+/// (and the N kept with `--tail`). Returns how many lines were unreadable (with `--tail`,
+/// among the lines read).
+pub fn write_log(
+    sandbox: &Sandbox,
+    options: &LogOptions,
+    out: &mut dyn std::io::Write,
+) -> Result<usize, OwnerError> {
+    let err = |e: std::io::Error| OwnerError::new(format!("cannot read the audit log: {e}"));
+    let segments = open_segments(sandbox.state_dir()).map_err(err)?;
     let mut unreadable = 0;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(OwnerError::new(format!("cannot read the audit log: {e}"))),
-        }
-        let raw = String::from_utf8_lossy(&buf);
+    let take = |bytes: &[u8], unreadable: &mut usize| -> Option<String> {
+        let raw = String::from_utf8_lossy(bytes);
         let raw = raw.trim_end_matches(['\n', '\r']);
         if raw.trim().is_empty() {
-            continue;
+            return None;
         }
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(raw) else {
-            unreadable += 1;
-            continue;
+            *unreadable += 1;
+            return None;
         };
         if !selected(&event, options) {
-            continue;
+            return None;
         }
-        let line = if options.json {
+        Some(if options.json {
             sanitize(raw)
         } else {
             render_event(&event)
-        };
-        kept.push_back(line);
-        if options.tail.is_some_and(|n| kept.len() > n) {
-            kept.pop_front();
+        })
+    };
+    if let Some(n) = options.tail {
+        let mut kept: Vec<String> = Vec::new();
+        'segments: for file in segments.into_iter().rev() {
+            if kept.len() >= n {
+                break;
+            }
+            for line in RevLines::new(file).map_err(err)? {
+                match line.map_err(err)? {
+                    LogLine::Line(bytes) => {
+                        if let Some(text) = take(&bytes, &mut unreadable) {
+                            kept.push(text);
+                            if kept.len() >= n {
+                                break 'segments;
+                            }
+                        }
+                    }
+                    LogLine::TooLong => unreadable += 1,
+                }
+            }
+        }
+        for line in kept.iter().rev() {
+            if writeln!(out, "{line}").is_err() {
+                break; // the reader is gone
+            }
+        }
+        return Ok(unreadable);
+    }
+    let mut buf = Vec::new();
+    for file in segments {
+        let mut reader = BufReader::new(file);
+        while let Some(line) = read_line(&mut reader, &mut buf).map_err(err)? {
+            match line {
+                LogLine::Line(bytes) => {
+                    if let Some(text) = take(&bytes, &mut unreadable)
+                        && writeln!(out, "{text}").is_err()
+                    {
+                        return Ok(unreadable); // the reader is gone
+                    }
+                    buf = bytes;
+                }
+                LogLine::TooLong => unreadable += 1,
+            }
         }
     }
-    let mut text = String::new();
-    for line in kept {
-        text.push_str(&line);
-        text.push('\n');
-    }
-    Ok(LogOutput { text, unreadable })
+    Ok(unreadable)
 }
 
 fn selected(event: &Map<String, Value>, options: &LogOptions) -> bool {
@@ -671,13 +711,22 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("mount_point").unwrap_or_default(),
             s("policy").unwrap_or_default()
         )),
-        "line" => typed("line"),
+        "line" => typed("line").map(|line| match n("line_len") {
+            Some(len) => format!("{line}… (cut: {len} bytes)"),
+            None => line,
+        }),
         "command" => e.get("argv").and_then(Value::as_array).map(|argv| {
             let words: Vec<String> = argv
                 .iter()
                 .map(|w| shell_quote(&sanitize(w.as_str().unwrap_or(""))))
                 .collect();
             let mut text = words.join(" ");
+            if s("args").as_deref() == Some("line") {
+                text.push_str(" … (the line's words)");
+            }
+            if let (Some(argc), Some(len)) = (n("argc"), n("argv_len")) {
+                let _ = write!(text, " … (cut: {argc} words, {len} bytes)");
+            }
             if let Some(cwd) = s("cwd") {
                 let _ = write!(text, " (in {cwd})");
             }
@@ -701,14 +750,34 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("op").unwrap_or_default(),
             s("error").unwrap_or_default()
         )),
-        "refused" => s("path").map(|p| match s("reason") {
-            Some(r) => format!("{p} ({r})"),
-            None => p,
+        "refused" => s("path").map(|p| {
+            let mut text = p;
+            if let Some(c) = n("count") {
+                match s("last") {
+                    Some(last) if last != text => {
+                        let _ = write!(text, " … {last} ({c} refusals)");
+                    }
+                    _ => {
+                        let _ = write!(text, " ({c} refusals)");
+                    }
+                }
+            }
+            if let Some(r) = s("reason") {
+                let _ = write!(text, " ({r})");
+            }
+            text
         }),
-        "refused_more" => {
-            n("count").map(|c| format!("{c} more refusals on this line (not logged)"))
-        }
-        "denied" => s("command"),
+        "refused_more" => n("count").map(|c| {
+            let mut text = format!("{c} more refusals on this line (counted, not logged)");
+            if let Some(d) = n("denied") {
+                let _ = write!(text, ", {d} more denied commands");
+            }
+            text
+        }),
+        "denied" => s("command").map(|c| match n("count") {
+            Some(k) => format!("{c} ({k} times)"),
+            None => c,
+        }),
         "read_only" => s("path"),
         "limit" => s("limit").map(|l| {
             let mut text = match e.get("value") {
