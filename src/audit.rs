@@ -43,7 +43,8 @@
 //! # Refusals
 //!
 //! A run of the same refusal — `refused` paths with the same reason in the same directory, or
-//! the same `denied` command — is one event with its exact `count` and the `last` path
+//! the same `denied` command — is one event with its exact `count` and the `last` path (when
+//! it is not the first)
 //! (`{"event":"refused","path":"/etc/1","reason":"outside the mount point","count":99999,
 //! "last":"/etc/99999"}`); a single refusal is logged as before, without `count`. The run is
 //! written when another record comes or at the end of the line. One input line logs at most
@@ -515,7 +516,7 @@ impl Inner {
         }
         if run.count > 1 {
             let _ = write!(text, ",\"count\":{}", run.count);
-            if run.event != "denied" {
+            if run.event != "denied" && run.last != run.first {
                 text.push_str(",\"last\":");
                 push_bytes(&mut text, &run.last);
             }

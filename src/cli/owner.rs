@@ -13,6 +13,7 @@
 //! Everything printed for a terminal goes through [`sanitize`]: the agent chose the names and
 //! the lines, and none of its control characters reaches the owner's terminal.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::BufReader;
 use std::path::{Component, Path, PathBuf};
@@ -576,7 +577,8 @@ pub fn write_log(
     let err = |e: std::io::Error| OwnerError::new(format!("cannot read the audit log: {e}"));
     let segments = open_segments(sandbox.state_dir()).map_err(err)?;
     let mut unreadable = 0;
-    let take = |bytes: &[u8], unreadable: &mut usize| -> Option<String> {
+    // A line as a record: `None` when blank or unreadable (counted).
+    let parse = |bytes: &[u8], unreadable: &mut usize| -> Option<(Map<String, Value>, String)> {
         let raw = String::from_utf8_lossy(bytes);
         let raw = raw.trim_end_matches(['\n', '\r']);
         if raw.trim().is_empty() {
@@ -586,60 +588,141 @@ pub fn write_log(
             *unreadable += 1;
             return None;
         };
-        if !selected(&event, options) {
-            return None;
-        }
-        Some(if options.json {
+        Some((event, raw.to_string()))
+    };
+    let show = |event: &Map<String, Value>, raw: &str, line: Option<&str>| {
+        if options.json {
             sanitize(raw)
         } else {
-            render_event(&event)
-        })
+            render_with_line(event, line)
+        }
     };
     if let Some(n) = options.tail {
-        let mut kept: Vec<String> = Vec::new();
+        // Newest first. A `command` logged by the line's words waits for its session's
+        // `line` record, which comes before it in the log (after it here).
+        let mut kept: Vec<Result<String, Waiting>> = Vec::new();
+        let mut waiting = 0;
         'segments: for file in segments.into_iter().rev() {
-            if kept.len() >= n {
+            if kept.len() >= n && waiting == 0 {
                 break;
             }
             for line in RevLines::new(file).map_err(err)? {
-                match line.map_err(err)? {
-                    LogLine::Line(bytes) => {
-                        if let Some(text) = take(&bytes, &mut unreadable) {
-                            kept.push(text);
-                            if kept.len() >= n {
-                                break 'segments;
-                            }
+                let bytes = match line.map_err(err)? {
+                    LogLine::Line(bytes) => bytes,
+                    LogLine::TooLong => {
+                        unreadable += 1;
+                        continue;
+                    }
+                };
+                let Some((event, raw)) = parse(&bytes, &mut unreadable) else {
+                    continue;
+                };
+                if waiting > 0 && str_of(&event, "event") == "line" {
+                    let session = str_of(&event, "session");
+                    for k in &mut kept {
+                        if let Err((e, r)) = k
+                            && str_of(e, "session") == session
+                        {
+                            *k = Ok(show(e, r, line_of(&event).as_deref()));
+                            waiting -= 1;
                         }
                     }
-                    LogLine::TooLong => unreadable += 1,
+                }
+                if kept.len() < n && selected(&event, options) {
+                    if by_line(&event) && !options.json {
+                        kept.push(Err((event, raw)));
+                        waiting += 1;
+                    } else {
+                        kept.push(Ok(show(&event, &raw, None)));
+                    }
+                }
+                if kept.len() >= n && waiting == 0 {
+                    break 'segments;
                 }
             }
         }
-        for line in kept.iter().rev() {
-            if writeln!(out, "{line}").is_err() {
+        for k in kept.iter().rev() {
+            let text = match k {
+                Ok(t) => t.clone(),
+                Err((e, r)) => show(e, r, None),
+            };
+            if writeln!(out, "{text}").is_err() {
                 break; // the reader is gone
             }
         }
         return Ok(unreadable);
     }
+    // Each session's current input, for its commands logged by the line's words.
+    let mut lines: HashMap<String, String> = HashMap::new();
     let mut buf = Vec::new();
     for file in segments {
         let mut reader = BufReader::new(file);
         while let Some(line) = read_line(&mut reader, &mut buf).map_err(err)? {
-            match line {
-                LogLine::Line(bytes) => {
-                    if let Some(text) = take(&bytes, &mut unreadable)
-                        && writeln!(out, "{text}").is_err()
-                    {
+            let bytes = match line {
+                LogLine::Line(bytes) => bytes,
+                LogLine::TooLong => {
+                    unreadable += 1;
+                    continue;
+                }
+            };
+            if let Some((event, raw)) = parse(&bytes, &mut unreadable) {
+                if str_of(&event, "event") == "line"
+                    && let Some(l) = line_of(&event)
+                {
+                    lines.insert(str_of(&event, "session").to_string(), l);
+                }
+                if selected(&event, options) {
+                    let line = by_line(&event)
+                        .then(|| lines.get(str_of(&event, "session")))
+                        .flatten();
+                    let text = show(&event, &raw, line.map(String::as_str));
+                    if writeln!(out, "{text}").is_err() {
                         return Ok(unreadable); // the reader is gone
                     }
-                    buf = bytes;
                 }
-                LogLine::TooLong => unreadable += 1,
             }
+            buf = bytes;
         }
     }
     Ok(unreadable)
+}
+
+/// A `command` record (and its raw text) waiting for its line to be rendered.
+type Waiting = (Map<String, Value>, String);
+
+/// A string field of a record (`""` if absent).
+fn str_of<'a>(event: &'a Map<String, Value>, key: &str) -> &'a str {
+    event.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A `line` record's input without its final newline, `...` after it when it was cut.
+fn line_of(event: &Map<String, Value>) -> Option<String> {
+    let line = event.get("line").and_then(Value::as_str)?;
+    let mut line = line.strip_suffix('\n').unwrap_or(line).to_string();
+    if event.contains_key("line_len") {
+        line.push_str("...");
+    }
+    Some(line)
+}
+
+/// A `command` record whose words are its line's (`"args":"line"`).
+fn by_line(event: &Map<String, Value>) -> bool {
+    str_of(event, "event") == "command" && str_of(event, "args") == "line"
+}
+
+/// [`render_event`], a `command` logged by its line's words given its argv from `line` (the
+/// session's `line` record before it).
+pub fn render_with_line(event: &Map<String, Value>, line: Option<&str>) -> String {
+    let Some(line) = line.filter(|_| by_line(event)) else {
+        return render_event(event);
+    };
+    let mut e = event.clone();
+    e.remove("args");
+    e.insert(
+        "argv".into(),
+        Value::Array(line.split(' ').map(Value::from).collect()),
+    );
+    render_event(&e)
 }
 
 fn selected(event: &Map<String, Value>, options: &LogOptions) -> bool {
@@ -712,7 +795,7 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("policy").unwrap_or_default()
         )),
         "line" => typed("line").map(|line| match n("line_len") {
-            Some(len) => format!("{line}… (cut: {len} bytes)"),
+            Some(len) => format!("{line}... (cut: {len} bytes)"),
             None => line,
         }),
         "command" => e.get("argv").and_then(Value::as_array).map(|argv| {
@@ -722,10 +805,10 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
                 .collect();
             let mut text = words.join(" ");
             if s("args").as_deref() == Some("line") {
-                text.push_str(" … (the line's words)");
+                text.push_str(" ... (the line's words)");
             }
             if let (Some(argc), Some(len)) = (n("argc"), n("argv_len")) {
-                let _ = write!(text, " … (cut: {argc} words, {len} bytes)");
+                let _ = write!(text, " ... (cut: {argc} words, {len} bytes)");
             }
             if let Some(cwd) = s("cwd") {
                 let _ = write!(text, " (in {cwd})");
@@ -755,7 +838,7 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             if let Some(c) = n("count") {
                 match s("last") {
                     Some(last) if last != text => {
-                        let _ = write!(text, " … {last} ({c} refusals)");
+                        let _ = write!(text, " ... {last} ({c} refusals)");
                     }
                     _ => {
                         let _ = write!(text, " ({c} refusals)");
