@@ -897,6 +897,28 @@ mod tests {
         rules(patterns, &[]).is_hidden(Path::new(path))
     }
 
+    #[test]
+    fn audit_budget_keys_are_checked() {
+        let l = limits("audit_bytes = \"1MiB\"\naudit_segments = 2").unwrap();
+        assert_eq!((l.audit_bytes, l.audit_segments), (1 << 20, 2));
+        let check = |toml: &str| {
+            Policy::from_toml(&format!("[limits]\n{toml}\n"))
+                .unwrap()
+                .validate(KNOWN)
+        };
+        assert!(check("audit_bytes = \"256K\"").is_ok());
+        assert_eq!(
+            check("audit_bytes = \"255K\"").unwrap_err(),
+            "limits.audit_bytes: must be at least 256 KiB (64 KiB a segment)"
+        );
+        for n in [0, 1, 17] {
+            assert_eq!(
+                check(&format!("audit_segments = {n}")).unwrap_err(),
+                "limits.audit_segments: must be between 2 and 16"
+            );
+        }
+    }
+
     fn limits(toml: &str) -> Result<Limits, String> {
         Policy::from_toml(&format!("[limits]\n{toml}\n")).map(|p| p.limits)
     }
