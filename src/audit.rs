@@ -1414,11 +1414,12 @@ mod tests {
         let mut seed = 7u64;
         for round in 0..40 {
             let mut content = Vec::new();
-            for _ in 0..(round * 7) {
+            for _ in 0..(round * 5) {
                 seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 let len = match seed >> 60 {
                     0 => 0,
-                    1 => READ_LINE_BYTES + 1 + (seed >> 40) as usize % 100_000,
+                    // A few lines too long to read, in the first rounds only (debug builds).
+                    1 if round < 6 => READ_LINE_BYTES + 1 + (seed >> 40) as usize % 100_000,
                     2 => BLOCK_BYTES - 1 + (seed >> 50) as usize % 3,
                     _ => (seed >> 33) as usize % 300,
                 };
