@@ -344,6 +344,16 @@ impl Guard {
         });
     }
 
+    /// Adds bytes the audit log appended (negative: dropped) to the usage when it is known
+    /// (never measures for it: a measure counts the log as it is), never refused: the owner's
+    /// record is written whatever the quota. The log's budget bounds it.
+    pub fn account(&self, bytes: i64) {
+        let _ = self.with_usage(None::<fn() -> Usage>, |u| {
+            u.bytes = u.bytes.saturating_add_signed(bytes);
+            ((), bytes != 0)
+        });
+    }
+
     /// Forgets the usage (after an undo or a purge), to be measured again when next needed.
     pub fn forget_usage(&self) {
         if let Ok(shared) = self.shared.lock()

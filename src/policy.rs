@@ -42,6 +42,8 @@
 //! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
 //! array_elements = 100000      # elements of one array (default 1000000)
 //! changes = 10000              # changes to the tree one input makes (default 100000)
+//! audit_bytes = "16MiB"        # the audit log, all its segments (default 64 MiB)
+//! audit_segments = 8           # files the audit log rolls through (default 4; 2 to 16)
 //! ```
 //!
 //! Sizes (the `*_bytes` keys) are a TOML integer (bytes) or a string: a number, optionally
@@ -196,6 +198,16 @@ pub struct Limits {
     /// Changes (journal records) one input makes; default 100 000.
     #[serde(deserialize_with = "de::changes")]
     pub changes: u64,
+    /// Bytes the audit log keeps, all its segments together: `audit.jsonl` is rolled at
+    /// `audit_bytes / audit_segments`, the oldest segment dropped (see [`crate::audit`]). The
+    /// log's bytes count in `write_quota_bytes`, and a session's log never takes more than a
+    /// quarter of it. Default 64 MiB; at least 64 KiB a segment.
+    #[serde(deserialize_with = "de::audit_bytes")]
+    pub audit_bytes: u64,
+    /// Files the audit log rolls through (`audit.jsonl`, `audit.1.jsonl`, …); 2 to 16,
+    /// default 4.
+    #[serde(deserialize_with = "de::audit_segments")]
+    pub audit_segments: u32,
 }
 
 const KIB: u64 = 1 << 10;
@@ -227,6 +239,8 @@ impl Default for Limits {
             var_bytes: 16 << 20,
             array_elements: 1_000_000,
             changes: 100_000,
+            audit_bytes: 64 * MIB,
+            audit_segments: 4,
         }
     }
 }
@@ -286,6 +300,19 @@ impl Policy {
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
+        }
+        if !(2..=crate::audit::MAX_SEGMENTS).contains(&l.audit_segments) {
+            return Err(format!(
+                "limits.audit_segments: must be between 2 and {}",
+                crate::audit::MAX_SEGMENTS
+            ));
+        }
+        let floor = u64::from(l.audit_segments) * crate::audit::MIN_SEGMENT_BYTES;
+        if l.audit_bytes < floor {
+            return Err(format!(
+                "limits.audit_bytes: must be at least {} (64 KiB a segment)",
+                human_bytes(floor)
+            ));
         }
         if !self.journal && (self.undo || self.atomic) {
             return Err("journal = false needs undo = false and atomic = false".into());
@@ -426,6 +453,8 @@ mod de {
         var_bytes: usize = Bytes;
         array_elements: usize = Count;
         changes: u64 = Count;
+        audit_bytes: u64 = Bytes;
+        audit_segments: u32 = Count;
     }
 }
 
@@ -868,6 +897,28 @@ mod tests {
         rules(patterns, &[]).is_hidden(Path::new(path))
     }
 
+    #[test]
+    fn audit_budget_keys_are_checked() {
+        let l = limits("audit_bytes = \"1MiB\"\naudit_segments = 2").unwrap();
+        assert_eq!((l.audit_bytes, l.audit_segments), (1 << 20, 2));
+        let check = |toml: &str| {
+            Policy::from_toml(&format!("[limits]\n{toml}\n"))
+                .unwrap()
+                .validate(KNOWN)
+        };
+        assert!(check("audit_bytes = \"256K\"").is_ok());
+        assert_eq!(
+            check("audit_bytes = \"255K\"").unwrap_err(),
+            "limits.audit_bytes: must be at least 256 KiB (64 KiB a segment)"
+        );
+        for n in [0, 1, 17] {
+            assert_eq!(
+                check(&format!("audit_segments = {n}")).unwrap_err(),
+                "limits.audit_segments: must be between 2 and 16"
+            );
+        }
+    }
+
     fn limits(toml: &str) -> Result<Limits, String> {
         Policy::from_toml(&format!("[limits]\n{toml}\n")).map(|p| p.limits)
     }
@@ -907,6 +958,8 @@ mod tests {
                 var_bytes: 1 << 20,
                 array_elements: 100_000,
                 changes: 10_000,
+                audit_bytes: 16 << 20,
+                audit_segments: 8,
             },
         };
         assert_eq!(p, expected);
@@ -924,6 +977,7 @@ mod tests {
         assert!(a.line_bytes != b.line_bytes && a.undo_history != b.undo_history);
         assert_ne!(a.request_bytes, b.request_bytes);
         assert_ne!(a.undo_bytes, b.undo_bytes);
+        assert!(a.audit_bytes != b.audit_bytes && a.audit_segments != b.audit_segments);
         let r = p.rules().unwrap();
         assert!(r.is_hidden(Path::new(".git/config")));
         assert!(r.is_read_only(Path::new("vendor/x/y.rs")));

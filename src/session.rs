@@ -14,7 +14,7 @@ use std::sync::Arc;
 use trumansh_commands::CommandName;
 
 use crate::api::{Outcome, Report, Request};
-use crate::audit::{Audit, fields, text};
+use crate::audit::{Audit, Budget, fields, text};
 use crate::exec::LineInput;
 pub use crate::interp::{Config, ErrorMode, PATH};
 use crate::interp::{Interp, LineState, Runtime, ShellState};
@@ -67,7 +67,15 @@ impl Session {
         guard.set_output_caps(limits.stdout_bytes, limits.stderr_bytes);
         let guard = Arc::new(guard);
         let mut sandbox = Sandbox::open_with(&config.sandbox, Arc::clone(&guard))?;
-        let audit = Arc::new(Audit::open(sandbox.state_dir(), &unique_name("s")));
+        let budget = Budget {
+            bytes: limits.audit_bytes,
+            segments: limits.audit_segments,
+        };
+        let audit = Arc::new(
+            Audit::open(sandbox.state_dir(), &unique_name("s"))
+                .with_budget(budget.under_quota(limits.write_quota_bytes))
+                .counted_by(Arc::clone(&guard)),
+        );
         sandbox.record_in(Arc::clone(&audit));
         let mut denied: Vec<CommandName> = config
             .policy

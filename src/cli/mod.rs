@@ -575,17 +575,20 @@ fn run_owner(cli: &Cli, command: &OwnerCommand) -> ExitCode {
                 session: args.session.clone(),
                 events: args.event.clone(),
             };
-            let result = owner::read_log(&sandbox, &options).map(|out| {
-                if out.unreadable > 0 {
+            // Streamed to stdout as it is read: a big log is never held in memory.
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let result = owner::write_log(&sandbox, &options, &mut out).map(|unreadable| {
+                if unreadable > 0 {
                     let _ = writeln!(
                         std::io::stderr(),
-                        "trumansh: log: {} unreadable line{} skipped",
-                        out.unreadable,
-                        if out.unreadable == 1 { "" } else { "s" }
+                        "trumansh: log: {unreadable} unreadable line{} skipped",
+                        if unreadable == 1 { "" } else { "s" }
                     );
                 }
-                out.text
+                String::new()
             });
+            let _ = out.flush();
             ("log", result)
         }
         OwnerCommand::Replay(_) => return ExitCode::from(2),

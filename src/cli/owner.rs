@@ -13,16 +13,16 @@
 //! Everything printed for a terminal goes through [`sanitize`]: the agent chose the names and
 //! the lines, and none of its control characters reaches the owner's terminal.
 
-use std::collections::VecDeque;
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cap_std::fs::Dir;
 use serde_json::{Map, Value};
 
-use crate::audit::{AUDIT_FILE, fields, rfc3339};
+use crate::audit::{LogLine, RevLines, fields, open_segments, read_line, rfc3339};
 use crate::sandbox::{Loc, STATE_DIR_NAME, Sandbox};
 use crate::txn::trash::TrashInfo;
 
@@ -550,56 +550,179 @@ pub struct LogOptions {
 #[derive(Debug, Clone, Default)]
 pub struct LogOutput {
     pub text: String,
-    /// Lines that were not JSON objects (skipped).
+    /// Lines that were not JSON objects, or too long to be records (skipped).
     pub unreadable: usize,
 }
 
-/// Reads `audit.jsonl` and renders the events the options select. A missing log is empty.
+/// Reads the audit log and renders the events the options select. A missing log is empty.
 pub fn read_log(sandbox: &Sandbox, options: &LogOptions) -> Result<LogOutput, OwnerError> {
-    let file = match sandbox.state_dir().open(AUDIT_FILE) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LogOutput::default()),
-        Err(e) => return Err(OwnerError::new(format!("cannot read the audit log: {e}"))),
-    };
-    let mut reader = BufReader::new(file);
-    let mut kept: VecDeque<String> = VecDeque::new();
+    let mut out = Vec::new();
+    let unreadable = write_log(sandbox, options, &mut out)?;
+    Ok(LogOutput {
+        text: String::from_utf8_lossy(&out).into_owned(),
+        unreadable,
+    })
+}
+
+/// Renders the events the options select to `out` as they are read, the segments oldest
+/// first (`audit.N.jsonl` ... `audit.1.jsonl`, `audit.jsonl`); with `--tail N`, reads from the
+/// end of the newest segment back, and older ones only as far as needed. Memory: one record
+/// (and the N kept with `--tail`). Returns how many lines were unreadable (with `--tail`,
+/// among the lines read).
+pub fn write_log(
+    sandbox: &Sandbox,
+    options: &LogOptions,
+    out: &mut dyn std::io::Write,
+) -> Result<usize, OwnerError> {
+    let err = |e: std::io::Error| OwnerError::new(format!("cannot read the audit log: {e}"));
+    let segments = open_segments(sandbox.state_dir()).map_err(err)?;
     let mut unreadable = 0;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(OwnerError::new(format!("cannot read the audit log: {e}"))),
-        }
-        let raw = String::from_utf8_lossy(&buf);
+    // A line as a record: `None` when blank or unreadable (counted).
+    let parse = |bytes: &[u8], unreadable: &mut usize| -> Option<(Map<String, Value>, String)> {
+        let raw = String::from_utf8_lossy(bytes);
         let raw = raw.trim_end_matches(['\n', '\r']);
         if raw.trim().is_empty() {
-            continue;
+            return None;
         }
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(raw) else {
-            unreadable += 1;
-            continue;
+            *unreadable += 1;
+            return None;
         };
-        if !selected(&event, options) {
-            continue;
-        }
-        let line = if options.json {
+        Some((event, raw.to_string()))
+    };
+    let show = |event: &Map<String, Value>, raw: &str, line: Option<&str>| {
+        if options.json {
             sanitize(raw)
         } else {
-            render_event(&event)
-        };
-        kept.push_back(line);
-        if options.tail.is_some_and(|n| kept.len() > n) {
-            kept.pop_front();
+            render_with_line(event, line)
+        }
+    };
+    if let Some(n) = options.tail {
+        // Newest first. A `command` logged by the line's words waits for its session's
+        // `line` record, which comes before it in the log (after it here).
+        let mut kept: Vec<Result<String, Waiting>> = Vec::new();
+        let mut waiting = 0;
+        'segments: for file in segments.into_iter().rev() {
+            if kept.len() >= n && waiting == 0 {
+                break;
+            }
+            for line in RevLines::new(file).map_err(err)? {
+                let bytes = match line.map_err(err)? {
+                    LogLine::Line(bytes) => bytes,
+                    LogLine::TooLong => {
+                        unreadable += 1;
+                        continue;
+                    }
+                };
+                let Some((event, raw)) = parse(&bytes, &mut unreadable) else {
+                    continue;
+                };
+                if waiting > 0 && str_of(&event, "event") == "line" {
+                    let session = str_of(&event, "session");
+                    for k in &mut kept {
+                        if let Err((e, r)) = k
+                            && str_of(e, "session") == session
+                        {
+                            *k = Ok(show(e, r, line_of(&event).as_deref()));
+                            waiting -= 1;
+                        }
+                    }
+                }
+                if kept.len() < n && selected(&event, options) {
+                    if by_line(&event) && !options.json {
+                        kept.push(Err((event, raw)));
+                        waiting += 1;
+                    } else {
+                        kept.push(Ok(show(&event, &raw, None)));
+                    }
+                }
+                if kept.len() >= n && waiting == 0 {
+                    break 'segments;
+                }
+            }
+        }
+        for k in kept.iter().rev() {
+            let text = match k {
+                Ok(t) => t.clone(),
+                Err((e, r)) => show(e, r, None),
+            };
+            if writeln!(out, "{text}").is_err() {
+                break; // the reader is gone
+            }
+        }
+        return Ok(unreadable);
+    }
+    // Each session's current input, for its commands logged by the line's words.
+    let mut lines: HashMap<String, String> = HashMap::new();
+    let mut buf = Vec::new();
+    for file in segments {
+        let mut reader = BufReader::new(file);
+        while let Some(line) = read_line(&mut reader, &mut buf).map_err(err)? {
+            let bytes = match line {
+                LogLine::Line(bytes) => bytes,
+                LogLine::TooLong => {
+                    unreadable += 1;
+                    continue;
+                }
+            };
+            if let Some((event, raw)) = parse(&bytes, &mut unreadable) {
+                if str_of(&event, "event") == "line"
+                    && let Some(l) = line_of(&event)
+                {
+                    lines.insert(str_of(&event, "session").to_string(), l);
+                }
+                if selected(&event, options) {
+                    let line = by_line(&event)
+                        .then(|| lines.get(str_of(&event, "session")))
+                        .flatten();
+                    let text = show(&event, &raw, line.map(String::as_str));
+                    if writeln!(out, "{text}").is_err() {
+                        return Ok(unreadable); // the reader is gone
+                    }
+                }
+            }
+            buf = bytes;
         }
     }
-    let mut text = String::new();
-    for line in kept {
-        text.push_str(&line);
-        text.push('\n');
+    Ok(unreadable)
+}
+
+/// A `command` record (and its raw text) waiting for its line to be rendered.
+type Waiting = (Map<String, Value>, String);
+
+/// A string field of a record (`""` if absent).
+fn str_of<'a>(event: &'a Map<String, Value>, key: &str) -> &'a str {
+    event.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A `line` record's input without its final newline, `...` after it when it was cut.
+fn line_of(event: &Map<String, Value>) -> Option<String> {
+    let line = event.get("line").and_then(Value::as_str)?;
+    let mut line = line.strip_suffix('\n').unwrap_or(line).to_string();
+    if event.contains_key("line_len") {
+        line.push_str("...");
     }
-    Ok(LogOutput { text, unreadable })
+    Some(line)
+}
+
+/// A `command` record whose words are its line's (`"args":"line"`).
+fn by_line(event: &Map<String, Value>) -> bool {
+    str_of(event, "event") == "command" && str_of(event, "args") == "line"
+}
+
+/// [`render_event`], a `command` logged by its line's words given its argv from `line` (the
+/// session's `line` record before it).
+pub fn render_with_line(event: &Map<String, Value>, line: Option<&str>) -> String {
+    let Some(line) = line.filter(|_| by_line(event)) else {
+        return render_event(event);
+    };
+    let mut e = event.clone();
+    e.remove("args");
+    e.insert(
+        "argv".into(),
+        Value::Array(line.split(' ').map(Value::from).collect()),
+    );
+    render_event(&e)
 }
 
 fn selected(event: &Map<String, Value>, options: &LogOptions) -> bool {
@@ -671,13 +794,22 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("mount_point").unwrap_or_default(),
             s("policy").unwrap_or_default()
         )),
-        "line" => typed("line"),
+        "line" => typed("line").map(|line| match n("line_len") {
+            Some(len) => format!("{line}... (cut: {len} bytes)"),
+            None => line,
+        }),
         "command" => e.get("argv").and_then(Value::as_array).map(|argv| {
             let words: Vec<String> = argv
                 .iter()
                 .map(|w| shell_quote(&sanitize(w.as_str().unwrap_or(""))))
                 .collect();
             let mut text = words.join(" ");
+            if s("args").as_deref() == Some("line") {
+                text.push_str(" ... (the line's words)");
+            }
+            if let (Some(argc), Some(len)) = (n("argc"), n("argv_len")) {
+                let _ = write!(text, " ... (cut: {argc} words, {len} bytes)");
+            }
             if let Some(cwd) = s("cwd") {
                 let _ = write!(text, " (in {cwd})");
             }
@@ -701,14 +833,34 @@ fn render_details(name: &str, e: &Map<String, Value>) -> String {
             s("op").unwrap_or_default(),
             s("error").unwrap_or_default()
         )),
-        "refused" => s("path").map(|p| match s("reason") {
-            Some(r) => format!("{p} ({r})"),
-            None => p,
+        "refused" => s("path").map(|p| {
+            let mut text = p;
+            if let Some(c) = n("count") {
+                match s("last") {
+                    Some(last) if last != text => {
+                        let _ = write!(text, " ... {last} ({c} refusals)");
+                    }
+                    _ => {
+                        let _ = write!(text, " ({c} refusals)");
+                    }
+                }
+            }
+            if let Some(r) = s("reason") {
+                let _ = write!(text, " ({r})");
+            }
+            text
         }),
-        "refused_more" => {
-            n("count").map(|c| format!("{c} more refusals on this line (not logged)"))
-        }
-        "denied" => s("command"),
+        "refused_more" => n("count").map(|c| {
+            let mut text = format!("{c} more refusals on this line (counted, not logged)");
+            if let Some(d) = n("denied") {
+                let _ = write!(text, ", {d} more denied commands");
+            }
+            text
+        }),
+        "denied" => s("command").map(|c| match n("count") {
+            Some(k) => format!("{c} ({k} times)"),
+            None => c,
+        }),
         "read_only" => s("path"),
         "limit" => s("limit").map(|l| {
             let mut text = match e.get("value") {

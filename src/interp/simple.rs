@@ -12,7 +12,6 @@ use super::builtins::Builtin;
 use super::redirect::{Fd, Fds};
 use super::state::{Frame, ShellState};
 use super::{Cx, Flow, Interp, Io, host};
-use crate::audit::fields;
 use crate::exec::{Emitter, Out, StreamSink, audit_command, run_command};
 use crate::expand;
 use crate::shell::ast::{AssignValue, Assignment, FunctionDef, SimpleCommand};
@@ -126,9 +125,7 @@ impl Interp<'_> {
         if let Ok(c) = name.to_str().unwrap_or("").parse::<CommandName>()
             && self.rt.denied.contains(&c)
         {
-            self.rt
-                .audit()
-                .event("denied", fields([("command", c.as_str().into())]));
+            self.rt.audit().denied(c.as_str());
         }
         let target = match target {
             Some(t) => Some(t),

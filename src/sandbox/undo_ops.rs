@@ -321,8 +321,9 @@ impl Sandbox {
     }
 
     /// What the root and the state directory hold now.
-    /// The state directory's trash and saved undo data count; the owner's own records
-    /// (audit log, history, locks) do not.
+    /// The state directory's trash, saved undo data and audit log's bytes count (the log is
+    /// bounded by its budget, see [`crate::audit`]); the other records (history, locks) do
+    /// not.
     pub fn measure(&self) -> Usage {
         let mut usage = Usage::default();
         add_tree(
@@ -334,6 +335,9 @@ impl Sandbox {
         for sub in ["trash", "txn"] {
             add_tree(&self.state, Path::new(sub), None, &mut usage);
         }
+        usage.bytes = usage
+            .bytes
+            .saturating_add(crate::audit::log_bytes(&self.state));
         usage
     }
 

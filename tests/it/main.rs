@@ -10,6 +10,9 @@
 
 /// The `trumansh::Session` API and what its `Outcome` reports; a new library-level behaviour.
 mod api;
+/// The audit log's bounds: cut records, counted refusals, rotation, its share of the quota,
+/// `log --tail`; a new kind of record.
+mod audit;
 /// Syntax errors fed alone to real bash and to trumansh; a new syntax error or end-of-file case.
 mod bash_syntax;
 /// The binary's front ends (line mode, `-c`, scripts, owner subcommands, `replay`); a new flag.
