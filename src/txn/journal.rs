@@ -307,17 +307,16 @@ impl Journal {
         if inner.active.is_none() {
             // A `begin` in the session's open segment (a directory for saved bytes only when
             // one is needed).
+            // Staged: written with the change's `do`, in one `write(2)`.
             let id = unique_name("txn");
-            log.append(
-                sandbox,
+            log.stage(
                 &id,
                 &Record::Begin {
                     session: self.session.clone(),
                     line: inner.line.clone(),
                     time: trash::timestamp(),
                 },
-                removal,
-            )?;
+            );
             inner.active = Some(Active {
                 id,
                 next_seq: 1,
@@ -460,6 +459,7 @@ impl Journal {
         flush_written(sandbox, &mut self.log(), &mut active);
         let Active { id, saved, .. } = active;
         if rollback {
+            let _ = self.log().flush(sandbox);
             let _lock = lock_undo(sandbox.state_dir());
             let loaded = load_all(sandbox.state_dir(), sandbox.state_in_root());
             let reverted = match loaded.txns.get(&id) {
@@ -756,13 +756,14 @@ impl Drop for Journal {
     }
 }
 
-/// Renews what redirections' files were left as, for those the line wrote to since.
+/// Renews what redirections' files were left as, for those the line wrote to since (staged:
+/// written with the record that follows, the next change's `do` or the line's `end`).
 fn flush_written(sandbox: &Sandbox, log: &mut Log, active: &mut Active) {
     let Active { written, id, .. } = active;
     for w in written.values_mut().filter(|w| w.dirty) {
         w.dirty = false;
         let after = fingerprints(sandbox, &w.undo);
-        let _ = log.append(sandbox, id, &Record::Done { seq: w.seq, after }, false);
+        log.stage(id, &Record::Done { seq: w.seq, after });
     }
 }
 

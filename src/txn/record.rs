@@ -262,6 +262,8 @@ pub(crate) struct Log {
     k: u64,
     /// The current segment, opened (created) at the first record.
     cur: Option<Segment>,
+    /// Records staged ([`Log::stage`]): written with the next record, in the same `write(2)`.
+    staged: Vec<u8>,
 }
 
 struct Segment {
@@ -276,6 +278,7 @@ impl Log {
             session: session.to_string(),
             k: 1,
             cur: None,
+            staged: Vec::new(),
         }
     }
 
@@ -287,7 +290,7 @@ impl Log {
     /// Starts a new segment (created at its first record) when the current one holds
     /// [`SEGMENT_BYTES`] or more: `true` when it did (the journal is then pruned).
     pub(crate) fn roll_if_full(&mut self) -> bool {
-        if self.cur.as_ref().is_some_and(|s| s.len >= SEGMENT_BYTES) {
+        if self.staged.is_empty() && self.cur.as_ref().is_some_and(|s| s.len >= SEGMENT_BYTES) {
             self.cur = None;
             self.k += 1;
             true
@@ -308,7 +311,23 @@ impl Log {
         record: &Record,
         reserve: bool,
     ) -> Result<(), FsError> {
-        let line = record_line(id, record).ok_or(FsError::Io)?;
+        let own = record_line(id, record).ok_or(FsError::Io)?;
+        self.write(sandbox, &own, reserve)
+    }
+
+    /// Writes what is staged, if anything (before the journal is read).
+    pub(crate) fn flush(&mut self, sandbox: &Sandbox) -> Result<(), FsError> {
+        if self.staged.is_empty() {
+            return Ok(());
+        }
+        self.write(sandbox, &[], true)
+    }
+
+    /// Writes what is staged and `own` with one `write(2)`.
+    fn write(&mut self, sandbox: &Sandbox, own: &[u8], reserve: bool) -> Result<(), FsError> {
+        let staged = self.staged.len();
+        let mut line = std::mem::take(&mut self.staged);
+        line.extend_from_slice(own);
         let name = self.current();
         with_reserve(sandbox, reserve, || {
             if self.cur.is_none() {
@@ -341,6 +360,20 @@ impl Log {
                 }
             }
         })
+        .inspect_err(|_| {
+            // What was staged waits for the next record (a line's `begin` is never lost).
+            line.truncate(staged);
+            self.staged = std::mem::take(&mut line);
+        })
+    }
+
+    /// Stages a record, to be written with the next one in a single `write(2)`: what must be
+    /// on disk only before the next record is (a line's `begin` before its first `do`; what a
+    /// redirection's file was left as, before the next change or the line's `end`).
+    pub(crate) fn stage(&mut self, id: &str, record: &Record) {
+        if let Some(line) = record_line(id, record) {
+            self.staged.extend_from_slice(&line);
+        }
     }
 
     /// Appends one record to the open segment, without the reserve or the fault model (a
@@ -349,7 +382,8 @@ impl Log {
         let Some(seg) = self.cur.as_mut() else {
             return Ok(());
         };
-        let line = record_line(id, record).ok_or_else(|| std::io::Error::other("record"))?;
+        let mut line = std::mem::take(&mut self.staged);
+        line.extend(record_line(id, record).ok_or_else(|| std::io::Error::other("record"))?);
         seg.file.write_all(&line)?;
         seg.len += line.len() as u64;
         Ok(())
@@ -977,6 +1011,7 @@ pub(crate) fn text_of(p: &Path) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -995,6 +1030,77 @@ mod tests {
         assert!(valid_rel(b".", true, true).is_ok());
         assert!(valid_rel(b".trash", false, false).is_ok());
         assert!(valid_rel(&[b'x'; 256], false, false).is_err());
+    }
+
+    #[test]
+    fn segment_names_round_trip() {
+        let s = crate::sandbox::unique_name("s");
+        assert_eq!(parse_seg_name(&seg_name(&s, 7)), Some((s.clone(), 7)));
+        for bad in [
+            "seg-x-1.jsonl".to_string(),
+            "seg-.jsonl".to_string(),
+            format!("seg-{s}-.jsonl"),
+            format!("seg-{s}-1.json"),
+            format!("seg-{s}-x.jsonl"),
+            format!("{s}-1.jsonl"),
+        ] {
+            assert!(parse_seg_name(&bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn reverts_are_read_in_their_order_whatever_their_segment() {
+        let begin = Record::Begin {
+            session: "s".into(),
+            line: "l".into(),
+            time: 0,
+        };
+        let change = Record::Do {
+            seq: 1,
+            op: "write".into(),
+            path: "/x".into(),
+            undo: vec![Inverse::Remove {
+                at: RelPath::Text("x".into()),
+            }],
+        };
+        let end = Record::End {
+            status: 0,
+            time: 0,
+            closed_by: None,
+        };
+        let revert = |order| Record::RevertBegin {
+            session: "s".into(),
+            by: "undo".into(),
+            time: 0,
+            order,
+        };
+        // The line's own segment holds a revert killed part-way (order 5); another session's
+        // segment an earlier revert that ended (order 2).
+        let parts = vec![
+            Part {
+                file: 0,
+                records: vec![
+                    begin,
+                    change,
+                    end,
+                    revert(5),
+                    Record::RevertStep { seq: 1, i: 0 },
+                ],
+            },
+            Part {
+                file: 1,
+                records: vec![revert(2), Record::RevertEnd { kept: 1 }],
+            },
+        ];
+        let txn = build("t", assemble(parts).unwrap(), true).unwrap();
+        assert!(txn.closed && txn.revert_interrupted, "{txn:?}");
+        assert_eq!(txn.last_order, 5);
+        // A revert's records with no line of their own are refused.
+        let orphan = vec![Part {
+            file: 0,
+            records: vec![Record::RevertStep { seq: 1, i: 0 }],
+        }];
+        assert!(assemble(orphan).is_err());
     }
 
     #[test]
