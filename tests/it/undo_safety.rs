@@ -989,3 +989,52 @@ fn a_session_killed_mid_line_is_rolled_back_from_its_segment() {
     drop(next);
     assert!(session(&t.root, "").recovered().is_empty());
 }
+
+#[test]
+fn a_forged_segment_is_refused_and_never_acted_on() {
+    let seg = ".trash/txn/seg-s-00000000000000000001-1-0-1.jsonl";
+    let id = "txn-99999999999999999999-1-0";
+    let prefixed =
+        |journal: &str| -> String { journal.lines().map(|l| format!("{id} {l}\n")).collect() };
+    let cases = [
+        (
+            prefixed(&forged(r#"{"undo":"remove","at":"../outside/victim"}"#)),
+            "is not normalized",
+        ),
+        (
+            // A line that names no transaction refuses the one before it.
+            format!(
+                "{}garbage\n",
+                prefixed(&forged(r#"{"undo":"remove","at":"a.txt"}"#))
+            ),
+            "not a journal record",
+        ),
+        (
+            // A revert's records for a line that has none of its own.
+            format!("{id} {{\"t\":\"revert_step\",\"seq\":1,\"i\":0}}\n"),
+            "",
+        ),
+    ];
+    for (i, (journal, why)) in cases.iter().enumerate() {
+        let t = tree();
+        let mut s = session(&t.root, "");
+        s.run("echo valid > valid.txt");
+        fs::write(t.root.join(seg), journal).unwrap();
+        let outside = snapshot(&t.outside, None);
+        let u = s.run("undo");
+        assert!(
+            err(&u).starts_with("bash: line 1: undo: a line's journal is invalid (")
+                && err(&u).contains(why),
+            "case {i}: {}",
+            show(&u)
+        );
+        assert_eq!(
+            out(&u),
+            "undone: echo valid > valid.txt (1 change)\n",
+            "case {i}"
+        );
+        assert!(snapshot(&t.outside, None) == outside, "case {i}");
+        assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
+        assert!(t.root.join(seg).exists(), "case {i}: kept for the owner");
+    }
+}
