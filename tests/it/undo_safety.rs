@@ -994,8 +994,13 @@ fn a_session_killed_mid_line_is_rolled_back_from_its_segment() {
 fn a_forged_segment_is_refused_and_never_acted_on() {
     let seg = ".trash/txn/seg-s-00000000000000000001-1-0-1.jsonl";
     let id = "txn-99999999999999999999-1-0";
-    let prefixed =
-        |journal: &str| -> String { journal.lines().map(|l| format!("{id} {l}\n")).collect() };
+    let prefixed = |journal: &str| -> String {
+        use std::fmt::Write;
+        journal.lines().fold(String::new(), |mut out, l| {
+            let _ = writeln!(out, "{id} {l}");
+            out
+        })
+    };
     let cases = [
         (
             prefixed(&forged(r#"{"undo":"remove","at":"../outside/victim"}"#)),
