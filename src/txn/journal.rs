@@ -3,13 +3,17 @@
 //!
 //! Layout in the state directory:
 //!
-//! - `txn/<id>.jsonl` — the line's records (see `src/txn/record.rs` for each kind): `begin`,
-//!   then per change a `do` written *before* it is applied (the inverses that revert it) and a
-//!   `done` (or `failed`) written *after*, with what the change left; `end` when the line is
-//!   over; and the progress of a revert. A transaction exists only for a line that changed
-//!   something.
+//! - `txn/seg-<session>-<k>.jsonl` — the session's segments: one open append-only log per
+//!   session, records of every transaction it writes (see `src/txn/record.rs` for each kind):
+//!   `begin` at the line's first change, then per change a `do` written *before* it is applied
+//!   (the inverses that revert it) and a `done` (or `failed`) written *after*, with what the
+//!   change left; `end` when the line is over; and the progress of a revert. A line that
+//!   changes nothing writes nothing and opens nothing; a line that changes something costs a
+//!   few appends to the open segment, never a file created or removed.
 //! - `txn/<id>.d/<seq>` — what a change replaced: the bytes of an overwritten file (copied, so
-//!   the file keeps its inode), or an object moved aside by a rename over it.
+//!   the file keeps its inode), or an object moved aside by a rename over it; made only when a
+//!   change saves bytes (an overwrite of one file saves its old bytes once per line).
+//! - `txn/horizon` — the newest pruned transaction (committed lines up to it are gone).
 //! - `sessions/<session>.lock` — held (`flock`) by a live session, so that recovery never
 //!   touches another live session's open transaction.
 //! - `undo.lock` — held (`flock`) while a transaction is chosen and reverted (undo, rollback,
@@ -21,13 +25,15 @@
 //! nothing is proportional to the size of the sandbox.
 //!
 //! History: `undo` reaches the last `undo_history` committed lines, exactly: it reads the
-//! journal newest first and stops after that many committed lines, counting the lines undone
-//! before (a line undone whole stays in the journal, its saved bytes removed, until it is
-//! pruned), so that undoing never brings an older line into reach. The files are pruned in
-//! batches (`PRUNE_SLACK` commits beyond the history), the oldest first. The saved bytes are
-//! bounded too: a shared count (`undo-saved`, under the journal's lock) grows with each commit
-//! that saved bytes; when it passes `undo_bytes`, the oldest transactions are pruned until
-//! the rest fits (the newest line is always kept, whatever it saved), and the count is set to
+//! journal (every session's segments) newest first and stops after that many committed lines,
+//! counting the lines undone before (a line undone whole stays in the journal, its saved bytes
+//! removed, until it is pruned), so that undoing never brings an older line into reach.
+//! Pruning moves the horizon over the oldest committed lines (a line still open stays, for
+//! recovery) and removes in bulk every file that holds only pruned lines: whole segments, when a
+//! session's segment is full, and at each commit that saved bytes. The saved bytes are bounded
+//! too: a shared count (`undo-saved`, under the journal's lock) grows with each commit that
+//! saved bytes; when it passes `undo_bytes`, the oldest transactions are pruned until the
+//! rest fits (the newest line is always kept, whatever it saved), and the count is set to
 //! what is left, measured.
 //!
 //! Reverting never destroys and never guesses (see `src/txn/revert.rs`): each inverse first
@@ -43,7 +49,7 @@ use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions};
 use trumansh_commands::{FsError, Op};
@@ -52,8 +58,7 @@ use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
 use crate::sandbox::{Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
-    After, Record, TxnFile, blob_bytes, blob_dir, listing, load, remove_txn, saved_add, saved_set,
-    txn_ids,
+    After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, saved_add, saved_set, write_horizon,
 };
 pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::reserve;
@@ -65,9 +70,6 @@ use crate::txn::trash;
 const SESSIONS_DIR: &str = "sessions";
 /// The lock held while transactions are chosen and reverted, or pruned.
 const UNDO_LOCK: &str = "undo.lock";
-/// How many transactions beyond the history the journal may hold before it is pruned (the
-/// files only: `undo` never reaches past the last `undo_history` lines).
-const PRUNE_SLACK: usize = 16;
 
 /// What must happen before a change is applied, beyond recording it.
 #[derive(Debug, Default)]
@@ -101,7 +103,6 @@ struct Written {
 
 struct Active {
     id: String,
-    file: TxnFile,
     next_seq: u64,
     failed: bool,
     saved: u64,
@@ -138,11 +139,10 @@ pub struct Journal {
     history: usize,
     /// The most bytes the transactions may keep saved (`undo_bytes`).
     undo_bytes: u64,
-    /// About how many transactions the journal holds (listed at start, then counted by this
-    /// session's commits, listed again at each prune), so that the directory is listed once
-    /// per [`PRUNE_SLACK`] commits, not at each.
-    held: AtomicUsize,
     inner: Mutex<Inner>,
+    /// The session's segments (locked after `inner` when both are, and after the journal's
+    /// lock).
+    log: Mutex<Log>,
     /// Held while one change is planned, applied and its result recorded: the stages of a
     /// pipeline change the tree one change at a time, in the journal's order, so that undo
     /// (newest first) meets each object as the change left it.
@@ -155,6 +155,13 @@ pub struct Journal {
 }
 
 impl Journal {
+    /// The session's segments.
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Takes the turn to change the tree (see `changing`), until the guard is dropped.
     pub fn changing(&self) -> std::sync::MutexGuard<'_, ()> {
         self.changing
@@ -182,10 +189,10 @@ impl Journal {
         reserve::top_up(state);
         let journal = Journal {
             enabled,
-            session,
+            session: session.clone(),
             history: history.max(1),
             undo_bytes,
-            held: AtomicUsize::new(txn_ids(state).len()),
+            log: Mutex::new(Log::new(&session)),
             inner: Mutex::new(Inner {
                 line: String::new(),
                 active: None,
@@ -296,28 +303,22 @@ impl Journal {
         let Ok(mut inner) = self.inner.lock() else {
             return Err(FsError::Io);
         };
+        let mut log = self.log();
         if inner.active.is_none() {
-            // One file per transaction (a directory for saved bytes only when one is needed:
-            // creating a directory costs more than the rest of a small line).
+            // A `begin` in the session's open segment (a directory for saved bytes only when
+            // one is needed).
+            // Staged: written with the change's `do`, in one `write(2)`.
             let id = unique_name("txn");
-            let mut file = TxnFile::create(sandbox, &id, removal)?;
-            let begun = file.append(
-                sandbox,
+            log.stage(
+                &id,
                 &Record::Begin {
                     session: self.session.clone(),
                     line: inner.line.clone(),
                     time: trash::timestamp(),
                 },
-                removal,
             );
-            if let Err(e) = begun {
-                drop(file);
-                remove_txn(sandbox.state_dir(), &id);
-                return Err(e);
-            }
             inner.active = Some(Active {
                 id,
-                file,
                 next_seq: 1,
                 failed: false,
                 saved: 0,
@@ -328,7 +329,7 @@ impl Journal {
         let Some(active) = inner.active.as_mut() else {
             return Err(FsError::Io);
         };
-        flush_written(sandbox, active);
+        flush_written(sandbox, &mut log, active);
         let seq = active.next_seq;
         active.next_seq += 1;
         let blob = blob_dir(&active.id).join(seq.to_string());
@@ -372,8 +373,9 @@ impl Journal {
             }
             plan
         };
-        active.file.append(
+        log.append(
             sandbox,
+            &active.id,
             &Record::Do {
                 seq,
                 op: op_name.to_string(),
@@ -410,14 +412,19 @@ impl Journal {
                 after: Some(after),
             }
         };
-        let _ = active.file.append(sandbox, &record, removal);
+        let mut log = self.log();
+        let _ = log.append(sandbox, &active.id, &record, removal);
         if ok && let Some((first, undo)) = &pending.plan.renew {
             // What the file is now is what the earlier record's revert will find.
             let after = fingerprints(sandbox, undo);
-            let _ = active
-                .file
-                .append(sandbox, &Record::Done { seq: *first, after }, removal);
+            let _ = log.append(
+                sandbox,
+                &active.id,
+                &Record::Done { seq: *first, after },
+                removal,
+            );
         }
+        drop(log);
         if ok
             && let Op::WriteFile { path, data, .. } = op
             && data.is_empty()
@@ -449,19 +456,26 @@ impl Journal {
     /// when `rollback` is set. Returns the rollback's report.
     pub fn end_line(&self, sandbox: &Sandbox, status: i32, rollback: bool) -> Option<Reverted> {
         let mut active = self.inner.lock().ok()?.active.take()?;
-        flush_written(sandbox, &mut active);
-        let Active {
-            id,
-            mut file,
-            saved,
-            ..
-        } = active;
+        flush_written(sandbox, &mut self.log(), &mut active);
+        let Active { id, saved, .. } = active;
         if rollback {
-            drop(file);
+            let _ = self.log().flush(sandbox);
             let _lock = lock_undo(sandbox.state_dir());
-            let reverted = match load(sandbox.state_dir(), &id, sandbox.state_in_root()) {
-                Ok(txn) => revert(sandbox, &txn, &self.session, By::Rollback),
-                Err(reason) => {
+            let loaded = load_all(sandbox.state_dir(), sandbox.state_in_root());
+            let reverted = match loaded.txns.get(&id) {
+                Some(Ok(txn)) => revert(
+                    sandbox,
+                    &mut self.log(),
+                    txn,
+                    &loaded,
+                    &self.session,
+                    By::Rollback,
+                ),
+                found => {
+                    let reason = match found {
+                        Some(Err(reason)) => reason.clone(),
+                        _ => "cannot read its records".to_string(),
+                    };
                     let r = Reverted::refused(&id, reason);
                     audit(sandbox, By::Rollback, &r);
                     r
@@ -469,8 +483,10 @@ impl Journal {
             };
             return Some(reverted);
         }
-        let _ = file.append(
+        let mut log = self.log();
+        let _ = log.append(
             sandbox,
+            &id,
             &Record::End {
                 status,
                 time: trash::timestamp(),
@@ -478,9 +494,9 @@ impl Journal {
             },
             true,
         );
-        drop(file);
-        self.held.fetch_add(1, Ordering::Relaxed);
-        self.prune(sandbox, saved);
+        let rolled = log.roll_if_full();
+        drop(log);
+        self.prune(sandbox, saved, rolled);
         None
     }
 
@@ -497,20 +513,22 @@ impl Journal {
             .lock()
             .ok()
             .and_then(|i| i.active.as_ref().map(|a| a.id.clone()));
+        let loaded = load_all(state, sandbox.state_in_root());
+        let mut log = self.log();
         let mut out: Vec<Reverted> = Vec::new();
         let mut counted = 0;
         let mut window = 0;
-        for id in txn_ids(state).into_iter().rev() {
-            if counted >= n || window >= self.history {
+        for (id, txn) in loaded.txns.iter().rev() {
+            if counted >= n || window >= self.history || *id <= loaded.horizon {
                 break;
             }
-            if Some(&id) == active_id.as_ref() {
+            if Some(id) == active_id.as_ref() {
                 continue;
             }
-            let txn = match load(state, &id, sandbox.state_in_root()) {
+            let txn = match txn {
                 Ok(txn) => txn,
                 Err(reason) => {
-                    let r = Reverted::refused(&id, reason);
+                    let r = Reverted::refused(id, reason.clone());
                     audit(sandbox, By::Undo, &r);
                     out.push(r);
                     continue;
@@ -523,7 +541,7 @@ impl Journal {
             if txn.is_undone() {
                 continue; // undone before: it still counts in the history
             }
-            let reverted = revert(sandbox, &txn, &self.session, By::Undo);
+            let reverted = revert(sandbox, &mut log, txn, &loaded, &self.session, By::Undo);
             if reverted.is_empty() {
                 continue; // a line whose every change failed: nothing to count
             }
@@ -538,15 +556,20 @@ impl Journal {
     fn recover(&self, sandbox: &Sandbox) -> Vec<Reverted> {
         let state = sandbox.state_dir();
         let _lock = lock_undo(state);
+        let loaded = load_all(state, sandbox.state_in_root());
+        let mut log = self.log();
         let mut out = Vec::new();
-        for id in txn_ids(state) {
-            let txn = match load(state, &id, sandbox.state_in_root()) {
+        for (id, txn) in &loaded.txns {
+            let txn = match txn {
                 Ok(txn) => txn,
                 Err(reason) => {
                     // Refused: never acted on; the owner's log says why (`undo` reports it).
                     sandbox.audit().event(
                         "journal_refused",
-                        crate::audit::fields([("txn", id.into()), ("reason", reason.into())]),
+                        crate::audit::fields([
+                            ("txn", id.clone().into()),
+                            ("reason", reason.clone().into()),
+                        ]),
                     );
                     continue;
                 }
@@ -560,7 +583,7 @@ impl Journal {
             if !txn.closed && owner != self.session && session_alive(state, &owner) {
                 continue; // a live session's open line
             }
-            let reverted = revert(sandbox, &txn, &self.session, By::Recovery);
+            let reverted = revert(sandbox, &mut log, txn, &loaded, &self.session, By::Recovery);
             if !txn.closed && !owner.is_empty() && owner != self.session {
                 let _ = state.remove_file(Path::new(SESSIONS_DIR).join(format!("{owner}.lock")));
             }
@@ -570,81 +593,141 @@ impl Journal {
     }
 
     /// After a commit: adds what the line saved to the shared saved-bytes count, and prunes
-    /// the oldest transactions while the journal holds more than the history (checked at each
-    /// commit that saved bytes, else once per [`PRUNE_SLACK`] commits) or the saved bytes are
-    /// over `undo_bytes` (the newest line that saved bytes is always kept). Pruning removes
-    /// the oldest first, never skipping a committed line, so what `undo` reaches is always the
-    /// newest lines.
-    fn prune(&self, sandbox: &Sandbox, saved: u64) {
+    /// the oldest lines while the journal holds more than the history (checked when the
+    /// session's segment is full, and at each commit that saved bytes) or the saved bytes are
+    /// over `undo_bytes` (the newest line that saved bytes is always kept). Pruning moves the
+    /// horizon over the oldest committed lines (so what `undo` reaches is always the newest
+    /// lines; a line still open stays in the journal whatever the horizon, for recovery),
+    /// removes their saved bytes, and removes every file of the journal that holds only
+    /// pruned lines — whole segments, in bulk.
+    fn prune(&self, sandbox: &Sandbox, saved: u64, rolled: bool) {
         let state = sandbox.state_dir();
-        let held = self.held.load(Ordering::Relaxed);
-        let by_count = held > self.history + PRUNE_SLACK || (saved > 0 && held > self.history);
-        if !by_count && saved == 0 {
+        if !rolled && saved == 0 {
             return;
         }
         let _lock = lock_undo(state);
         let mut total = saved_add(state, saved as i64).unwrap_or_else(|| {
-            let t = saved_exactly(sandbox);
+            let t = saved_exactly(sandbox, &load_all(state, sandbox.state_in_root()));
             saved_set(state, t);
             t
         });
-        if !by_count && total <= self.undo_bytes {
+        if !rolled && saved == 0 && total <= self.undo_bytes {
             return;
         }
-        let (ids, with_blobs) = listing(state);
-        let count_cut = ids.len().saturating_sub(self.history);
-        let newest_saving = ids.iter().rposition(|id| with_blobs.contains(id));
-        let mut left = ids.len();
+        let loaded = load_all(state, sandbox.state_in_root());
+        let with_blobs = blob_ids(state);
+        let closed: Vec<&crate::txn::record::Txn> = loaded
+            .txns
+            .values()
+            .filter_map(|t| t.as_ref().ok())
+            .filter(|t| t.closed)
+            .collect();
+        let count_cut = closed.len().saturating_sub(self.history);
+        let newest_saving = closed.iter().rposition(|t| with_blobs.contains(&t.id));
+        let mut horizon = loaded.horizon.clone();
         let mut freed = 0u64;
-        for (k, id) in ids.iter().enumerate() {
+        for (k, txn) in closed.iter().enumerate() {
             let over = total.saturating_sub(freed) > self.undo_bytes;
             if (k >= count_cut && !over) || (over && Some(k) == newest_saving) {
                 break;
             }
-            // Only committed transactions: an open one is a live session's line (or a crashed
-            // one's, for recovery); a refused one is the owner's to look at.
-            let Ok(txn) = load(state, id, sandbox.state_in_root()) else {
-                continue;
-            };
-            if !txn.closed {
-                continue;
-            }
-            // What the pruned transaction held leaves the quota (measured: it is small, and
-            // the sandbox as a whole is never walked again for it).
-            let saved_here = if with_blobs.contains(id) {
-                blob_bytes(state, id)
-            } else {
-                0
-            };
-            let mut usage = sandbox.state_usage(&blob_dir(id));
-            if let Ok(m) = state.metadata(crate::txn::record::journal_path(id)) {
-                usage.bytes += m.len();
-            }
-            remove_txn(state, id);
-            sandbox.credit(usage);
-            left -= 1;
-            if txn.counted {
-                freed += saved_here;
+            horizon.clone_from(&txn.id);
+            if with_blobs.contains(&txn.id) {
+                // What the pruned line saved leaves the quota (measured: it is small).
+                let bytes = blob_bytes(state, &txn.id);
+                let usage = sandbox.state_usage(&blob_dir(&txn.id));
+                let _ = state.remove_dir_all(blob_dir(&txn.id));
+                sandbox.credit(usage);
+                if txn.counted {
+                    freed += bytes;
+                }
             }
         }
+        if horizon != loaded.horizon {
+            write_horizon(state, &horizon);
+        }
+        // Saved bytes of lines pruned before (a crash between the horizon and their removal).
+        for id in with_blobs.iter().filter(|id| **id <= horizon) {
+            if !loaded.txns.contains_key(id.as_str()) {
+                let usage = sandbox.state_usage(&blob_dir(id));
+                let _ = state.remove_dir_all(blob_dir(id));
+                sandbox.credit(usage);
+            }
+        }
+        self.drop_pruned_files(sandbox, &loaded, &horizon);
         if freed > 0 {
             total = saved_add(state, -(freed as i64)).unwrap_or(0);
         }
         if total > self.undo_bytes {
             // The count drifted (a crash between a commit and its count): measure it.
-            saved_set(state, saved_exactly(sandbox));
+            let loaded = load_all(state, sandbox.state_in_root());
+            saved_set(state, saved_exactly(sandbox, &loaded));
         }
-        self.held.store(left, Ordering::Relaxed);
+    }
+
+    /// Removes the journal's files that hold only pruned lines (at or below `horizon`, not
+    /// open, not refused), except the segment a live session writes to.
+    fn drop_pruned_files(&self, sandbox: &Sandbox, loaded: &Loaded, horizon: &str) {
+        let state = sandbox.state_dir();
+        let current = self.log().current();
+        let mut newest: HashMap<&str, u64> = HashMap::new();
+        for f in &loaded.files {
+            if let Some((session, k)) = &f.seg {
+                let e = newest.entry(session.as_str()).or_insert(*k);
+                *e = (*e).max(*k);
+            }
+        }
+        for f in &loaded.files {
+            let pruned = f.ids.iter().all(|id| {
+                id.as_str() <= horizon
+                    && match loaded.txns.get(id) {
+                        None => true,
+                        Some(Ok(t)) => t.closed,
+                        Some(Err(_)) => false,
+                    }
+            });
+            if !pruned || f.name == current {
+                continue;
+            }
+            if let Some((session, k)) = &f.seg
+                && newest.get(session.as_str()) == Some(k)
+                && *session != self.session
+                && session_alive(state, session)
+            {
+                continue; // a live session's open segment
+            }
+            let _ = state.remove_file(Path::new(crate::txn::record::TXN_DIR).join(&f.name));
+            sandbox.credit(crate::limits::Usage {
+                bytes: f.len,
+                entries: 1,
+            });
+        }
     }
 }
 
+/// The transactions that keep saved bytes (a `txn/<id>.d` directory).
+fn blob_ids(state: &Dir) -> std::collections::BTreeSet<String> {
+    state
+        .read_dir(crate::txn::record::TXN_DIR)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".d").map(str::to_string))
+        .collect()
+}
+
 /// The bytes committed transactions keep saved, measured.
-fn saved_exactly(sandbox: &Sandbox) -> u64 {
+fn saved_exactly(sandbox: &Sandbox, loaded: &Loaded) -> u64 {
     let state = sandbox.state_dir();
-    let (ids, with_blobs) = listing(state);
-    ids.iter()
-        .filter(|id| with_blobs.contains(*id))
-        .filter(|id| load(state, id, sandbox.state_in_root()).is_ok_and(|t| t.counted))
+    blob_ids(state)
+        .iter()
+        .filter(|id| {
+            loaded
+                .txns
+                .get(*id)
+                .is_some_and(|t| t.as_ref().is_ok_and(|t| t.counted))
+        })
         .map(|id| blob_bytes(state, id))
         .sum()
 }
@@ -654,13 +737,16 @@ impl Drop for Journal {
         // An open transaction at the end of a session (a front end that stopped mid-line) is
         // committed as it stands.
         if let Ok(mut inner) = self.inner.lock()
-            && let Some(mut active) = inner.active.take()
+            && let Some(active) = inner.active.take()
         {
-            let _ = active.file.append_raw(&Record::End {
-                status: 0,
-                time: trash::timestamp(),
-                closed_by: None,
-            });
+            let _ = self.log().append_raw(
+                &active.id,
+                &Record::End {
+                    status: 0,
+                    time: trash::timestamp(),
+                    closed_by: None,
+                },
+            );
         }
         if let Some((file, state)) = self.lock.take() {
             let _ =
@@ -670,13 +756,14 @@ impl Drop for Journal {
     }
 }
 
-/// Renews what redirections' files were left as, for those the line wrote to since.
-fn flush_written(sandbox: &Sandbox, active: &mut Active) {
-    let Active { written, file, .. } = active;
+/// Renews what redirections' files were left as, for those the line wrote to since (staged:
+/// written with the record that follows, the next change's `do` or the line's `end`).
+fn flush_written(sandbox: &Sandbox, log: &mut Log, active: &mut Active) {
+    let Active { written, id, .. } = active;
     for w in written.values_mut().filter(|w| w.dirty) {
         w.dirty = false;
         let after = fingerprints(sandbox, &w.undo);
-        let _ = file.append(sandbox, &Record::Done { seq: w.seq, after }, false);
+        log.stage(id, &Record::Done { seq: w.seq, after });
     }
 }
 

@@ -1,7 +1,10 @@
 //! The journal on disk: its records, how they are appended, and the reader that validates
 //! every record before anything acts on it.
 //!
-//! A transaction's file `txn/<id>.jsonl` holds one JSON record a line:
+//! Each session appends to its own segments, `txn/seg-<session>-<k>.jsonl` ([`Log`]): one
+//! record a line, `<txn id> <json>`, written with one `write(2)`. A segment is created by its
+//! first record (a session that changes nothing creates none) and the session moves to the
+//! next one between lines once it holds [`SEGMENT_BYTES`]. The records of one transaction:
 //!
 //! - `begin` — the line and the session; first, once.
 //! - `do` — one change, written *before* it is applied: its sequence number, and the inverses
@@ -12,18 +15,28 @@
 //!   was opened: its record is renewed when the line writes to it).
 //! - `end` — the line is over (committed).
 //! - `revert_begin`, `revert_step` (one inverse applied), `revert_end` — an undo, a rollback or
-//!   a recovery at work: if it is killed, the next start knows which inverses were applied and
-//!   finishes the rest.
+//!   a recovery at work, in the segment of the session that reverts (any session may revert
+//!   any line): if it is killed, the next start knows which inverses were applied and
+//!   finishes the rest. `revert_begin` carries an `order`, so that the reverts of one line,
+//!   whatever segments hold them, are read in the order they ran.
+//! - `dropped` — a line rolled back or recovered whole: it is no longer in the journal.
 //!
-//! The reader ([`load`]) refuses a transaction — it is then reported and left for the owner,
-//! never acted on — when its id is not one the journal makes, a line is not a record (except a
-//! torn last line, which a crash mid-write leaves), the records are out of order, or any path
+//! The line's own records are in one segment (the one holding its `begin`); [`load_all`]
+//! gathers each transaction's records from every file, then its reverts in their order. The
+//! files of an older version, `txn/<id>.jsonl` (one transaction, records without the id), are
+//! read the same way. Saved bytes stay in `txn/<id>.d/<seq>`, made only when a change saves
+//! bytes. `txn/horizon` holds the newest pruned transaction: committed lines up to it are out
+//! of the journal (see [`crate::txn::journal`] for pruning).
+//!
+//! The reader refuses a transaction — it is then reported and left for the owner, never acted
+//! on — when its id is not one the journal makes, a line is not a record (except a torn last
+//! line of a file, which a crash mid-write leaves), the records are out of order, or any path
 //! in an inverse is not a normalized relative path inside its area: `at`, `from`, `to` relative
 //! to the root (no `..`, `.` or empty component, not absolute, no NUL, not in the state
 //! directory), `blob` exactly `txn/<id>.d/<seq>` of its own change, `trash_id` of the trash's
 //! shape.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -39,8 +52,12 @@ use crate::txn::reserve::with_reserve;
 /// The journal's directory in the state directory.
 pub const TXN_DIR: &str = "txn";
 
-/// The largest transaction file the reader accepts.
+/// The most the reader takes of one journal file (the rest is left out, as if torn).
 const MAX_TXN_FILE: u64 = 256 << 20;
+
+/// A session starts a new segment when its current one holds this much (between lines: a
+/// line's records are in one segment), and the journal is then pruned.
+pub(crate) const SEGMENT_BYTES: u64 = 1 << 20;
 
 /// A root-relative path, stored losslessly: text when it is UTF-8, bytes otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,6 +236,10 @@ pub(crate) enum Record {
         session: String,
         by: String,
         time: u64,
+        /// Orders the reverts of one line, whose records may be in several segments
+        /// (nanoseconds, above the line's last revert's).
+        #[serde(default)]
+        order: u64,
     },
     RevertStep {
         seq: u64,
@@ -227,74 +248,173 @@ pub(crate) enum Record {
     RevertEnd {
         kept: usize,
     },
+    /// The line is gone (rolled back or recovered whole, never committed): readers skip it.
+    Dropped {},
 }
 
-/// A transaction's file, opened for appending.
-pub(crate) struct TxnFile {
+/// A session's journal: the segments it appends to, one open at a time. Every record is one
+/// line, `<txn id> <json>`, written with one `write(2)`; a session writes only to its own
+/// segments (its lines' records, and those of the reverts it makes of any line), so that a
+/// record cut off half-written can be cut off again.
+pub(crate) struct Log {
+    session: String,
+    /// The current segment's number.
+    k: u64,
+    /// The current segment, opened (created) at the first record.
+    cur: Option<Segment>,
+    /// Records staged ([`Log::stage`]): written with the next record, in the same `write(2)`.
+    staged: Vec<u8>,
+}
+
+struct Segment {
     file: File,
     /// Its length: a record that fails half-written is cut off again.
     len: u64,
 }
 
-impl TxnFile {
-    /// Creates a new transaction's file (it must not exist).
-    pub(crate) fn create(sandbox: &Sandbox, id: &str, reserve: bool) -> Result<TxnFile, FsError> {
-        let mut opts = OpenOptions::new();
-        opts.create_new(true).append(true);
-        let file = with_reserve(sandbox, reserve, || {
-            sandbox.guard().state_write(BLOCK_BYTES)?;
-            sandbox
-                .state_dir()
-                .open_with(journal_path(id), &opts)
-                .map_err(map_err)
-        })?;
-        Ok(TxnFile { file, len: 0 })
+impl Log {
+    pub(crate) fn new(session: &str) -> Log {
+        Log {
+            session: session.to_string(),
+            k: 1,
+            cur: None,
+            staged: Vec::new(),
+        }
     }
 
-    /// Opens an existing transaction's file.
-    pub(crate) fn open(state: &Dir, id: &str) -> Result<TxnFile, FsError> {
-        let mut opts = OpenOptions::new();
-        opts.append(true);
-        let file = state.open_with(journal_path(id), &opts).map_err(map_err)?;
-        let len = file.metadata().map_err(map_err)?.len();
-        Ok(TxnFile { file, len })
+    /// The current segment's name (in [`TXN_DIR`]).
+    pub(crate) fn current(&self) -> String {
+        seg_name(&self.session, self.k)
     }
 
-    /// Appends one record with one `write(2)`; a record that could not be written whole is
-    /// cut off. `reserve`: the write may draw on the state directory's reserve.
+    /// Starts a new segment (created at its first record) when the current one holds
+    /// [`SEGMENT_BYTES`] or more: `true` when it did (the journal is then pruned).
+    pub(crate) fn roll_if_full(&mut self) -> bool {
+        if self.staged.is_empty() && self.cur.as_ref().is_some_and(|s| s.len >= SEGMENT_BYTES) {
+            self.cur = None;
+            self.k += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Appends one record of transaction `id` with one `write(2)`; a record that could not be
+    /// written whole is cut off. `reserve`: the write may draw on the state directory's
+    /// reserve. The segment is created by its first record. In the fault model
+    /// ([`crate::limits::Fault::NoSpaceAfter`]) a new segment costs a block, and a record the
+    /// blocks it adds to the segment (none while it fits in the last one).
     pub(crate) fn append(
         &mut self,
         sandbox: &Sandbox,
+        id: &str,
         record: &Record,
         reserve: bool,
     ) -> Result<(), FsError> {
-        let mut line = serde_json::to_vec(record).map_err(|_| FsError::Io)?;
-        line.push(b'\n');
+        let own = record_line(id, record).ok_or(FsError::Io)?;
+        self.write(sandbox, &own, reserve)
+    }
+
+    /// Writes what is staged, if anything (before the journal is read).
+    pub(crate) fn flush(&mut self, sandbox: &Sandbox) -> Result<(), FsError> {
+        if self.staged.is_empty() {
+            return Ok(());
+        }
+        self.write(sandbox, &[], true)
+    }
+
+    /// Writes what is staged and `own` with one `write(2)`.
+    fn write(&mut self, sandbox: &Sandbox, own: &[u8], reserve: bool) -> Result<(), FsError> {
+        let staged = self.staged.len();
+        let mut line = std::mem::take(&mut self.staged);
+        line.extend_from_slice(own);
+        let name = self.current();
         with_reserve(sandbox, reserve, || {
-            sandbox.guard().state_write(line.len() as u64)?;
-            match self.file.write_all(&line) {
+            if self.cur.is_none() {
+                sandbox.guard().state_write(BLOCK_BYTES)?;
+                let mut opts = OpenOptions::new();
+                opts.create(true).append(true);
+                let file = sandbox
+                    .state_dir()
+                    .open_with(Path::new(TXN_DIR).join(&name), &opts)
+                    .map_err(map_err)?;
+                let len = file.metadata().map_err(map_err)?.len();
+                self.cur = Some(Segment { file, len });
+            }
+            let Some(seg) = self.cur.as_mut() else {
+                return Err(FsError::Io);
+            };
+            // The disk gives a file whole blocks: a record within the segment's last block
+            // takes no new space, one that crosses into new blocks takes them.
+            let blocks = |len: u64| len.div_ceil(BLOCK_BYTES).max(1);
+            let new = blocks(seg.len + line.len() as u64) - blocks(seg.len);
+            sandbox.guard().state_write(new * BLOCK_BYTES)?;
+            match seg.file.write_all(&line) {
                 Ok(()) => {
-                    self.len += line.len() as u64;
+                    seg.len += line.len() as u64;
                     Ok(())
                 }
                 Err(e) => {
-                    let _ = self.file.set_len(self.len);
+                    let _ = seg.file.set_len(seg.len);
                     Err(map_err(e))
                 }
             }
         })
+        .inspect_err(|_| {
+            // What was staged waits for the next record (a line's `begin` is never lost).
+            line.truncate(staged);
+            self.staged = std::mem::take(&mut line);
+        })
+    }
+
+    /// Stages a record, to be written with the next one in a single `write(2)`: what must be
+    /// on disk only before the next record is (a line's `begin` before its first `do`; what a
+    /// redirection's file was left as, before the next change or the line's `end`).
+    pub(crate) fn stage(&mut self, id: &str, record: &Record) {
+        if let Some(line) = record_line(id, record) {
+            self.staged.extend_from_slice(&line);
+        }
+    }
+
+    /// Appends one record to the open segment, without the reserve or the fault model (a
+    /// session's end); nothing when no segment is open (the session changed nothing).
+    pub(crate) fn append_raw(&mut self, id: &str, record: &Record) -> std::io::Result<()> {
+        let Some(seg) = self.cur.as_mut() else {
+            return Ok(());
+        };
+        let mut line = std::mem::take(&mut self.staged);
+        line.extend(record_line(id, record).ok_or_else(|| std::io::Error::other("record"))?);
+        seg.file.write_all(&line)?;
+        seg.len += line.len() as u64;
+        Ok(())
     }
 }
 
-impl TxnFile {
-    /// Appends one record, without the reserve or the fault model (a session's end).
-    pub(crate) fn append_raw(&mut self, record: &Record) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        self.file.write_all(&line)?;
-        self.len += line.len() as u64;
-        Ok(())
+/// One record's line: `<id> <json>\n`.
+fn record_line(id: &str, record: &Record) -> Option<Vec<u8>> {
+    let mut line = Vec::with_capacity(256);
+    line.extend_from_slice(id.as_bytes());
+    line.push(b' ');
+    serde_json::to_writer(&mut line, record).ok()?;
+    line.push(b'\n');
+    Some(line)
+}
+
+/// A segment's file name: `seg-<session>-<k>.jsonl`.
+pub(crate) fn seg_name(session: &str, k: u64) -> String {
+    format!("seg-{session}-{k}.jsonl")
+}
+
+/// The session and number of a segment's file name.
+fn parse_seg_name(name: &str) -> Option<(String, u64)> {
+    let (session, k) = name
+        .strip_prefix("seg-")?
+        .strip_suffix(".jsonl")?
+        .rsplit_once('-')?;
+    if valid_id(session, "s").is_err() || k.is_empty() || k.len() > 20 {
+        return None;
     }
+    Some((session.to_string(), k.parse().ok()?))
 }
 
 /// One change of a loaded transaction.
@@ -341,6 +461,10 @@ pub(crate) struct Txn {
     pub reverted_before: bool,
     /// The last revert that began did not end (it was killed).
     pub revert_interrupted: bool,
+    /// Rolled back or recovered whole: no longer a line of the journal.
+    pub dropped: bool,
+    /// The `order` of its last revert.
+    pub last_order: u64,
 }
 
 impl Txn {
@@ -355,30 +479,241 @@ impl Txn {
     }
 }
 
-/// Reads and validates a transaction. `Err` says why it is refused.
-pub(crate) fn load(state: &Dir, id: &str, state_in_root: bool) -> Result<Txn, String> {
-    valid_id(id, "txn").map_err(|e| format!("transaction id: {e}"))?;
-    let f = state
-        .open(journal_path(id))
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let len = f.metadata().map_or(0, |m| m.len());
-    if len > MAX_TXN_FILE {
-        return Err(format!("{len} bytes: too large"));
+/// The journal as read: every transaction not pruned, validated.
+pub(crate) struct Loaded {
+    /// By id, oldest first: the transaction, or why it is refused. Closed transactions at or
+    /// below the horizon are pruned (not here); open and refused ones always are.
+    pub txns: BTreeMap<String, Result<Txn, String>>,
+    /// The journal's files (segments, and the one-transaction files of older versions).
+    pub files: Vec<JournalFile>,
+    /// Closed transactions up to this id are pruned (`""`: none).
+    pub horizon: String,
+}
+
+/// One file of the journal.
+pub(crate) struct JournalFile {
+    pub name: String,
+    /// The session that writes it, and its number (`None`: a file of an older version).
+    pub seg: Option<(String, u64)>,
+    pub len: u64,
+    /// The transactions it holds records of.
+    pub ids: BTreeSet<String>,
+}
+
+/// The records of one transaction found in one file, in order.
+struct Part {
+    file: usize,
+    records: Vec<Record>,
+}
+
+/// Reads and validates the whole journal: each transaction's records from every file (its
+/// own lines in the segment of its session, the reverts of it in the reverters'), with the
+/// reverts in their order.
+pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
+    let horizon = read_horizon(state);
+    let mut files = Vec::new();
+    let mut contents: Vec<(Option<String>, Vec<u8>)> = Vec::new();
+    let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    let mut names: Vec<String> = state
+        .read_dir(TXN_DIR)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| {
+            Path::new(n).extension().is_some_and(|x| x == "jsonl")
+                && (n.starts_with("seg-") || n.starts_with("txn-"))
+        })
+        .collect();
+    names.sort();
+    for name in names {
+        let seg = parse_seg_name(&name);
+        // A file of an older version: one transaction, its records without the id.
+        let legacy = if seg.is_none() {
+            let Some(id) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            if let Err(e) = valid_id(id, "txn") {
+                errors.insert(id.to_string(), format!("transaction id: {e}"));
+                continue;
+            }
+            Some(id.to_string())
+        } else {
+            None
+        };
+        let bytes = match read_capped(state, &Path::new(TXN_DIR).join(&name)) {
+            Ok(b) => b,
+            Err(e) => {
+                if let Some(id) = &legacy {
+                    errors.insert(id.clone(), e);
+                }
+                continue;
+            }
+        };
+        files.push(JournalFile {
+            name,
+            seg,
+            len: bytes.len() as u64,
+            ids: BTreeSet::new(),
+        });
+        contents.push((legacy, bytes));
     }
+    // First the ids of every line; the lines of pruned transactions (at or below the horizon,
+    // with an `end`) are not parsed.
+    let mut lines: Vec<(usize, usize, String, &[u8])> = Vec::new();
+    let mut pruned: BTreeSet<String> = BTreeSet::new();
+    for (index, ((legacy, bytes), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
+        let mut split: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        // The piece after the last newline: empty, or a record torn by a crash (ignored).
+        split.pop();
+        for (n, line) in split.into_iter().enumerate() {
+            let (id, json) = if let Some(id) = legacy {
+                (id.clone(), line)
+            } else {
+                let (id, json) = match line.iter().position(|&b| b == b' ') {
+                    Some(at) => (line.get(..at).unwrap_or_default(), line.get(at + 1..)),
+                    None => (line, None),
+                };
+                let id = String::from_utf8_lossy(id).into_owned();
+                if valid_id(&id, "txn").is_err() {
+                    // Not a record of any transaction: the file's last one is refused.
+                    let last = file
+                        .ids
+                        .last()
+                        .cloned()
+                        .unwrap_or_else(|| file.name.clone());
+                    errors.entry(last.clone()).or_insert_with(|| {
+                        format!("{} line {}: not a journal record", file.name, n + 1)
+                    });
+                    file.ids.insert(last);
+                    continue;
+                }
+                (id, json.unwrap_or_default())
+            };
+            file.ids.insert(id.clone());
+            if !horizon.is_empty()
+                && id <= horizon
+                && (json.starts_with(br#"{"t":"end""#) || json.starts_with(br#"{"t":"dropped""#))
+            {
+                pruned.insert(id.clone());
+            }
+            lines.push((index, n, id, json));
+        }
+    }
+    let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
+    for (index, n, id, json) in lines {
+        if pruned.contains(&id) {
+            continue;
+        }
+        match serde_json::from_slice::<Record>(json) {
+            Ok(r) => {
+                let list = parts.entry(id).or_default();
+                match list.last_mut() {
+                    Some(p) if p.file == index => p.records.push(r),
+                    _ => list.push(Part {
+                        file: index,
+                        records: vec![r],
+                    }),
+                }
+            }
+            Err(e) => {
+                errors
+                    .entry(id)
+                    .or_insert_with(|| format!("record {}: not a journal record ({e})", n + 1));
+            }
+        }
+    }
+    let mut txns = BTreeMap::new();
+    for (id, list) in parts {
+        let own = list
+            .iter()
+            .any(|p| matches!(p.records.first(), Some(Record::Begin { .. })));
+        if !own && !horizon.is_empty() && id <= horizon {
+            // A revert's records of a line pruned since (its own file is gone).
+            errors.remove(&id);
+            continue;
+        }
+        let txn = match errors.remove(&id) {
+            Some(e) => Err(e),
+            None => assemble(list).and_then(|records| build(&id, records, state_in_root)),
+        };
+        match txn {
+            Ok(t) if t.dropped => {}
+            Ok(t) if t.closed && id <= horizon => {}
+            t => {
+                txns.insert(id, t);
+            }
+        }
+    }
+    for (id, e) in errors {
+        if !pruned.contains(&id) {
+            txns.insert(id, Err(e));
+        }
+    }
+    Loaded {
+        txns,
+        files,
+        horizon,
+    }
+}
+
+/// One transaction's records in order: its own (in the file holding its `begin`), then each
+/// revert's (wherever its records are), in the reverts' order.
+fn assemble(parts: Vec<Part>) -> Result<Vec<Record>, String> {
+    let mut base = Vec::new();
+    let mut groups: Vec<(u64, Vec<Record>)> = Vec::new();
+    for part in parts {
+        let own = matches!(part.records.first(), Some(Record::Begin { .. }));
+        if own && !base.is_empty() {
+            return Err("a second begin".into());
+        }
+        let mut in_group = false;
+        for r in part.records {
+            if let Record::RevertBegin { order, .. } = &r {
+                groups.push((*order, Vec::new()));
+                in_group = true;
+            }
+            match groups.last_mut() {
+                Some((_, g)) if in_group => g.push(r),
+                _ if own => base.push(r),
+                _ => return Err("a record outside its line and its reverts".into()),
+            }
+        }
+    }
+    groups.sort_by_key(|(order, _)| *order);
+    base.extend(groups.into_iter().flat_map(|(_, g)| g));
+    Ok(base)
+}
+
+/// A journal file's bytes (at most [`MAX_TXN_FILE`]: the rest is left out as if torn).
+fn read_capped(state: &Dir, path: &Path) -> Result<Vec<u8>, String> {
+    let f = state.open(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut bytes = Vec::new();
     f.take(MAX_TXN_FILE)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
-    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    // The piece after the last newline: empty, or a record torn by a crash (ignored).
-    lines.pop();
-    let mut records = Vec::with_capacity(lines.len());
-    for (n, line) in lines.iter().enumerate() {
-        let r: Record = serde_json::from_slice(line)
-            .map_err(|e| format!("record {}: not a journal record ({e})", n + 1))?;
-        records.push(r);
+    Ok(bytes)
+}
+
+/// The file holding the horizon: the newest pruned transaction's id.
+const HORIZON_FILE: &str = "horizon";
+
+/// Closed transactions up to this id are pruned (`""`: none yet).
+pub(crate) fn read_horizon(state: &Dir) -> String {
+    state
+        .read_to_string(Path::new(TXN_DIR).join(HORIZON_FILE))
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| valid_id(s, "txn").is_ok())
+        .unwrap_or_default()
+}
+
+/// Moves the horizon (written whole, then renamed over the old one).
+pub(crate) fn write_horizon(state: &Dir, id: &str) {
+    let tmp = Path::new(TXN_DIR).join("horizon.new");
+    if state.write(&tmp, id.as_bytes()).is_ok() {
+        let _ = state.rename(&tmp, state, Path::new(TXN_DIR).join(HORIZON_FILE));
     }
-    build(id, records, state_in_root)
 }
 
 /// Checks the records' order and every inverse, and gathers them by change.
@@ -392,6 +727,8 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
         counted: false,
         reverted_before: false,
         revert_interrupted: false,
+        dropped: false,
+        last_order: 0,
     };
     let mut index: HashMap<u64, usize> = HashMap::new();
     for (n, record) in records.into_iter().enumerate() {
@@ -454,7 +791,8 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
                 txn.closed = true;
                 txn.counted = closed_by.is_none() && !txn.reverted_before;
             }
-            Record::RevertBegin { .. } => {
+            Record::RevertBegin { order, .. } => {
+                txn.last_order = txn.last_order.max(order);
                 txn.reverted_before = true;
                 txn.revert_interrupted = true;
             }
@@ -474,6 +812,7 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
                 }
                 txn.revert_interrupted = false;
             }
+            Record::Dropped {} => txn.dropped = true,
         }
     }
     Ok(txn)
@@ -619,49 +958,9 @@ pub(crate) fn valid_id(s: &str, prefix: &str) -> Result<(), String> {
     }
 }
 
-/// A transaction's journal: `txn/<id>.jsonl`.
-pub(crate) fn journal_path(id: &str) -> PathBuf {
-    Path::new(TXN_DIR).join(format!("{id}.jsonl"))
-}
-
 /// Where a transaction keeps the bytes and objects its changes replaced: `txn/<id>.d/`.
 pub(crate) fn blob_dir(id: &str) -> PathBuf {
     Path::new(TXN_DIR).join(format!("{id}.d"))
-}
-
-/// Removes a transaction from the journal.
-pub(crate) fn remove_txn(state: &Dir, id: &str) {
-    let _ = state.remove_dir_all(blob_dir(id));
-    let _ = state.remove_file(journal_path(id));
-}
-
-/// The transaction ids in the journal, oldest first, and which of them keep saved bytes
-/// (have a `.d` directory).
-pub(crate) fn listing(state: &Dir) -> (Vec<String>, std::collections::HashSet<String>) {
-    let mut ids = Vec::new();
-    let mut blobs = std::collections::HashSet::new();
-    if let Ok(entries) = state.read_dir(TXN_DIR) {
-        for e in entries.flatten() {
-            let Ok(n) = e.file_name().into_string() else {
-                continue;
-            };
-            if !n.starts_with("txn-") {
-                continue;
-            }
-            if let Some(id) = n.strip_suffix(".jsonl") {
-                ids.push(id.to_string());
-            } else if let Some(id) = n.strip_suffix(".d") {
-                blobs.insert(id.to_string());
-            }
-        }
-    }
-    ids.sort();
-    (ids, blobs)
-}
-
-/// The transaction ids in the journal, oldest first.
-pub(crate) fn txn_ids(state: &Dir) -> Vec<String> {
-    listing(state).0
 }
 
 /// The bytes a transaction's saved objects hold.
@@ -712,6 +1011,7 @@ pub(crate) fn text_of(p: &Path) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -730,6 +1030,77 @@ mod tests {
         assert!(valid_rel(b".", true, true).is_ok());
         assert!(valid_rel(b".trash", false, false).is_ok());
         assert!(valid_rel(&[b'x'; 256], false, false).is_err());
+    }
+
+    #[test]
+    fn segment_names_round_trip() {
+        let s = crate::sandbox::unique_name("s");
+        assert_eq!(parse_seg_name(&seg_name(&s, 7)), Some((s.clone(), 7)));
+        for bad in [
+            "seg-x-1.jsonl".to_string(),
+            "seg-.jsonl".to_string(),
+            format!("seg-{s}-.jsonl"),
+            format!("seg-{s}-1.json"),
+            format!("seg-{s}-x.jsonl"),
+            format!("{s}-1.jsonl"),
+        ] {
+            assert!(parse_seg_name(&bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn reverts_are_read_in_their_order_whatever_their_segment() {
+        let begin = Record::Begin {
+            session: "s".into(),
+            line: "l".into(),
+            time: 0,
+        };
+        let change = Record::Do {
+            seq: 1,
+            op: "write".into(),
+            path: "/x".into(),
+            undo: vec![Inverse::Remove {
+                at: RelPath::Text("x".into()),
+            }],
+        };
+        let end = Record::End {
+            status: 0,
+            time: 0,
+            closed_by: None,
+        };
+        let revert = |order| Record::RevertBegin {
+            session: "s".into(),
+            by: "undo".into(),
+            time: 0,
+            order,
+        };
+        // The line's own segment holds a revert killed part-way (order 5); another session's
+        // segment an earlier revert that ended (order 2).
+        let parts = vec![
+            Part {
+                file: 0,
+                records: vec![
+                    begin,
+                    change,
+                    end,
+                    revert(5),
+                    Record::RevertStep { seq: 1, i: 0 },
+                ],
+            },
+            Part {
+                file: 1,
+                records: vec![revert(2), Record::RevertEnd { kept: 1 }],
+            },
+        ];
+        let txn = build("t", assemble(parts).unwrap(), true).unwrap();
+        assert!(txn.closed && txn.revert_interrupted, "{txn:?}");
+        assert_eq!(txn.last_order, 5);
+        // A revert's records with no line of their own are refused.
+        let orphan = vec![Part {
+            file: 0,
+            records: vec![Record::RevertStep { seq: 1, i: 0 }],
+        }];
+        assert!(assemble(orphan).is_err());
     }
 
     #[test]

@@ -25,8 +25,7 @@ use trumansh_commands::FsError;
 use crate::audit::fields;
 use crate::sandbox::{Blocked, Fingerprint, Sandbox};
 use crate::txn::record::{
-    Change, Inverse, Record, Txn, TxnFile, blob_bytes, blob_dir, load, remove_txn, saved_add,
-    txn_ids,
+    Change, Inverse, Loaded, Log, Record, Txn, blob_bytes, blob_dir, saved_add,
 };
 use crate::txn::trash;
 
@@ -140,28 +139,39 @@ enum Outcome {
     Error(FsError),
 }
 
-/// Reverts what is left of a transaction, newest change first. When nothing is left, a
-/// committed line stays in the journal as undone (its saved bytes removed) and any other is
-/// removed; else it is kept, closed, for a later `undo`. The caller holds the journal's lock.
-pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Reverted {
+/// Reverts what is left of a transaction, newest change first, its progress recorded in the
+/// reverting session's segment (`log`). When nothing is left, a committed line stays in the
+/// journal as undone (its saved bytes removed) and any other is dropped; else it is kept,
+/// closed, for a later `undo`. `loaded`: the journal as read (for the lines after this one).
+/// The caller holds the journal's lock.
+pub(crate) fn revert(
+    sandbox: &Sandbox,
+    file: &mut Log,
+    txn: &Txn,
+    loaded: &Loaded,
+    session: &str,
+    by: By,
+) -> Reverted {
     let state = sandbox.state_dir();
     let mut out = Reverted::new(&txn.id, &txn.line);
     out.finished = txn.revert_interrupted;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
     // The marker first: a revert killed after this is finished at the next start.
-    let marker = TxnFile::open(state, &txn.id).and_then(|mut f| {
-        f.append(
-            sandbox,
-            &Record::RevertBegin {
-                session: session.to_string(),
-                by: by.as_str().to_string(),
-                time: trash::timestamp(),
-            },
-            true,
-        )
-        .map(|()| f)
-    });
-    let mut file = match marker {
-        Ok(f) => f,
+    let marker = file.append(
+        sandbox,
+        &txn.id,
+        &Record::RevertBegin {
+            session: session.to_string(),
+            by: by.as_str().to_string(),
+            time: trash::timestamp(),
+            order: now.max(txn.last_order + 1),
+        },
+        true,
+    );
+    match marker {
+        Ok(()) => {}
         Err(e) => {
             out.errors
                 .push(format!("cannot write the journal: {}", e.strerror()));
@@ -169,7 +179,7 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             audit(sandbox, by, &out);
             return out;
         }
-    };
+    }
     let mut bin = trash::Bin::new(&format!(
         "{} of `{}`",
         by.as_str(),
@@ -185,9 +195,14 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             if !change.pending(i) {
                 continue;
             }
-            match step(sandbox, txn, change, i, &mut newer, &mut bin) {
+            match step(sandbox, txn, loaded, change, i, &mut newer, &mut bin) {
                 Outcome::Done => {
-                    let _ = file.append(sandbox, &Record::RevertStep { seq: change.seq, i }, true);
+                    let _ = file.append(
+                        sandbox,
+                        &txn.id,
+                        &Record::RevertStep { seq: change.seq, i },
+                        true,
+                    );
                 }
                 Outcome::Skip(reason) => {
                     out.skipped.push(Skipped {
@@ -215,7 +230,7 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
     }
     sandbox.guard().set_owner(false);
     sandbox.guard().forget_usage();
-    let _ = file.append(sandbox, &Record::RevertEnd { kept }, true);
+    let _ = file.append(sandbox, &txn.id, &Record::RevertEnd { kept }, true);
     if kept == 0 {
         if txn.closed {
             // Undone whole: the line stays in the history (its journal only), so that the
@@ -226,8 +241,9 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             let _ = state.remove_dir_all(blob_dir(&txn.id));
         } else {
             // A rollback, or a recovery of a line that was never committed: nothing of it
-            // is left to keep.
-            remove_txn(state, &txn.id);
+            // is left to keep (its records go with their segments).
+            let _ = file.append(sandbox, &txn.id, &Record::Dropped {}, true);
+            let _ = state.remove_dir_all(blob_dir(&txn.id));
         }
     } else {
         out.kept = true;
@@ -236,6 +252,7 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
             // `undo` can try again.
             let _ = file.append(
                 sandbox,
+                &txn.id,
                 &Record::End {
                     status: -1,
                     time: trash::timestamp(),
@@ -254,6 +271,7 @@ pub(crate) fn revert(sandbox: &Sandbox, txn: &Txn, session: &str, by: By) -> Rev
 fn step(
     sandbox: &Sandbox,
     txn: &Txn,
+    loaded: &Loaded,
     change: &Change,
     i: usize,
     newer: &mut Option<HashSet<Vec<u8>>>,
@@ -281,7 +299,7 @@ fn step(
         } else {
             // The change was under way when its session died: nothing says what it left.
             // It is reverted unless a later transaction changed the object since.
-            let touched = newer.get_or_insert_with(|| touched_after(sandbox, &txn.id));
+            let touched = newer.get_or_insert_with(|| touched_after(loaded, &txn.id));
             !inv.root_paths().iter().any(|p| touched.contains(p.bytes()))
         };
         if !unchanged {
@@ -405,11 +423,13 @@ fn apply(sandbox: &Sandbox, inv: &Inverse, bin: &mut trash::Bin) -> Result<(), A
 
 /// The root paths the transactions after `id` change (for a change that has no record of
 /// what it left).
-fn touched_after(sandbox: &Sandbox, id: &str) -> HashSet<Vec<u8>> {
-    let state = sandbox.state_dir();
+fn touched_after(loaded: &Loaded, id: &str) -> HashSet<Vec<u8>> {
     let mut out = HashSet::new();
-    for later in txn_ids(state).into_iter().filter(|t| t.as_str() > id) {
-        if let Ok(t) = load(state, &later, sandbox.state_in_root()) {
+    for (_, t) in loaded
+        .txns
+        .range::<str, _>((std::ops::Bound::Excluded(id), std::ops::Bound::Unbounded))
+    {
+        if let Ok(t) = t {
             for c in &t.changes {
                 for inv in &c.undo {
                     for p in inv.root_paths() {

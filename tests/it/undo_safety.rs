@@ -740,8 +740,9 @@ fn rm_works_on_a_full_disk() {
     assert!(!t.root.join("a.txt").exists() && !t.root.join("docs").exists());
     let r = s.run("cp /dev/null x; echo y > y");
     assert!(err(&r).contains("No space left on device"), "{}", show(&r));
-    // Undo (the owner's work) brings everything back.
-    let r = s.run("undo 3");
+    // Undo (the owner's work) brings everything back (the files that line could create
+    // empty, in the journal's last block, and the three removals).
+    let r = s.run("undo 4");
     assert_eq!(r.status, 0, "{}", show(&r));
     s.sandbox().guard().inject(None);
     assert_view(&t.root, &before);
@@ -847,4 +848,198 @@ fn saved_undo_bytes_stay_within_undo_bytes() {
         fs::read(t.root.join("data.bin")).unwrap(),
         vec![b'A' + 35 % 26; chunk]
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. The journal's files (issue 15): one open log per session, nothing per line.
+// ---------------------------------------------------------------------------------------------
+
+/// The state directory's files (path, length), the audit log left out (it records every line).
+fn state_listing(root: &Path) -> Vec<(PathBuf, u64)> {
+    fn walk(p: &Path, out: &mut Vec<(PathBuf, u64)>) {
+        for e in fs::read_dir(p).into_iter().flatten().flatten() {
+            let path = e.path();
+            let m = fs::symlink_metadata(&path).unwrap();
+            if m.is_dir() {
+                walk(&path, out);
+            }
+            out.push((path, if m.is_dir() { 0 } else { m.len() }));
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root.join(".trash"), &mut v);
+    v.retain(|(p, _)| {
+        !p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("audit"))
+    });
+    v.sort();
+    v
+}
+
+#[test]
+fn a_line_that_changes_nothing_writes_no_journal() {
+    let t = tree();
+    let mut s = session(&t.root, "");
+    // A session that has changed nothing has no segment.
+    assert_eq!(s.run("cat a.txt; ls docs; x=1; test -f b.txt").status, 0);
+    assert!(txn_files(&t.root).is_empty(), "{:?}", txn_files(&t.root));
+    assert_eq!(s.run("echo more >> a.txt").status, 0);
+    let before = state_listing(&t.root);
+    for line in [
+        "cat a.txt",
+        "ls -la docs",
+        "echo hi",
+        "grep -r guide docs",
+        "f=$(cat b.txt); echo $f",
+        "test -e nothing || true",
+        "for i in 1 2 3; do echo $i; done",
+        "cat nothing",
+    ] {
+        s.run(line);
+        assert_eq!(state_listing(&t.root), before, "after `{line}`");
+    }
+}
+
+#[test]
+fn a_thousand_changing_lines_leave_a_bounded_journal() {
+    let t = tree();
+    let mut s = session(&t.root, "[limits]\nundo_history = 10\n");
+    for i in 0..1000 {
+        let line = match i % 4 {
+            0 => format!("echo {i} >> log.txt"),
+            1 => format!("echo {i} > over.txt"),
+            2 => format!("mkdir d{i}; touch d{i}/f"),
+            _ => format!("rm -r d{}", i - 1),
+        };
+        assert_eq!(s.run(&line).status, 0, "{line}");
+    }
+    let files = txn_files(&t.root);
+    let dirs = saved_dirs(&t.root);
+    // One segment (a few after rolls), and the saved bytes of the lines in reach only.
+    assert!(files.len() <= 3, "{files:?}");
+    assert!(dirs <= 10, "{dirs} saved-bytes directories");
+    // The journal's bytes stay small: the history, and the segment being written.
+    let journal: u64 = files.iter().map(|p| fs::metadata(p).unwrap().len()).sum();
+    assert!(journal < 4 << 20, "{journal} bytes of journal");
+    // The history is intact: the last lines undo, newest first.
+    let u = s.run("undo 2");
+    assert_eq!(
+        out(&u),
+        "undone: rm -r d998 (1 change)\nundone: mkdir d998; touch d998/f (2 changes)\n",
+        "{}",
+        show(&u)
+    );
+    assert!(!t.root.join("d998").exists());
+    let u = s.run("undo");
+    assert_eq!(out(&u), "undone: echo 997 > over.txt (1 change)\n");
+    assert_eq!(fs::read(t.root.join("over.txt")).unwrap(), b"993\n");
+}
+
+#[test]
+fn a_session_killed_mid_line_is_rolled_back_from_its_segment() {
+    let t = tree();
+    for i in 0..3000 {
+        let p = t.root.join(format!("big/d{}/f{i}", i % 30));
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, [b'q'; 4096]).unwrap();
+    }
+    // Two committed lines, then one killed part-way: all three in one segment.
+    let mut dead = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .arg("--root")
+        .arg(&t.root)
+        .args(["--mount-point", "/home/user"])
+        .args([
+            "-c",
+            "echo one > one.txt\necho two >> a.txt\necho three > b.txt; cp -r big big2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while fs::read_dir(t.root.join("big2")).map_or(0, |d| d.flatten().count()) < 3 {
+        assert!(
+            dead.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    dead.kill().unwrap(); // SIGKILL
+    dead.wait().unwrap();
+    assert_eq!(txn_files(&t.root).len(), 1, "{:?}", txn_files(&t.root));
+    let mut next = session(&t.root, "");
+    let rec = next.recovered();
+    assert_eq!(rec.len(), 1, "{rec:?}");
+    assert!(!rec[0].kept && rec[0].skipped.is_empty(), "{rec:?}");
+    assert!(!t.root.join("big2").exists());
+    assert_eq!(fs::read(t.root.join("b.txt")).unwrap(), b"bravo\n");
+    // The committed lines are still there, and undo reaches them past the rolled-back one.
+    assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\ntwo\n");
+    let u = next.run("undo 5");
+    assert_eq!(
+        out(&u),
+        "undone: echo two >> a.txt (1 change)\nundone: echo one > one.txt (1 change)\n",
+        "{}",
+        show(&u)
+    );
+    assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
+    assert!(!t.root.join("one.txt").exists());
+    // A second recovery finds nothing left to do.
+    drop(next);
+    assert!(session(&t.root, "").recovered().is_empty());
+}
+
+#[test]
+fn a_forged_segment_is_refused_and_never_acted_on() {
+    let seg = ".trash/txn/seg-s-00000000000000000001-1-0-1.jsonl";
+    let id = "txn-99999999999999999999-1-0";
+    let prefixed = |journal: &str| -> String {
+        use std::fmt::Write;
+        journal.lines().fold(String::new(), |mut out, l| {
+            let _ = writeln!(out, "{id} {l}");
+            out
+        })
+    };
+    let cases = [
+        (
+            prefixed(&forged(r#"{"undo":"remove","at":"../outside/victim"}"#)),
+            "is not normalized",
+        ),
+        (
+            // A line that names no transaction refuses the one before it.
+            format!(
+                "{}garbage\n",
+                prefixed(&forged(r#"{"undo":"remove","at":"a.txt"}"#))
+            ),
+            "not a journal record",
+        ),
+        (
+            // A revert's records for a line that has none of its own.
+            format!("{id} {{\"t\":\"revert_step\",\"seq\":1,\"i\":0}}\n"),
+            "",
+        ),
+    ];
+    for (i, (journal, why)) in cases.iter().enumerate() {
+        let t = tree();
+        let mut s = session(&t.root, "");
+        s.run("echo valid > valid.txt");
+        fs::write(t.root.join(seg), journal).unwrap();
+        let outside = snapshot(&t.outside, None);
+        let u = s.run("undo");
+        assert!(
+            err(&u).starts_with("bash: line 1: undo: a line's journal is invalid (")
+                && err(&u).contains(why),
+            "case {i}: {}",
+            show(&u)
+        );
+        assert_eq!(
+            out(&u),
+            "undone: echo valid > valid.txt (1 change)\n",
+            "case {i}"
+        );
+        assert!(snapshot(&t.outside, None) == outside, "case {i}");
+        assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
+        assert!(t.root.join(seg).exists(), "case {i}: kept for the owner");
+    }
 }
