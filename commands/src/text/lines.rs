@@ -48,6 +48,36 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// Appends the next record to `out` (with its delimiter when it has one), refusing one
+    /// longer than `cap` bytes ([`RecordError::TooLong`]: what is appended so far stays) and
+    /// growing `out` fallibly, so that one huge line is an error, never an abort. False at
+    /// the end of the input.
+    pub fn append_capped(&mut self, out: &mut Vec<u8>, cap: usize) -> Result<bool, RecordError> {
+        let start = out.len();
+        loop {
+            let avail = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(RecordError::Io(FsError::from_io(&e))),
+            };
+            if avail.is_empty() {
+                return Ok(out.len() > start);
+            }
+            let (take, done) = match memchr::memchr(self.delim, avail) {
+                Some(i) => (i + 1, true),
+                None => (avail.len(), false),
+            };
+            if (out.len() - start).saturating_add(take) > cap || out.try_reserve(take).is_err() {
+                return Err(RecordError::TooLong);
+            }
+            out.extend_from_slice(avail.get(..take).unwrap_or_default());
+            self.reader.consume(take);
+            if done {
+                return Ok(true);
+            }
+        }
+    }
+
     /// Reads raw bytes (for the filters that work on bytes, not records).
     pub fn read_chunk(&mut self, buf: &mut [u8]) -> Result<usize, FsError> {
         loop {
@@ -59,6 +89,19 @@ impl<'a> Records<'a> {
         }
     }
 }
+
+/// Why [`Records::append_capped`] stopped.
+#[derive(Debug)]
+pub enum RecordError {
+    /// Reading failed.
+    Io(FsError),
+    /// The record is longer than the cap (or memory for it could not be had): GNU's
+    /// `memory exhausted`.
+    TooLong,
+}
+
+/// GNU's message when memory runs out (`xalloc_die`).
+pub const EXHAUSTED: &str = "memory exhausted";
 
 /// A record without its delimiter, and whether it had one.
 pub fn split_eol(record: &[u8], delim: u8) -> (&[u8], bool) {
