@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::support::input::open_input;
-use crate::{Ctx, FsError, Outcome};
+use crate::{Ctx, Effect, FsError, Op, Outcome};
 
 /// The line delimiter: NUL under `-z`, else newline.
 pub fn eol(zero: bool) -> u8 {
@@ -139,6 +139,69 @@ impl Sink {
         if !self.buf.is_empty() {
             o.out(std::mem::take(&mut self.buf));
         }
+    }
+}
+
+/// An output file operand (`uniq IN OUT`) written in chunks of [`FILE_CHUNK`] bytes, each
+/// one effect applied as it is made (the first truncating, the next ones appending), so a
+/// large output never sits whole in memory.
+pub struct FileOut {
+    pub path: std::path::PathBuf,
+    /// The effect's message for the first write (`uniq: out`), and for the next ones.
+    pub first_err: String,
+    pub later_err: String,
+    pub fail_status: i32,
+    started: bool,
+    written: u64,
+}
+
+/// The bytes gathered before one write of a [`FileOut`].
+pub const FILE_CHUNK: usize = 4 << 20;
+
+impl FileOut {
+    pub fn new(path: std::path::PathBuf, first_err: String, later_err: String) -> Self {
+        FileOut {
+            path,
+            first_err,
+            later_err,
+            fail_status: 1,
+            started: false,
+            written: 0,
+        }
+    }
+
+    /// Whether a write was made already.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// One write; false when it failed (its effect reported it) or the deadline passed:
+    /// stop.
+    pub fn write(&mut self, ctx: &Ctx, o: &mut Outcome, data: Vec<u8>) -> bool {
+        let n = data.len() as u64;
+        let msg = if self.started {
+            self.later_err.clone()
+        } else {
+            self.first_err.clone()
+        };
+        let mut e = Effect::new(
+            Op::WriteFile {
+                path: self.path.clone(),
+                data,
+                append: self.started,
+            },
+            msg,
+        );
+        e.fail_status = self.fail_status;
+        o.effect(e);
+        self.started = true;
+        if ctx.apply_now(o) {
+            self.written += n;
+            if ctx.fs.stat(&self.path, true).map(|m| m.len) != Ok(self.written) {
+                return false;
+            }
+        }
+        !ctx.expired()
     }
 }
 
