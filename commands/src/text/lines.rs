@@ -100,6 +100,31 @@ pub enum RecordError {
     TooLong,
 }
 
+/// All of an input a command must hold (`tac`, `shuf`), read in chunks up to the session's
+/// hold cap ([`Ctx::hold_bytes`]): past it, or when memory cannot be had,
+/// [`RecordError::TooLong`] (GNU's `memory exhausted`), never an abort. The deadline is
+/// looked at after each chunk (`TimedOut`).
+pub fn read_held(ctx: &Ctx, r: &mut dyn Read) -> Result<Vec<u8>, RecordError> {
+    let cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+    let mut data = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(data),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(RecordError::Io(FsError::from_io(&e))),
+        };
+        if data.len().saturating_add(n) > cap || data.try_reserve(n).is_err() {
+            return Err(RecordError::TooLong);
+        }
+        data.extend_from_slice(buf.get(..n).unwrap_or_default());
+        if ctx.expired() {
+            return Err(RecordError::Io(FsError::TimedOut));
+        }
+    }
+}
+
 /// GNU's message when memory runs out (`xalloc_die`).
 pub const EXHAUSTED: &str = "memory exhausted";
 

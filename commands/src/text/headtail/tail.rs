@@ -667,10 +667,11 @@ mod tests {
     #[test]
     fn a_pipe_is_read_once_keeping_only_the_tail() {
         // Expectations from GNU tail 9.1 on the same stdin (30 000 lines, no final newline).
-        let data: String = (1..=30_000)
-            .map(|i| format!("line {i}\n"))
-            .collect::<String>()
-            + "tail";
+        let mut data = String::new();
+        for i in 1..=30_000 {
+            let _ = std::fmt::Write::write_fmt(&mut data, format_args!("line {i}\n"));
+        }
+        data.push_str("tail");
         let w = World::new(texts()).stdin(data.as_bytes());
         assert_eq!(tail(&w, &["-n", "3"]).0, "line 29999\nline 30000\ntail");
         assert_eq!(tail(&w, &["-c", "5"]).0, "\ntail");

@@ -166,10 +166,10 @@ fn buffer_size(a: &SortArgs, args: &[OsString], ctx: &Ctx) -> Result<usize, Stop
     let shift = match suffix {
         "" | "k" | "K" => Some(10),
         "b" => Some(0),
-        "M" | "m" => Some(20),
+        // A percent of memory is counted as that many MiB.
+        "M" | "m" | "%" => Some(20),
         "G" | "g" => Some(30),
         "T" | "t" | "P" | "p" | "E" | "e" | "Z" | "z" | "Y" | "y" => Some(40),
-        "%" => Some(20), // a percent of memory: counted as that many MiB
         _ => None,
     };
     let (Some(shift), Ok(n)) = (shift, num.parse::<u128>()) else {
@@ -346,7 +346,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let mut spilled: Option<Spilled> = None;
     for f in &files {
         let mut rec = open_records(ctx, f, eol)?;
-        let mut polled = 0;
+        let mut polled: u64 = 0;
         loop {
             match run.push_from(&mut rec, line_cap) {
                 Ok(true) => {}
@@ -363,7 +363,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 run.clear();
             }
             polled += 1;
-            if polled % 4096 == 0 && ctx.expired() {
+            if polled.is_multiple_of(4096) && ctx.expired() {
                 return Ok(Outcome::status(FAIL));
             }
         }
@@ -584,7 +584,7 @@ fn check_sorted(
             }
         }
         std::mem::swap(&mut prev, &mut line);
-        if n % 4096 == 0 && ctx.expired() {
+        if n.is_multiple_of(4096) && ctx.expired() {
             return Ok(Outcome::status(FAIL));
         }
     }
