@@ -183,7 +183,7 @@ mod tests {
         let before = sb.usage().bytes;
         {
             let mut f = sb.scratch().unwrap();
-            f.write_all(&[b'x'; 10_000]).unwrap();
+            f.write_all(&b"x".repeat(10_000)).unwrap();
             assert!(sb.usage().bytes >= before + 10_000);
             f.seek(SeekFrom::Start(0)).unwrap();
             let mut back = Vec::new();
@@ -200,7 +200,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let sb = sandbox(dir.path(), 50_000);
         let mut f = sb.scratch().unwrap();
-        let e = f.write_all(&[b'x'; 100_000]).unwrap_err();
+        let e = f.write_all(&b"x".repeat(100_000)).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::QuotaExceeded);
     }
 

@@ -19,12 +19,19 @@ pub fn eol(zero: bool) -> u8 {
 pub struct Records<'a> {
     reader: BufReader<Box<dyn Read + 'a>>,
     pub delim: u8,
+    /// The longest record [`Records::next_into`] reads (the session's hold cap for an
+    /// operand opened with [`Records::open`]).
+    cap: usize,
 }
 
 impl<'a> Records<'a> {
     /// Opens an operand (`-` is stdin) through [`open_input`].
     pub fn open(ctx: &'a Ctx, operand: &OsStr, delim: u8) -> Result<Self, FsError> {
-        open_input(ctx, operand).map(|r| Records::from_reader(r, delim))
+        open_input(ctx, operand).map(|r| {
+            let mut rec = Records::from_reader(r, delim);
+            rec.cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+            rec
+        })
     }
 
     /// Reads an already open stream.
@@ -32,19 +39,19 @@ impl<'a> Records<'a> {
         Records {
             reader: BufReader::with_capacity(64 * 1024, r),
             delim,
+            cap: usize::MAX,
         }
     }
 
     /// The next record into `buf` (cleared first), with its delimiter when it has one;
-    /// false at the end of the input.
+    /// false at the end of the input. A record longer than the cap is `EFBIG`
+    /// (`TooLarge`), never an abort.
     pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Result<bool, FsError> {
         buf.clear();
-        loop {
-            match self.reader.read_until(self.delim, buf) {
-                Ok(n) => return Ok(n > 0),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(FsError::from_io(&e)),
-            }
+        match self.append_capped(buf, self.cap) {
+            Ok(more) => Ok(more),
+            Err(RecordError::Io(e)) => Err(e),
+            Err(RecordError::TooLong) => Err(FsError::TooLarge),
         }
     }
 
