@@ -175,7 +175,13 @@ fn buffer_size(a: &SortArgs, args: &[OsString], ctx: &Ctx) -> Result<usize, Stop
     let (Some(shift), Ok(n)) = (shift, num.parse::<u128>()) else {
         let long = args.iter().any(|w| w.as_bytes().starts_with(b"--b"));
         let opt = if long { "--buffer-size" } else { "-S" };
-        return Err(Stop::Fail(format!("invalid {opt} argument {}", quote(s))));
+        // xstrtol's two messages: digits with a bad suffix, or no number at all.
+        let what = if digits > 0 && shift.is_none() {
+            "invalid suffix in"
+        } else {
+            "invalid"
+        };
+        return Err(Stop::Fail(format!("{what} {opt} argument {}", quote(s))));
     };
     let bytes = n
         .checked_mul(1 << shift)
@@ -817,6 +823,14 @@ mod tests {
         assert_eq!(
             sort(&w, &["-S", "x"]),
             (String::new(), "sort: invalid -S argument 'x'\n".into(), 2)
+        );
+        assert_eq!(
+            sort(&w, &["-S", "1q"]),
+            (
+                String::new(),
+                "sort: invalid suffix in -S argument '1q'\n".into(),
+                2
+            )
         );
         assert_eq!(
             sort(&w, &["--buffer-size=q"]),
