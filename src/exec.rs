@@ -413,6 +413,15 @@ impl Spill for Emitter<'_> {
     fn expired(&self) -> bool {
         self.sandbox.guard().expired()
     }
+    fn scratch(
+        &self,
+    ) -> Option<Result<Box<dyn trumansh_commands::ScratchFile + '_>, trumansh_commands::FsError>>
+    {
+        Some(self.sandbox.scratch().map(|f| Box::new(f) as _))
+    }
+    fn hold_bytes(&self) -> Option<u64> {
+        Some(self.sandbox.hold_bytes())
+    }
 }
 
 /// Runs a handler with its output flowing through `emitter`; returns its status.

@@ -52,8 +52,9 @@ mod text;
 use std::ffi::OsString;
 
 pub use contract::ctx::{
-    Array, ByteReader, Ctx, DiskUsage, EnvChange, Identity, RunRequest, RunResult, RunWhat, Runner,
-    SPILL_AT, SeekableStdin, Spill, Stdin, Var, Vars, resolve_against,
+    Array, ByteReader, Ctx, DiskUsage, EnvChange, HOLD_BYTES, Identity, RunRequest, RunResult,
+    RunWhat, Runner, SPILL_AT, ScratchFile, SeekableStdin, Spill, Stdin, Var, Vars,
+    resolve_against,
 };
 pub use contract::fsview::{DevNum, DirEntry, FileKind, FsError, FsView, Meta, ReadSeek};
 pub use contract::outcome::{Directive, Effect, Op, Outcome, Step};

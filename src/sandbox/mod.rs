@@ -34,10 +34,12 @@ use crate::audit::Audit;
 use crate::policy::PathRules;
 
 mod resolve;
+mod scratch;
 mod undo_ops;
 
 pub use crate::limits::{DeadlineReader, Fault, Guard, Usage};
 pub use resolve::Loc;
+pub use scratch::Scratch;
 pub use undo_ops::Times;
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
@@ -189,6 +191,7 @@ impl Sandbox {
                 (d, Some(OsString::from(STATE_DIR_NAME)))
             }
         };
+        scratch::sweep(&state);
         Ok(Sandbox {
             root,
             root_host,

@@ -17,6 +17,9 @@ mod audit;
 mod bash_syntax;
 /// The binary's front ends (line mode, `-c`, scripts, owner subcommands, `replay`); a new flag.
 mod cli;
+/// Commands that hold input (sort's spilled runs, uniq/tail/cut/tr on one long line) under
+/// `prlimit --as`; a new command that holds or streams its input.
+mod command_memory;
 /// Helpers shared by several modules (tree snapshots, a piped child process); no tests.
 mod common;
 /// Random edits compared by GNU `diff` and by trumansh's; a new output style or option.

@@ -368,7 +368,32 @@ pub trait Spill {
     fn expired(&self) -> bool {
         self.closed()
     }
+    /// A new, empty scratch file ([`Ctx::scratch`]); `None`: this executor has none (the
+    /// command then keeps its scratch data in memory).
+    fn scratch(&self) -> Option<Result<Box<dyn ScratchFile + '_>, crate::FsError>> {
+        None
+    }
+    /// The most bytes a command may hold in memory at once ([`Ctx::hold_bytes`]); `None`:
+    /// [`HOLD_BYTES`].
+    fn hold_bytes(&self) -> Option<u64> {
+        None
+    }
 }
+
+/// A scratch file a command spills to (`sort`'s sorted runs): read, written and sought as a
+/// temporary file. The runtime's lives in the state directory, unlinked at once (so it is
+/// never seen by the agent, never journaled, and gone when dropped or at a crash), and its
+/// bytes are charged to the write quota while it lives: a write past the quota fails with
+/// `EDQUOT`.
+pub trait ScratchFile: Read + std::io::Write + Seek {}
+
+impl<T: Read + std::io::Write + Seek> ScratchFile for T {}
+
+/// The most bytes a command holds in memory at once where the runtime does not say
+/// otherwise: the default of the policy's `read_bytes` (256 MiB). A command that must hold
+/// more (one line longer than it for `uniq`, all of `tac`'s input) stops with GNU's
+/// `memory exhausted`.
+pub const HOLD_BYTES: u64 = 256 << 20;
 
 /// How much buffered output [`Ctx::flush`] lets accumulate before handing it over.
 pub const SPILL_AT: usize = 64 * 1024;
@@ -434,6 +459,23 @@ impl Ctx<'_> {
             spill.spill(std::mem::take(&mut o.steps));
         }
         Some(runner.run_until(req, limit))
+    }
+
+    /// A new, empty scratch file, removed when dropped (see [`ScratchFile`]); in memory
+    /// where the executor has none (a unit test's world). `Err`: it could not be created
+    /// (the quota is full, the disk is).
+    pub fn scratch(&self) -> Result<Box<dyn ScratchFile + '_>, crate::FsError> {
+        match self.spill.and_then(Spill::scratch) {
+            Some(r) => r,
+            None => Ok(Box::new(Cursor::new(Vec::new()))),
+        }
+    }
+
+    /// The most bytes a command may hold in memory at once (a line `uniq` compares, the
+    /// lines `tail -n` keeps, `tac`'s whole input, a run `sort` sorts before it spills it):
+    /// the policy's `read_bytes`.
+    pub fn hold_bytes(&self) -> u64 {
+        self.spill.and_then(Spill::hold_bytes).unwrap_or(HOLD_BYTES)
     }
 
     /// `$HOME`, or the mount point when unset.

@@ -17,6 +17,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::{open_input, operand_error};
+use crate::text::lines::{EXHAUSTED, RecordError, read_held};
 use crate::{CommandName, Ctx, Effect, Op, Outcome, quote};
 
 /// Write a random permutation of the input lines to standard output.
@@ -220,17 +221,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             return Err(Stop::Usage(format!("extra operand {}", quote(x))));
         }
         let name = a.operands.first().cloned().unwrap_or_else(|| "-".into());
-        let mut data = Vec::new();
-        let read = open_input(ctx, &name).and_then(|mut r| {
-            r.read_to_end(&mut data)
-                .map(|_| ())
-                .map_err(|e| crate::FsError::from_io(&e))
-        });
-        if let Err(e) = read {
-            let mut o = Outcome::status(1);
-            o.err(operand_error(CommandName::Shuf, &name, &e));
-            return Ok(o);
-        }
+        let read = open_input(ctx, &name)
+            .map_err(RecordError::Io)
+            .and_then(|mut r| read_held(ctx, r.as_mut()));
+        let data = match read {
+            Ok(d) => d,
+            Err(RecordError::Io(e)) => {
+                let mut o = Outcome::status(1);
+                o.err(operand_error(CommandName::Shuf, &name, &e));
+                return Ok(o);
+            }
+            Err(RecordError::TooLong) => return Err(Stop::Fail(EXHAUSTED.into())),
+        };
         Items::Lines(split_lines(&data, delim))
     };
     let mut rng = Rng(seed(ctx, a.random_source.as_ref())?);

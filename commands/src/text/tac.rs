@@ -4,12 +4,11 @@
 //! input is read whole, as GNU does with a pipe; the output streams. `-r` is not supported.
 
 use std::ffi::OsString;
-use std::io::Read;
 
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::{open_input, operands_or_stdin};
-use crate::text::lines::Sink;
+use crate::text::lines::{EXHAUSTED, RecordError, Sink, read_held};
 use crate::{Ctx, FsError, Outcome, quote, quote_if_needed};
 
 /// Write each FILE to standard output, last line first.
@@ -70,7 +69,18 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     for name in &operands_or_stdin(a.files) {
         let mut data = Vec::new();
         let read = match open_input(ctx, name) {
-            Ok(mut r) => r.read_to_end(&mut data).map_err(|e| FsError::from_io(&e)),
+            Ok(mut r) => match read_held(ctx, r.as_mut()) {
+                Ok(d) => {
+                    data = d;
+                    Ok(())
+                }
+                Err(RecordError::Io(e)) => Err(e),
+                Err(RecordError::TooLong) => {
+                    sink.drain(&mut o);
+                    o.err(format!("{}: {EXHAUSTED}\n", ctx.name));
+                    return Ok(o.with_status(1));
+                }
+            },
             Err(e) => {
                 sink.drain(&mut o);
                 o.err(format!(

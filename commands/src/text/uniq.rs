@@ -1,17 +1,22 @@
 //! `uniq [OPTION]... [INPUT [OUTPUT]]`, GNU coreutils 9.1: filters adjacent matching lines
 //! (`-c -d -D[METHOD] -u -i -f N -s N -w N -z --group[=METHOD]`, the obsolete `-N` and `+N`).
-//! The input is read as a stream, one line at a time; OUTPUT is written with one
-//! [`Op::WriteFile`] (created even when empty, as GNU's `freopen` does).
+//! The input is read as a stream, one line at a time (one longer than the session's hold cap
+//! is `memory exhausted`, status 1), and the output streams; OUTPUT is written in chunks of
+//! [`Op::WriteFile`](crate::Op::WriteFile) (created even when empty, as GNU's `freopen`
+//! does).
 
 use std::ffi::{OsStr, OsString};
-use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
 use crate::support::input::open_input;
-use crate::{Ctx, Effect, FsError, Op, Outcome, quote, quote_if_needed, quote_locale};
+use crate::text::lines::{EXHAUSTED, FILE_CHUNK, FileOut, RecordError, Records};
+use crate::{Ctx, Outcome, quote, quote_if_needed, quote_locale};
+
+/// The output gathered before it is handed over.
+const CHUNK: usize = 32 * 1024;
 
 /// Filter adjacent matching lines from INPUT (or standard input), writing to OUTPUT (or
 /// standard output).
@@ -216,15 +221,17 @@ impl Mode {
     }
 
     /// Runs GNU's `check_file` over the lines.
+    /// `out` is handed to `flush` whenever it passes [`CHUNK`] bytes (false from it: stop).
     fn filter(
         &self,
-        lines: &mut dyn Iterator<Item = Result<Vec<u8>, FsError>>,
-    ) -> Result<Vec<u8>, FsError> {
-        let mut out = Vec::new();
+        lines: &mut dyn Iterator<Item = Result<Vec<u8>, RecordError>>,
+        out: &mut Vec<u8>,
+        flush: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    ) -> Result<(), RecordError> {
         let simple = self.output_unique && self.output_first_repeated && !self.count;
         let mut first_group_printed = false;
         let Some(first) = lines.next().transpose()? else {
-            return Ok(out);
+            return Ok(());
         };
         if simple {
             let g = self.grouping;
@@ -237,6 +244,9 @@ impl Mode {
             let mut prev = first;
             for line in lines {
                 let line = line?;
+                if out.len() >= CHUNK && !flush(out) {
+                    return Ok(());
+                }
                 let new_group = self.different(self.field(&line), self.field(&prev));
                 if new_group
                     && g != Delimit::None
@@ -255,12 +265,15 @@ impl Mode {
             if matches!(g, Delimit::Both | Delimit::Append) {
                 out.push(self.eol);
             }
-            return Ok(out);
+            return Ok(());
         }
         let mut prev = first;
         let mut match_count: u64 = 0;
         for line in lines {
             let line = line?;
+            if out.len() >= CHUNK && !flush(out) {
+                return Ok(());
+            }
             let matched = !self.different(self.field(&line), self.field(&prev));
             if matched {
                 match_count += 1;
@@ -278,15 +291,15 @@ impl Mode {
                 }
             }
             if !matched || self.output_later_repeated {
-                self.write(&mut out, &prev, matched, match_count);
+                self.write(out, &prev, matched, match_count);
                 prev = line;
                 if !matched {
                     match_count = 0;
                 }
             }
         }
-        self.write(&mut out, &prev, false, match_count);
-        Ok(out)
+        self.write(out, &prev, false, match_count);
+        Ok(())
     }
 }
 
@@ -367,47 +380,65 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             return Ok(o);
         }
     };
-    let mut reader = BufReader::new(reader);
+    let mut rec = Records::from_reader(reader, mode.eol);
     let eol = mode.eol;
+    let line_cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
     let mut lines = std::iter::from_fn(move || {
         let mut buf = Vec::new();
-        match reader.read_until(eol, &mut buf) {
-            Ok(0) => None,
-            Ok(_) => {
+        match rec.append_capped(&mut buf, line_cap) {
+            Ok(false) => None,
+            Ok(true) => {
                 if buf.last() == Some(&eol) {
                     buf.pop();
                 }
                 Some(Ok(buf))
             }
-            Err(e) => Some(Err(FsError::from_io(&e))),
+            Err(e) => Some(Err(e)),
         }
     });
-    let Ok(data) = mode.filter(&mut lines) else {
-        let mut o = Outcome::status(1);
-        o.err(format!(
-            "uniq: error reading {}
-",
-            quote(&input)
-        ));
-        return Ok(o);
-    };
     let mut o = Outcome::ok();
-    match a.operands.get(1) {
-        Some(out) if out != "-" => {
-            o.effect(Effect::new(
-                Op::WriteFile {
-                    path: ctx.resolve(out),
-                    data,
-                    append: false,
-                },
-                format!("{}: {}", ctx.name, quote_if_needed(out)),
-            ));
+    let mut file = match a.operands.get(1) {
+        Some(out) if out != "-" => Some(FileOut::new(
+            ctx.resolve(out),
+            format!("{}: {}", ctx.name, quote_if_needed(out)),
+            format!("{}: write error", ctx.name),
+        )),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut stopped = false;
+    let r = mode.filter(&mut lines, &mut out, &mut |buf| {
+        let go = match &mut file {
+            Some(f) if buf.len() >= FILE_CHUNK => f.write(ctx, &mut o, std::mem::take(buf)),
+            Some(_) => true,
+            None => {
+                o.out(std::mem::take(buf));
+                ctx.flush(&mut o)
+            }
+        };
+        stopped |= !go;
+        go
+    });
+    match &mut file {
+        Some(f) if !stopped && (!f.started() || !out.is_empty()) => {
+            f.write(ctx, &mut o, out);
         }
-        _ => {
-            o.out(data);
+        Some(_) => {}
+        None => {
+            o.out(out);
         }
     }
-    Ok(o)
+    match r {
+        Ok(()) => Ok(o),
+        Err(RecordError::Io(_)) => {
+            o.err(format!("uniq: error reading {}\n", quote(&input)));
+            Ok(o.with_status(1))
+        }
+        Err(RecordError::TooLong) => {
+            o.err(format!("{}: {EXHAUSTED}\n", ctx.name));
+            Ok(o.with_status(1))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `tail [OPTION]... [FILE]...`, GNU coreutils: the last lines or bytes of each file, or
 //! everything from line/byte N on (`-n +N`, `-c +N`). The end of a file is found by seeking
 //! and reading backwards in chunks (see [`crate::text::headtail`]), so a huge file costs bounded
-//! memory. The obsolete `-N[bcl][f]` / `+N...` forms are accepted where GNU accepts them.
+//! memory; a pipe is read once, keeping only what may still be part of the tail (up to the
+//! session's hold cap: past it `memory exhausted`, status 1). The obsolete `-N[bcl][f]` / `+N...` forms are accepted where GNU accepts them.
 //!
 //! Following (`-f`, `-F`, `--follow`) would never end here: the normal tail is printed, then
 //! one line per followable file says following is not supported, status 1. Standard input is
@@ -20,6 +21,7 @@ use crate::text::headtail::{
     CHUNK, copy_range, digit_option, header, last_lines_start, length, open_error, read_failure,
     size_error,
 };
+use crate::text::lines::EXHAUSTED;
 use crate::{Ctx, FileKind, FsError, Outcome, ReadSeek, quote};
 
 const NOT_SUPPORTED: &str = "following is not supported in this shell";
@@ -320,17 +322,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         };
         let result = if kind == FileKind::Dir {
             Err(FsError::IsADirectory)
-        } else if kind.is_special() {
-            // A fifo or a device cannot seek: its whole stream (up to the read cap), then
-            // the tail of that, as GNU reads a pipe.
-            let mut all = Vec::new();
-            match reader
-                .take(READ_CAP_FOR_STREAMS)
-                .read_to_end(&mut all)
-                .map_err(|e| FsError::from_io(&e))
-            {
-                Ok(_) => tail_one(&mut std::io::Cursor::new(all), count, eol, &mut o, ctx),
-                Err(e) => Err(e),
+        } else if is_stdin || kind.is_special() {
+            // A pipe or a fifo cannot seek: read once, holding only what may still be part
+            // of the tail, as GNU reads a pipe.
+            match tail_stream(reader.as_mut(), count, eol, &mut o, ctx) {
+                Err(Failure::Exhausted) => {
+                    o.err(format!("{}: {EXHAUSTED}\n", ctx.name));
+                    return Ok(o.with_status(1));
+                }
+                Err(Failure::Read(e)) => Err(e),
+                Ok(()) => Ok(()),
             }
         } else {
             tail_one(reader.as_mut(), count, eol, &mut o, ctx)
@@ -379,8 +380,113 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     Ok(o.with_status(status))
 }
 
-/// How much of a fifo or a device `tail` keeps to find its end.
-const READ_CAP_FOR_STREAMS: u64 = 256 * 1024 * 1024;
+/// Why reading a stream's tail stopped.
+enum Failure {
+    Read(FsError),
+    /// The tail to hold is larger than the session's hold cap.
+    Exhausted,
+}
+
+/// The tail of a stream that cannot seek (stdin, a fifo), read once: only the chunks that
+/// may still hold part of the last `n` lines (or bytes) are kept, as GNU's `pipe_lines`
+/// does, up to the session's hold cap (past it: `memory exhausted`).
+fn tail_stream(
+    r: &mut dyn Read,
+    count: Count,
+    eol: u8,
+    o: &mut Outcome,
+    ctx: &Ctx,
+) -> Result<(), Failure> {
+    let n = count.n;
+    if count.from_start {
+        if count.lines {
+            return skip_lines(r, n, eol, o, ctx).map_err(Failure::Read);
+        }
+        let mut skip = n;
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let got = read_some(r, &mut buf)?;
+            if got == 0 {
+                return Ok(());
+            }
+            let chunk = buf.get(..got).unwrap_or_default();
+            let from = usize::try_from(skip.min(got as u64)).unwrap_or(got);
+            skip -= from as u64;
+            o.out(chunk.get(from..).unwrap_or_default());
+            if !ctx.flush(o) {
+                return Ok(());
+            }
+        }
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let hold = ctx.hold_bytes();
+    // Chunks with their count of delimiters, and the totals.
+    let mut kept: std::collections::VecDeque<(Vec<u8>, u64)> = std::collections::VecDeque::new();
+    let (mut total, mut eols) = (0u64, 0u64);
+    loop {
+        let mut buf = vec![0u8; CHUNK];
+        let got = read_some(r, &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        buf.truncate(got);
+        let c = memchr::memchr_iter(eol, &buf).count() as u64;
+        total += got as u64;
+        eols += c;
+        kept.push_back((buf, c));
+        while let Some((front, fe)) = kept.front() {
+            let rest_bytes = total - front.len() as u64;
+            let not_needed = if count.lines {
+                eols - fe > n
+            } else {
+                rest_bytes >= n
+            };
+            if !not_needed {
+                break;
+            }
+            total = rest_bytes;
+            eols -= fe;
+            kept.pop_front();
+        }
+        if total > hold {
+            return Err(Failure::Exhausted);
+        }
+        if ctx.expired() {
+            return Ok(());
+        }
+    }
+    let mut all = Vec::new();
+    if all
+        .try_reserve(usize::try_from(total).unwrap_or(usize::MAX))
+        .is_err()
+    {
+        return Err(Failure::Exhausted);
+    }
+    for (c, _) in kept {
+        all.extend_from_slice(&c);
+    }
+    let len = all.len() as u64;
+    let mut cur = std::io::Cursor::new(all);
+    let start = if count.lines {
+        last_lines_start(&mut cur, len, n, eol).map_err(Failure::Read)?
+    } else {
+        len.saturating_sub(n)
+    };
+    copy_range(&mut cur, start, len, o, ctx).map_err(Failure::Read)
+}
+
+/// One read, retried when interrupted.
+fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, Failure> {
+    loop {
+        match r.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Failure::Read(FsError::from_io(&e))),
+        }
+    }
+}
 
 /// Prints the tail of one seekable input.
 fn tail_one(
@@ -426,7 +532,7 @@ fn tail_one(
 
 /// Skips `n` lines, then prints the rest, in chunks.
 fn skip_lines(
-    r: &mut dyn ReadSeek,
+    r: &mut dyn Read,
     n: u64,
     eol: u8,
     o: &mut Outcome,
@@ -556,5 +662,27 @@ mod tests {
             tail(&w, &["-n", "1", "-f", "nope"]).1,
             "tail: cannot open 'nope' for reading: No such file or directory\ntail: no files remaining\n"
         );
+    }
+
+    #[test]
+    fn a_pipe_is_read_once_keeping_only_the_tail() {
+        // Expectations from GNU tail 9.1 on the same stdin (30 000 lines, no final newline).
+        let mut data = String::new();
+        for i in 1..=30_000 {
+            let _ = std::fmt::Write::write_fmt(&mut data, format_args!("line {i}\n"));
+        }
+        data.push_str("tail");
+        let w = World::new(texts()).stdin(data.as_bytes());
+        assert_eq!(tail(&w, &["-n", "3"]).0, "line 29999\nline 30000\ntail");
+        assert_eq!(tail(&w, &["-c", "5"]).0, "\ntail");
+        assert_eq!(
+            tail(&w, &["-n", "+29999"]).0,
+            "line 29999\nline 30000\ntail"
+        );
+        assert_eq!(tail(&w, &["-c", "+240000"]).0.len(), 78_899);
+        assert_eq!(tail(&w, &["-n", "1"]).0, "tail");
+        assert_eq!(tail(&w, &["-z", "-n", "1"]).0.len(), data.len());
+        assert_eq!(tail(&w, &["-n", "0"]).0, "");
+        assert_eq!(tail(&w, &["-c", "300000"]).0.len(), 300_000);
     }
 }
