@@ -40,8 +40,11 @@
 //! checks that its object is still what the change left, what it replaces goes to the trash,
 //! and what it cannot revert is reported and kept for a later `undo`.
 //!
-//! Durability: records are written with one `write(2)` each, without `fsync`: a killed
-//! process (`kill -9`, a panic, an OOM kill) loses nothing, a power loss may. After a crash the
+//! Durability: each record is written whole by one `write(2)`, without `fsync` (a line's
+//! `begin` goes with its first `do`, and a redirection's renewed `done` with the next record:
+//! neither must be on disk sooner); every `do` is on disk before its change, every `done`
+//! right after it: a killed process (`kill -9`, a panic, an OOM kill) loses nothing, a power
+//! loss may. After a crash the
 //! next session rolls back every transaction that has no `end` and whose session is gone, and
 //! finishes every revert that was killed part-way, and says so.
 

@@ -52,7 +52,8 @@ use crate::txn::reserve::with_reserve;
 /// The journal's directory in the state directory.
 pub const TXN_DIR: &str = "txn";
 
-/// The most the reader takes of one journal file (the rest is left out, as if torn).
+/// The most the reader takes of one journal file: the transactions of a larger one are refused
+/// (a line's records are never read in part: a line missing its `end` would be rolled back).
 const MAX_TXN_FILE: u64 = 256 << 20;
 
 /// A session starts a new segment when its current one holds this much (between lines: a
@@ -563,6 +564,10 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
     let mut lines: Vec<(usize, usize, String, &[u8])> = Vec::new();
     let mut pruned: BTreeSet<String> = BTreeSet::new();
     for (index, ((legacy, bytes), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
+        let too_large = bytes.len() as u64 > MAX_TXN_FILE;
+        let bytes = bytes
+            .get(..bytes.len().min(MAX_TXN_FILE as usize))
+            .unwrap_or_default();
         let mut split: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         // The piece after the last newline: empty, or a record torn by a crash (ignored).
         split.pop();
@@ -591,6 +596,11 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
                 (id, json.unwrap_or_default())
             };
             file.ids.insert(id.clone());
+            if too_large {
+                errors
+                    .entry(id.clone())
+                    .or_insert_with(|| format!("{}: over {MAX_TXN_FILE} bytes", file.name));
+            }
             if !horizon.is_empty()
                 && id <= horizon
                 && (json.starts_with(br#"{"t":"end""#) || json.starts_with(br#"{"t":"dropped""#))
@@ -689,7 +699,7 @@ fn assemble(parts: Vec<Part>) -> Result<Vec<Record>, String> {
 fn read_capped(state: &Dir, path: &Path) -> Result<Vec<u8>, String> {
     let f = state.open(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut bytes = Vec::new();
-    f.take(MAX_TXN_FILE)
+    f.take(MAX_TXN_FILE + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     Ok(bytes)
