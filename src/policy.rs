@@ -41,6 +41,9 @@
 //! source_depth = 16            # nested source, eval and child shells (default 64)
 //! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
 //! array_elements = 100000      # elements of one array (default 1000000)
+//! array_bytes = "16MiB"        # the values of one array together (default 64 MiB)
+//! expansion_words = 100000     # words one command's expansions make together (default 1000000)
+//! expansion_bytes = "16MiB"    # bytes of those words together (default 64 MiB)
 //! changes = 10000              # changes to the tree one input makes (default 100000)
 //! ```
 //!
@@ -196,6 +199,15 @@ pub struct Limits {
     /// Changes (journal records) one input makes; default 100 000.
     #[serde(deserialize_with = "de::changes")]
     pub changes: u64,
+    /// Bytes of one array's values together; default 64 MiB.
+    #[serde(deserialize_with = "de::array_bytes")]
+    pub array_bytes: usize,
+    /// Words one command's expansions (brace, pathname) make together; default 1 000 000.
+    #[serde(deserialize_with = "de::expansion_words")]
+    pub expansion_words: usize,
+    /// Bytes of those words together; default 64 MiB.
+    #[serde(deserialize_with = "de::expansion_bytes")]
+    pub expansion_bytes: usize,
 }
 
 const KIB: u64 = 1 << 10;
@@ -227,6 +239,9 @@ impl Default for Limits {
             var_bytes: 16 << 20,
             array_elements: 1_000_000,
             changes: 100_000,
+            array_bytes: 64 << 20,
+            expansion_words: 1_000_000,
+            expansion_bytes: 64 << 20,
         }
     }
 }
@@ -283,6 +298,9 @@ impl Policy {
             ("var_bytes", l.var_bytes == 0),
             ("array_elements", l.array_elements == 0),
             ("changes", l.changes == 0),
+            ("array_bytes", l.array_bytes == 0),
+            ("expansion_words", l.expansion_words == 0),
+            ("expansion_bytes", l.expansion_bytes == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -426,6 +444,9 @@ mod de {
         var_bytes: usize = Bytes;
         array_elements: usize = Count;
         changes: u64 = Count;
+        array_bytes: usize = Bytes;
+        expansion_words: usize = Count;
+        expansion_bytes: usize = Bytes;
     }
 }
 
@@ -907,6 +928,9 @@ mod tests {
                 var_bytes: 1 << 20,
                 array_elements: 100_000,
                 changes: 10_000,
+                array_bytes: 16 << 20,
+                expansion_words: 100_000,
+                expansion_bytes: 16 << 20,
             },
         };
         assert_eq!(p, expected);
