@@ -223,3 +223,77 @@ fn line_mode_stops_when_its_reader_is_gone() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert_eq!(err, "");
 }
+
+/// The resident memory of a process, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        * 1024
+}
+
+#[test]
+fn an_mcp_client_that_stops_reading_stops_the_server_reading() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let mut command = Command::new("prlimit");
+    command
+        .arg(format!("--as={AS_LIMIT}"))
+        .arg(env!("CARGO_BIN_EXE_trumansh"))
+        .args(["mcp", "--root"])
+        .arg(&root)
+        .args(["--mount-point", "/home/user"]);
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    // 400 calls of 1 MiB of output each, sent by a writer that may block; stdout is never
+    // read.
+    let calls = 400u64;
+    let writer = std::thread::spawn(move || {
+        let init = serde_json::json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "1"}}});
+        let inited = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let mut sent = 0u64;
+        if writeln!(stdin, "{init}\n{inited}").is_err() {
+            return sent;
+        }
+        for id in 1..=calls {
+            // Padded to 1 KiB, so that the pipe's own buffer holds few of them.
+            let command = format!(
+                "head -c 1048576 /dev/zero | tr '\\0' x # {}",
+                "p".repeat(1000)
+            );
+            let call = serde_json::json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "bash", "arguments": {"command": command}}});
+            if writeln!(stdin, "{call}").is_err() {
+                break;
+            }
+            sent += 1;
+        }
+        sent
+    });
+    std::thread::sleep(Duration::from_secs(8));
+    let peak = rss(pid);
+    let done = writer.is_finished();
+    let _ = child.kill();
+    let _ = child.wait();
+    let sent = writer.join().unwrap();
+    // The server stopped reading: the writer is blocked before its last call, and what
+    // waits in memory is a few calls' answers, not 400 (960 MB before).
+    assert!(!done && sent < calls, "all {sent} calls were read");
+    assert!(peak < 300 << 20, "RSS {} MiB", peak >> 20);
+    eprintln!("{sent} calls read, RSS {} MiB", peak >> 20);
+}
