@@ -41,6 +41,9 @@
 //! source_depth = 16            # nested source, eval and child shells (default 64)
 //! var_bytes = "1MiB"           # one variable's value, one $(...)'s output (default 16 MiB)
 //! array_elements = 100000      # elements of one array (default 1000000)
+//! array_bytes = "16MiB"        # the values of one array together (default 64 MiB)
+//! expansion_words = 100000     # words one command's expansions make together (default 1000000)
+//! expansion_bytes = "16MiB"    # bytes of those words together (default 64 MiB)
 //! changes = 10000              # changes to the tree one input makes (default 100000)
 //! audit_bytes = "16MiB"        # the audit log, all its segments (default 64 MiB)
 //! audit_segments = 8           # files the audit log rolls through (default 4; 2 to 16)
@@ -208,6 +211,15 @@ pub struct Limits {
     /// default 4.
     #[serde(deserialize_with = "de::audit_segments")]
     pub audit_segments: u32,
+    /// Bytes of one array's values together; default 64 MiB.
+    #[serde(deserialize_with = "de::array_bytes")]
+    pub array_bytes: usize,
+    /// Words one command's expansions (brace, pathname) make together; default 1 000 000.
+    #[serde(deserialize_with = "de::expansion_words")]
+    pub expansion_words: usize,
+    /// Bytes of those words together; default 64 MiB.
+    #[serde(deserialize_with = "de::expansion_bytes")]
+    pub expansion_bytes: usize,
 }
 
 const KIB: u64 = 1 << 10;
@@ -241,6 +253,9 @@ impl Default for Limits {
             changes: 100_000,
             audit_bytes: 64 * MIB,
             audit_segments: 4,
+            array_bytes: 64 << 20,
+            expansion_words: 1_000_000,
+            expansion_bytes: 64 << 20,
         }
     }
 }
@@ -297,6 +312,9 @@ impl Policy {
             ("var_bytes", l.var_bytes == 0),
             ("array_elements", l.array_elements == 0),
             ("changes", l.changes == 0),
+            ("array_bytes", l.array_bytes == 0),
+            ("expansion_words", l.expansion_words == 0),
+            ("expansion_bytes", l.expansion_bytes == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -455,6 +473,9 @@ mod de {
         changes: u64 = Count;
         audit_bytes: u64 = Bytes;
         audit_segments: u32 = Count;
+        array_bytes: usize = Bytes;
+        expansion_words: usize = Count;
+        expansion_bytes: usize = Bytes;
     }
 }
 
@@ -960,6 +981,9 @@ mod tests {
                 changes: 10_000,
                 audit_bytes: 16 << 20,
                 audit_segments: 8,
+                array_bytes: 16 << 20,
+                expansion_words: 100_000,
+                expansion_bytes: 16 << 20,
             },
         };
         assert_eq!(p, expected);

@@ -111,6 +111,7 @@ impl Session {
             state.arg0.clone_from(name);
         }
         state.max_array_elements = config.policy.limits.array_elements;
+        state.max_array_bytes = config.policy.limits.array_bytes;
         let line = LineState {
             deadline_ms: config.policy.limits.deadline_ms,
             ..LineState::default()
@@ -290,20 +291,25 @@ impl Session {
 
     fn parse_and_run(&mut self, input: &[u8], first_line: usize, sink: &mut dyn Sink) -> i32 {
         self.rt.audit().new_line(input);
-        let max = self.rt.config.policy.limits.line_bytes;
-        if input.len() > max {
-            self.rt.limit_hit("line_bytes", max as u64);
-            let msg = format!(
-                "input too long: {} bytes (the limit for one command line is {})\n",
-                input.len(),
-                human_bytes(max as u64)
-            );
-            self.shell_error(sink, first_line, msg.as_bytes());
-            self.state.set_status(2);
-            return 2;
+        if input.len() > self.rt.config.policy.limits.line_bytes {
+            return self.input_too_long(input.len() as u64, first_line, sink);
         }
         self.syntax_error = false;
         self.run_line(Source::Text(input), input, first_line, sink)
+    }
+
+    /// Refuses an input of `len` bytes, longer than the policy's `line_bytes` (a front end
+    /// that dropped it while reading calls this instead of running it): one line, `$?` 2.
+    pub fn input_too_long(&mut self, len: u64, first_line: usize, sink: &mut dyn Sink) -> i32 {
+        let max = self.rt.config.policy.limits.line_bytes;
+        self.rt.limit_hit("line_bytes", max as u64);
+        let msg = format!(
+            "input too long: {len} bytes (the limit for one command line is {})\n",
+            human_bytes(max as u64)
+        );
+        self.shell_error(sink, first_line, msg.as_bytes());
+        self.state.set_status(2);
+        2
     }
 
     /// Reports the syntax error that stopped an input (after what came before it ran), as

@@ -289,10 +289,11 @@ pub fn main() -> ExitCode {
         )
     } else if let Some(file) = &cli.file {
         // The script is the owner's file on the host, not a path in the sandbox.
-        if let Ok(text) = std::fs::read(file) {
+        // Read as it runs, through a bounded reader (an over-long line is never held whole).
+        if let Ok(f) = std::fs::File::open(file) {
             frontend::run_lines(
                 &mut session,
-                text.as_slice(),
+                std::io::BufReader::with_capacity(1 << 16, f),
                 OnSyntaxError::Abort,
                 recorder.as_mut(),
             )

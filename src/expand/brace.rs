@@ -27,16 +27,21 @@ pub(crate) enum BraceError {
     TooMany,
     /// Groups nested deeper than [`MAX_NESTING`].
     TooDeep,
+    /// The words would hold more than the cap of bytes together.
+    Oversized,
 }
 
 pub(crate) const MAX_NESTING: usize = 64;
 
-/// Expands the braces of one word into words (at most `max`).
+/// Expands the braces of one word into words (at most `max`, of at most `max_units` units
+/// together: checked before they are built).
 pub(crate) fn expand<T: Clone>(
     units: &[Unit<T>],
     max: usize,
+    max_units: usize,
 ) -> Result<Vec<Vec<Unit<T>>>, BraceError> {
-    expand_at(units, max, 0)
+    let words = expand_at(units, max, max_units, 0)?;
+    Ok(words)
 }
 
 /// What the scan found for one `{`: its matching `}` and whether a comma sits at its top
@@ -84,6 +89,7 @@ fn groups<T>(units: &[Unit<T>]) -> Vec<Group> {
 fn expand_at<T: Clone>(
     units: &[Unit<T>],
     max: usize,
+    max_units: usize,
     depth: usize,
 ) -> Result<Vec<Vec<Unit<T>>>, BraceError> {
     if depth > MAX_NESTING {
@@ -105,7 +111,7 @@ fn expand_at<T: Clone>(
             if g.comma {
                 let mut alts = Vec::new();
                 for alt in split_commas(inner) {
-                    let expanded = expand_at(alt, max, depth + 1)?;
+                    let expanded = expand_at(alt, max, max_units, depth + 1)?;
                     alts.extend(expanded);
                     if alts.len() > max {
                         return Err(BraceError::TooMany);
@@ -121,6 +127,13 @@ fn expand_at<T: Clone>(
         }
         let Some((g, alts)) = found else {
             let tail = units.get(rest_start..).unwrap_or_default();
+            let size = results
+                .iter()
+                .map(|r| r.len().saturating_add(tail.len()))
+                .fold(0usize, usize::saturating_add);
+            if size > max_units {
+                return Err(BraceError::Oversized);
+            }
             for r in &mut results {
                 r.extend_from_slice(tail);
             }
@@ -129,6 +142,21 @@ fn expand_at<T: Clone>(
         let pre = units.get(rest_start..g.open).unwrap_or_default();
         if results.len().saturating_mul(alts.len()) > max {
             return Err(BraceError::TooMany);
+        }
+        // Every result is followed by every alternative: the sizes, before building them.
+        let heads = results
+            .iter()
+            .map(|r| r.len().saturating_add(pre.len()))
+            .fold(0usize, usize::saturating_add);
+        let alt_units = alts
+            .iter()
+            .map(Vec::len)
+            .fold(0usize, usize::saturating_add);
+        let size = heads
+            .saturating_mul(alts.len())
+            .saturating_add(alt_units.saturating_mul(results.len()));
+        if size > max_units {
+            return Err(BraceError::Oversized);
         }
         let mut next = Vec::with_capacity(results.len() * alts.len());
         for r in &results {
@@ -284,7 +312,7 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         let units: Vec<Unit<()>> = s.bytes().map(Unit::Byte).collect();
-        expand(&units, 10_000)
+        expand(&units, 10_000, usize::MAX)
             .unwrap_or_default()
             .into_iter()
             .map(|w| {
@@ -343,7 +371,7 @@ mod tests {
             Unit::Byte(b'b'),
             Unit::Byte(b'}'),
         ];
-        let out = expand(&units, 10).unwrap_or_default();
+        let out = expand(&units, 10, usize::MAX).unwrap_or_default();
         assert_eq!(out.len(), 2);
         assert_eq!(out.first(), Some(&vec![Unit::Other(())]));
     }
@@ -351,18 +379,28 @@ mod tests {
     #[test]
     fn caps() {
         let units: Vec<Unit<()>> = "{1..100000}".bytes().map(Unit::Byte).collect();
-        assert_eq!(expand(&units, 1000), Err(BraceError::TooMany));
+        assert_eq!(expand(&units, 1000, usize::MAX), Err(BraceError::TooMany));
         let units: Vec<Unit<()>> = "{a,b}".repeat(40).bytes().map(Unit::Byte).collect();
-        assert_eq!(expand(&units, 1000), Err(BraceError::TooMany));
+        assert_eq!(expand(&units, 1000, usize::MAX), Err(BraceError::TooMany));
         let deep = format!("{}x{}", "{a,".repeat(100), "}".repeat(100));
         let units: Vec<Unit<()>> = deep.bytes().map(Unit::Byte).collect();
-        assert_eq!(expand(&units, 1_000_000), Err(BraceError::TooDeep));
+        assert_eq!(
+            expand(&units, 1_000_000, usize::MAX),
+            Err(BraceError::TooDeep)
+        );
         let units: Vec<Unit<()>> = "{".repeat(100_000).bytes().map(Unit::Byte).collect();
-        assert_eq!(expand(&units, 10).map(|v| v.len()), Ok(1));
+        assert_eq!(expand(&units, 10, usize::MAX).map(|v| v.len()), Ok(1));
         let units: Vec<Unit<()>> = "{{1..9223372036854775807}"
             .bytes()
             .map(Unit::Byte)
             .collect();
-        assert_eq!(expand(&units, 10), Err(BraceError::TooMany));
+        assert_eq!(expand(&units, 10, usize::MAX), Err(BraceError::TooMany));
+        // The bytes of the words are counted before they are built.
+        let units: Vec<Unit<()>> = b"xxxxxxxxxx{1..100}"
+            .iter()
+            .map(|&b| Unit::Byte(b))
+            .collect();
+        assert_eq!(expand(&units, 1000, 1000), Err(BraceError::Oversized));
+        assert_eq!(expand(&units, 1000, 1300).map(|v| v.len()), Ok(100));
     }
 }

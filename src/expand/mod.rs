@@ -30,6 +30,11 @@ mod tests;
 pub trait Host {
     /// A parameter's value (`None`: unset): a variable, `$1`.., `$#`, `$?`, `$$`, `$0`, ...
     fn param(&self, name: &str) -> Option<String>;
+    /// Whether the line must stop now (its deadline passed, it was cancelled): expansion
+    /// stops with an error that prints nothing (the caller reports the deadline).
+    fn expired(&self) -> bool {
+        false
+    }
     /// The positional parameters, for `$@` and `$*`.
     fn positional(&self) -> Vec<String>;
     /// Assigns a variable (`${X:=v}`); `Err`: bash's message (`X: readonly variable`).
@@ -166,6 +171,10 @@ pub struct ExpandCtx<'a> {
     pub max_brace: usize,
     /// Cap on the paths one glob may match.
     pub max_glob: usize,
+    /// Caps on what one command's words expand to together (fields, bytes): brace and
+    /// pathname expansion are checked as they go, before the words are built.
+    pub max_words: usize,
+    pub max_bytes: usize,
     /// `set -f`: no pathname expansion.
     pub noglob: bool,
     /// `shopt -s nullglob`, `failglob`, `dotglob`, `globstar`.
@@ -213,12 +222,56 @@ impl ExpandError {
 /// pathname expansion, quote removal. `${X:=y}` assigns through the host at once.
 pub fn expand_words(words: &[Word], ctx: &mut ExpandCtx) -> Result<Vec<OsString>, ExpandError> {
     let mut out = Vec::new();
+    let mut budget = Budget {
+        words: ctx.max_words,
+        bytes: ctx.max_bytes,
+    };
     for word in words {
-        for fields in expand_one(word, ctx)? {
+        for fields in expand_one(word, ctx, &mut budget)? {
             out.push(glob::bytes_to_os(fields));
         }
     }
     Ok(out)
+}
+
+/// What one command's words may still expand to.
+struct Budget {
+    words: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn take(&mut self, ctx: &ExpandCtx, fields: &[Vec<u8>]) -> Result<(), ExpandError> {
+        if ctx.host.expired() {
+            return Err(ExpandError::fatal(String::new()));
+        }
+        let bytes = fields
+            .iter()
+            .map(|f| f.len().saturating_add(1))
+            .fold(0usize, usize::saturating_add);
+        if fields.len() > self.words {
+            return Err(too_many_words(ctx.max_words));
+        }
+        if bytes > self.bytes {
+            return Err(too_many_bytes(ctx.max_bytes));
+        }
+        self.words -= fields.len();
+        self.bytes -= bytes;
+        Ok(())
+    }
+}
+
+fn too_many_words(max: usize) -> ExpandError {
+    ExpandError::plain(format!(
+        "expansion too large: more than {max} words for one command (limits.expansion_words)"
+    ))
+}
+
+fn too_many_bytes(max: usize) -> ExpandError {
+    ExpandError::plain(format!(
+        "expansion too large: more than {} for one command's words (limits.expansion_bytes)",
+        crate::io::human_bytes(max as u64)
+    ))
 }
 
 /// Expands one word without splitting or globbing (assignment values, here-document bodies,
@@ -502,7 +555,11 @@ struct Expander<'c, 'a> {
 }
 
 /// Expands one word into its fields (bytes).
-fn expand_one(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<Vec<u8>>, ExpandError> {
+fn expand_one(
+    word: &Word,
+    ctx: &mut ExpandCtx,
+    budget: &mut Budget,
+) -> Result<Vec<Vec<u8>>, ExpandError> {
     // Brace expansion on the word as written.
     let mut units: Vec<Unit<&WordPart>> = Vec::new();
     for part in &word.parts {
@@ -513,21 +570,25 @@ fn expand_one(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<Vec<u8>>, ExpandEr
     }
     let has_brace = units.iter().any(|u| matches!(u, Unit::Byte(b'{')));
     let words = if has_brace {
-        brace::expand(&units, ctx.max_brace).map_err(|e| match e {
-            BraceError::TooMany => ExpandError::plain(format!(
-                "brace expansion: more than {} words",
-                ctx.max_brace
-            )),
-            BraceError::TooDeep => ExpandError::plain(format!(
-                "brace expansion: groups nested more than {} deep",
-                brace::MAX_NESTING
-            )),
-        })?
+        brace::expand(&units, ctx.max_brace.min(budget.words), budget.bytes).map_err(
+            |e| match e {
+                BraceError::TooMany if budget.words < ctx.max_brace => {
+                    too_many_words(ctx.max_words)
+                }
+                BraceError::TooMany => ExpandError::plain(format!(
+                    "brace expansion: more than {} words",
+                    ctx.max_brace
+                )),
+                BraceError::TooDeep => ExpandError::plain(format!(
+                    "brace expansion: groups nested more than {} deep",
+                    brace::MAX_NESTING
+                )),
+                BraceError::Oversized => too_many_bytes(ctx.max_bytes),
+            },
+        )?
     } else {
         vec![units]
     };
-    let max_brace = ctx.max_brace;
-    let _ = max_brace;
     let mut ex = Expander { ctx };
     let mut out = Vec::new();
     for units in words {
@@ -535,7 +596,9 @@ fn expand_one(word: &Word, ctx: &mut ExpandCtx) -> Result<Vec<Vec<u8>>, ExpandEr
         let ifs = ex.lookup("IFS");
         let ifs = ifs.as_deref().unwrap_or(" \t\n").as_bytes().to_vec();
         for field in split(&chars, &ifs) {
-            out.push(ex.glob_field(&field)?);
+            let found = ex.glob_field(&field)?;
+            budget.take(ex.ctx, &found)?;
+            out.push(found);
         }
     }
     Ok(out.into_iter().flatten().collect())

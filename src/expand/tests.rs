@@ -191,6 +191,8 @@ impl Fixture {
             extglob: false,
             globskipdots: true,
             max_glob: 10_000,
+            max_words: usize::MAX,
+            max_bytes: usize::MAX,
         };
         let fields = expand_words(&cmd.words[1..], &mut ctx)?;
         Ok(fields.into_iter().map(OsString::into_vec).collect())
@@ -388,6 +390,8 @@ fn assignment_operator_records_and_reuses() {
         extglob: false,
         globskipdots: true,
         max_glob: 100,
+        max_words: usize::MAX,
+        max_bytes: usize::MAX,
     };
     let words = expand_words(&simple(&script).words, &mut ctx).unwrap();
     let _ = &ctx;
@@ -423,6 +427,8 @@ fn nosplit_and_redirect_targets() {
         extglob: false,
         globskipdots: true,
         max_glob: 100,
+        max_words: usize::MAX,
+        max_bytes: usize::MAX,
     };
     // X=~/a:~/b:$S '*' -> bash: /home/u/a:/home/u/b:a  b\tc (no split, no glob)
     let script = parse(b"X=~/a:~/b:$S*", 1).unwrap();
@@ -483,6 +489,8 @@ fn caps() {
         extglob: false,
         globskipdots: true,
         max_glob: 3,
+        max_words: usize::MAX,
+        max_bytes: usize::MAX,
     };
     let script = parse(b": {1..20} *", 1).unwrap();
     let words = &simple(&script).words;

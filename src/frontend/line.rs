@@ -4,6 +4,8 @@
 //! command (open quote, here-document, trailing `|`) waits for more lines, as bash does.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::io::{Sink, Stream};
 use crate::session::Session;
@@ -12,17 +14,58 @@ use crate::transcript::{Recorded, Recorder, Tee};
 use super::chunks::Chunks;
 
 /// Writes to the process's stdout/stderr as output is produced.
-pub struct StdSink;
+#[derive(Default)]
+pub struct StdSink {
+    /// Set when stdout is gone (`EPIPE`): the running line is cancelled through it.
+    cancel: Option<Arc<AtomicBool>>,
+    /// Stdout is gone: nothing more is written (bash would have died of `SIGPIPE`).
+    broken: bool,
+}
+
+impl StdSink {
+    /// A sink that cancels the running line through `cancel` once stdout is gone.
+    pub fn cancelling(cancel: Arc<AtomicBool>) -> StdSink {
+        StdSink {
+            cancel: Some(cancel),
+            broken: false,
+        }
+    }
+
+    /// Whether stdout is gone (what is buffered is flushed first to know).
+    pub fn broken(&mut self) -> bool {
+        if !self.broken && std::io::stdout().flush().is_err() {
+            self.broken = true;
+        }
+        self.broken
+    }
+}
 
 impl Sink for StdSink {
     fn write(&mut self, stream: Stream, bytes: &[u8]) {
+        if self.broken {
+            return;
+        }
         // A closed pipe on our side must not end the session with a panic.
-        let _ = match stream {
+        let result = match stream {
             Stream::Stdout => std::io::stdout().write_all(bytes),
             Stream::Stderr => std::io::stderr().write_all(bytes),
         };
+        if stream == Stream::Stdout
+            && result.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            self.broken = true;
+            if let Some(cancel) = &self.cancel {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
     }
 }
+
+/// How much line mode reads at once (a pipe gives what it holds, a file up to this).
+const READ_BLOCK: usize = 1 << 20;
+
+/// The status of a shell killed by `SIGPIPE` (128 + 13), as its parent sees it.
+pub const SIGPIPE_STATUS: i32 = 141;
 
 pub(super) fn flush() {
     let _ = std::io::stdout().flush();
@@ -68,21 +111,35 @@ pub fn run_lines(
     on_syntax_error: OnSyntaxError,
     mut recorder: Option<&mut Recorder>,
 ) -> i32 {
-    let mut sink = StdSink;
-    let mut chunks = Chunks::new(input);
+    let mut sink = StdSink::cancelling(session.cancel_flag());
+    // Long lines are dropped as they are read (a bounded reader): the session reports them.
+    let max = session.config().policy.limits.line_bytes;
+    // Read in large blocks: what has arrived is parsed again only when the block is used up
+    // (or has doubled), so a long command costs a few parses, not one per line.
+    let input = std::io::BufReader::with_capacity(READ_BLOCK, input);
+    let mut chunks = Chunks::new(input).with_limit(max);
     loop {
         let (extglob, aliases) = session.parse_settings();
         chunks.set_syntax(extglob, aliases);
         let Some(chunk) = chunks.next() else {
             break;
         };
-        run_recorded(
-            session,
-            &chunk.text,
-            chunk.first_line,
-            &mut sink,
-            recorder.as_deref_mut(),
-        );
+        if let Some(len) = chunk.too_long {
+            session.input_too_long(len, chunk.first_line, &mut sink);
+            flush();
+        } else {
+            run_recorded(
+                session,
+                &chunk.text,
+                chunk.first_line,
+                &mut sink,
+                recorder.as_deref_mut(),
+            );
+        }
+        if sink.broken() {
+            // Nobody reads the output any more: stop reading input, as bash dies of SIGPIPE.
+            return SIGPIPE_STATUS;
+        }
         if let Some(status) = session.exit_status() {
             return status;
         }

@@ -37,6 +37,7 @@ use tokio::sync::oneshot;
 
 use std::path::PathBuf;
 
+use super::backpressure::Gate;
 use super::json::{kind, outcome_json};
 use crate::api::{Outcome, Request};
 use crate::cli::owner::{self, TrashEntry};
@@ -197,6 +198,8 @@ struct Server {
     tools: Vec<Tool>,
     instructions: String,
     request_bytes: usize,
+    /// Closes the input while calls or responses wait ([`super::backpressure`]).
+    gate: Gate,
 }
 
 impl Server {
@@ -212,6 +215,7 @@ impl Server {
         context: &RequestContext<RoleServer>,
         result: impl FnOnce(T) -> CallToolResult,
     ) -> Result<CallToolResult, ErrorData> {
+        let _call = self.gate.call();
         self.jobs
             .send(job)
             .map_err(|_| ErrorData::internal_error("the shell's thread is gone", None))?;
@@ -643,7 +647,9 @@ pub fn serve_stdio(
             return Err(ServeError::Server("the session's thread stopped".into()));
         }
     }
+    let gate = Gate::default();
     let server = Server {
+        gate: gate.clone(),
         jobs,
         running,
         next_seq: std::sync::atomic::AtomicU64::new(0),
@@ -657,6 +663,8 @@ pub fn serve_stdio(
         .map_err(|e| ServeError::Server(format!("cannot start the runtime: {e}")))?;
     let ended = rt.block_on(async move {
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        // A client that stops reading stops the server reading (bounded, not queued).
+        let (stdin, stdout) = (gate.input(stdin), gate.output(stdout));
         let transport = AsyncRwTransport::new_server(stdin, stdout).with_max_line_length(
             request_bytes
                 .saturating_mul(2)

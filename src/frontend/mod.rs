@@ -5,6 +5,7 @@
 //! Each can record the session as a transcript (`crate::transcript::Recorder`): each complete
 //! input is written with its output as soon as it has run.
 
+mod backpressure;
 pub mod chunks;
 pub mod json;
 mod line;

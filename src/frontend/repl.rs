@@ -206,7 +206,7 @@ pub fn run_repl(session: Session, mut recorder: Option<Recorder>) -> i32 {
     // prompt the line editor reads it as a key.
     let _ =
         signal_hook::flag::register(signal_hook::consts::SIGINT, session.borrow().cancel_flag());
-    let mut sink = StdSink;
+    let mut sink = StdSink::default();
     let mut line_no = 1usize;
     loop {
         let mut buf = String::new();

@@ -54,6 +54,8 @@ impl Interp<'_> {
             fs: &self.rt.sandbox,
             max_brace: limits.brace_fields,
             max_glob: limits.glob_matches,
+            max_words: limits.expansion_words,
+            max_bytes: limits.expansion_bytes,
             noglob,
             nullglob,
             failglob,
@@ -486,6 +488,11 @@ pub(super) fn assign_element(
     }
     check_size(state, &value)?;
     let max = state.max_array_elements;
+    let max_bytes = state.max_array_bytes;
+    let bound = state.array_bytes.entry(name.clone()).or_insert(0);
+    *bound = bound.saturating_add(value.len());
+    // Past the cap, the bound is made exact (below): rarely, so stores stay O(1).
+    let recount = *bound > max_bytes;
     let var = state.vars.entry(name);
     if var.array.is_none() {
         let mut m = std::collections::BTreeMap::new();
@@ -504,14 +511,22 @@ pub(super) fn assign_element(
             } else {
                 i
             };
-            store(m, i, value, append, name, max)?;
+            if recount {
+                let exact = array_size(m, &i, value.len(), append, name, max_bytes)?;
+                state.array_bytes.insert(name.clone(), exact);
+            }
+            store(m, i, value, append, name, max, state.max_var_bytes)?;
         }
         (Some(Array::Assoc(m)), sub) => {
             let k = match sub {
                 Sub::Key(k) => k,
                 Sub::Index(i) => i.to_string(),
             };
-            store(m, k, value, append, name, max)?;
+            if recount {
+                let exact = array_size(m, &k, value.len(), append, name, max_bytes)?;
+                state.array_bytes.insert(name.clone(), exact);
+            }
+            store(m, k, value, append, name, max, state.max_var_bytes)?;
         }
         (_, Sub::Key(_)) => return Err(format!("{name}: bad array subscript")),
         (None, Sub::Index(_)) => {}
@@ -519,7 +534,36 @@ pub(super) fn assign_element(
     Ok(())
 }
 
-/// Sets (or appends to) one element, within `limits.array_elements`.
+/// The bytes an array's values hold once `len` more are stored at `key` (appended, or in
+/// place of the old value), within `limits.array_bytes`.
+fn array_size<K: Ord>(
+    m: &std::collections::BTreeMap<K, String>,
+    key: &K,
+    len: usize,
+    append: bool,
+    name: &str,
+    max: usize,
+) -> Result<usize, String> {
+    let all = m
+        .values()
+        .map(String::len)
+        .fold(0usize, usize::saturating_add);
+    let old = if append {
+        0
+    } else {
+        m.get(key).map_or(0, String::len)
+    };
+    let size = all.saturating_sub(old).saturating_add(len);
+    if size > max {
+        return Err(format!(
+            "{name}: array too large: {size} bytes (the limit for one array is {max}; limits.array_bytes)"
+        ));
+    }
+    Ok(size)
+}
+
+/// Sets (or appends to) one element, within `limits.array_elements` and, appended to,
+/// `limits.var_bytes`.
 fn store<K: Ord>(
     m: &mut std::collections::BTreeMap<K, String>,
     key: K,
@@ -527,6 +571,7 @@ fn store<K: Ord>(
     append: bool,
     name: &str,
     max: usize,
+    max_var: usize,
 ) -> Result<(), String> {
     if !m.contains_key(&key) && m.len() >= max {
         return Err(format!(
@@ -534,6 +579,12 @@ fn store<K: Ord>(
         ));
     }
     let slot = m.entry(key).or_default();
+    let size = slot.len().saturating_add(value.len());
+    if append && size > max_var {
+        return Err(format!(
+            "value too large: {size} bytes (the limit for one variable is {max_var}; limits.var_bytes)"
+        ));
+    }
     if append {
         slot.push_str(&value);
     } else {
@@ -646,6 +697,9 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
 
 /// `$SHELLOPTS`.
 impl expand::Host for Host<'_, '_> {
+    fn expired(&self) -> bool {
+        self.interp.rt.guard().expired()
+    }
     fn param(&self, name: &str) -> Option<String> {
         param(self.state, name)
     }

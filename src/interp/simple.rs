@@ -160,6 +160,23 @@ impl Interp<'_> {
                 err: fds.io.err.clone(),
             };
         };
+        // A prefix assignment (`X=v cmd`) is a variable too: within `var_bytes`.
+        if let Some((_, v)) = values.iter().find(|(_, v)| v.len() > state.max_var_bytes) {
+            let mut m = self.prefix(state, line);
+            m.extend_from_slice(
+                format!(
+                    "value too large: {} bytes (the limit for one variable is {}; limits.var_bytes)\n",
+                    v.len(),
+                    state.max_var_bytes
+                )
+                .as_bytes(),
+            );
+            return Prepared::NotFound {
+                message: m,
+                status: 1,
+                err: fds.io.err.clone(),
+            };
+        }
         Prepared::Run {
             target,
             args: words.get(1..).unwrap_or_default().to_vec(),

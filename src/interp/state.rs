@@ -180,6 +180,10 @@ pub(crate) struct ShellState {
     /// The policy's `var_bytes` and `array_elements`.
     pub max_var_bytes: usize,
     pub max_array_elements: usize,
+    /// The policy's `array_bytes`, and for each array a bound on its values' bytes that
+    /// never falls short (each store adds to it; past the cap it is counted again exactly).
+    pub max_array_bytes: usize,
+    pub array_bytes: std::collections::HashMap<String, usize>,
 }
 
 impl ShellState {
@@ -248,6 +252,8 @@ impl ShellState {
             decl_arrays: Vec::new(),
             max_var_bytes: usize::MAX,
             max_array_elements: usize::MAX,
+            max_array_bytes: usize::MAX,
+            array_bytes: std::collections::HashMap::new(),
         }
     }
 
@@ -282,6 +288,8 @@ impl ShellState {
         child.random = std::cell::Cell::new(self.random.get() ^ 0x9e37_79b9_7f4a_7c15);
         child.max_var_bytes = self.max_var_bytes;
         child.max_array_elements = self.max_array_elements;
+        child.max_array_bytes = self.max_array_bytes;
+        child.array_bytes.clone_from(&self.array_bytes);
         child
     }
 

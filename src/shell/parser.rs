@@ -85,6 +85,29 @@ pub fn parse_with_opts(
     Parser::with_lexer(lx).script().map(|p| p.script)
 }
 
+/// How many lines the first complete command of `input` spans (with the here-documents it
+/// reads), as [`Reader`] would read it from a text that may still grow: `Ok(None)` when the
+/// input holds only blank lines and comments, `Err(Incomplete)` when it is not finished yet.
+/// One pass over the command: a front end that reads many lines at once finds where the first
+/// command ends without parsing each growing prefix again.
+pub fn first_command_lines(
+    input: &[u8],
+    first_line: usize,
+    opts: ParseOpts<'_>,
+) -> Result<Option<usize>, ParseError> {
+    let mut lx = Lexer::new(input, first_line, false);
+    lx.opts = opts;
+    let mut p = Parser::with_lexer(lx);
+    if p.unit()?.is_none() {
+        return Ok(None);
+    }
+    // A command ended by the end of the text counts its last line even without a newline.
+    let at_end = p.peeked.as_ref().is_some_and(|t| t.tok == Tok::Eof);
+    let (_, _, line, _) = p.lx.into_text();
+    let partial = at_end && !input.ends_with(b"\n");
+    Ok(Some(line.saturating_sub(first_line) + usize::from(partial)))
+}
+
 /// Reads an input that will not grow one complete command at a time, as bash reads a
 /// script: a line (or the lines of a compound command, a here-document, a quoted newline),
 /// each parsed with the options in force after the one before ran. End of file is handled

@@ -34,6 +34,9 @@ mod layers;
 mod limits;
 /// `trumansh mcp` over raw JSON-RPC lines; a new MCP tool or transport behaviour.
 mod mcp;
+/// Memory the agent can drive, under `prlimit --as`: caps end the line, never the session; a
+/// new growth path the agent controls.
+mod memory;
 /// Property test: no input line panics, hangs or breaks the session; a line that once did.
 mod no_panic;
 /// Property test: random paths never leak or change the outside; a new path component kind.
