@@ -84,6 +84,12 @@ pub struct Guard {
     /// Whether a quota was hit on the current line.
     quota_hit: AtomicBool,
     caps: [u64; 2],
+    /// Bytes one line may allocate beyond what the process held when it began (0: no cap).
+    heap_cap: u64,
+    /// What the process held when the line began.
+    heap_base: AtomicU64,
+    /// Whether the line stopped at `heap_cap`.
+    heap_hit: AtomicBool,
     used: [AtomicU64; 2],
     truncated: [AtomicBool; 2],
     fault: Mutex<Option<Fault>>,
@@ -103,6 +109,9 @@ impl Guard {
             shared: Mutex::new(None),
             quota_hit: AtomicBool::new(false),
             caps: [u64::MAX; 2],
+            heap_cap: 0,
+            heap_base: AtomicU64::new(0),
+            heap_hit: AtomicBool::new(false),
             used: [AtomicU64::new(0), AtomicU64::new(0)],
             truncated: [AtomicBool::new(false), AtomicBool::new(false)],
             fault: Mutex::new(None),
@@ -167,6 +176,21 @@ impl Guard {
         self.caps = [stdout, stderr];
     }
 
+    /// Sets the memory one line may allocate (`limits.heap_bytes`; 0: no cap).
+    pub fn set_heap_cap(&mut self, bytes: u64) {
+        self.heap_cap = bytes;
+    }
+
+    /// Whether the line stopped because it allocated more than `limits.heap_bytes`.
+    pub fn heap_hit(&self) -> bool {
+        self.heap_hit.load(Ordering::Relaxed)
+    }
+
+    /// The memory cap of one line.
+    pub fn heap_cap(&self) -> u64 {
+        self.heap_cap
+    }
+
     /// A line starts: its deadline is `limit` from now (none when zero); output counters and
     /// flags are reset.
     pub fn start_line(&self, limit: Duration) {
@@ -180,6 +204,9 @@ impl Guard {
         self.expired.store(false, Ordering::Relaxed);
         self.cancelled.store(false, Ordering::Relaxed);
         self.quota_hit.store(false, Ordering::Relaxed);
+        self.heap_hit.store(false, Ordering::Relaxed);
+        self.heap_base
+            .store(crate::heap_in_use(), Ordering::Relaxed);
         for i in 0..2 {
             self.used[i].store(0, Ordering::Relaxed);
             self.truncated[i].store(false, Ordering::Relaxed);
@@ -225,6 +252,16 @@ impl Guard {
         if self.cancelled.load(Ordering::Relaxed) {
             self.expired.store(true, Ordering::Relaxed);
             return true;
+        }
+        // Memory is checked where the deadline is: every sandbox operation, every flush of
+        // output, every command and expansion step polls here.
+        if self.heap_cap != 0 && self.deadline.load(Ordering::Relaxed) != 0 {
+            let base = self.heap_base.load(Ordering::Relaxed);
+            if crate::heap_in_use().saturating_sub(base) > self.heap_cap {
+                self.heap_hit.store(true, Ordering::Relaxed);
+                self.expired.store(true, Ordering::Relaxed);
+                return true;
+            }
         }
         let at = self.deadline.load(Ordering::Relaxed);
         if at == 0 {

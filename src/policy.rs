@@ -45,6 +45,7 @@
 //! expansion_words = 100000     # words one command's expansions make together (default 1000000)
 //! expansion_bytes = "16MiB"    # bytes of those words together (default 64 MiB)
 //! changes = 10000              # changes to the tree one input makes (default 100000)
+//! heap_bytes = "1GiB"          # memory one input may add to the session's (default 2 GiB)
 //! audit_bytes = "16MiB"        # the audit log, all its segments (default 64 MiB)
 //! audit_segments = 8           # files the audit log rolls through (default 4; 2 to 16)
 //! ```
@@ -201,6 +202,11 @@ pub struct Limits {
     /// Changes (journal records) one input makes; default 100 000.
     #[serde(deserialize_with = "de::changes")]
     pub changes: u64,
+    /// Bytes of memory one input may allocate beyond what the session held when it began
+    /// (every allocation counted, see [`crate::limits`]); past it the line stops, as at its
+    /// deadline, with one message. Default 2 GiB.
+    #[serde(deserialize_with = "de::heap_bytes")]
+    pub heap_bytes: u64,
     /// Bytes the audit log keeps, all its segments together: `audit.jsonl` is rolled at
     /// `audit_bytes / audit_segments`, the oldest segment dropped (see [`crate::audit`]). The
     /// log's bytes count in `write_quota_bytes`, and a session's log never takes more than a
@@ -251,6 +257,7 @@ impl Default for Limits {
             var_bytes: 16 << 20,
             array_elements: 1_000_000,
             changes: 100_000,
+            heap_bytes: 2 * GIB,
             audit_bytes: 64 * MIB,
             audit_segments: 4,
             array_bytes: 64 << 20,
@@ -315,6 +322,7 @@ impl Policy {
             ("array_bytes", l.array_bytes == 0),
             ("expansion_words", l.expansion_words == 0),
             ("expansion_bytes", l.expansion_bytes == 0),
+            ("heap_bytes", l.heap_bytes == 0),
         ];
         if let Some((key, _)) = zero.iter().find(|(_, is_zero)| *is_zero) {
             return Err(format!("limits.{key}: must be greater than 0"));
@@ -471,6 +479,7 @@ mod de {
         var_bytes: usize = Bytes;
         array_elements: usize = Count;
         changes: u64 = Count;
+        heap_bytes: u64 = Bytes;
         audit_bytes: u64 = Bytes;
         audit_segments: u32 = Count;
         array_bytes: usize = Bytes;
@@ -979,6 +988,7 @@ mod tests {
                 var_bytes: 1 << 20,
                 array_elements: 100_000,
                 changes: 10_000,
+                heap_bytes: 1 << 30,
                 audit_bytes: 16 << 20,
                 audit_segments: 8,
                 array_bytes: 16 << 20,

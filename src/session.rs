@@ -65,6 +65,7 @@ impl Session {
         // each, to check the limits and to record its refusals.
         let mut guard = Guard::new(config.sandbox.write_quota_bytes, config.sandbox.file_quota);
         guard.set_output_caps(limits.stdout_bytes, limits.stderr_bytes);
+        guard.set_heap_cap(limits.heap_bytes);
         let guard = Arc::new(guard);
         let mut sandbox = Sandbox::open_with(&config.sandbox, Arc::clone(&guard))?;
         let budget = Budget {
@@ -270,7 +271,7 @@ impl Session {
             exit: self.state.exit,
             cwd: self.state.cwd.clone(),
             truncated: self.line.truncated,
-            timed_out: self.line.timed_out(),
+            timed_out: self.line.timed_out() && !self.rt.guard().heap_hit(),
             duration: started.elapsed(),
             effects,
             effects_omitted,

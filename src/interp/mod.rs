@@ -425,8 +425,16 @@ impl Interp<'_> {
             return;
         }
         let cancelled = self.rt.guard().cancelled();
+        let heap = self.rt.guard().heap_hit();
         if !self.line.timed_out.swap(true, Ordering::Relaxed) {
-            let msg = if cancelled {
+            let msg = if heap {
+                let cap = self.rt.guard().heap_cap();
+                self.rt.limit_hit("heap_bytes", cap);
+                format!(
+                    "memory limit of {} for one command line exceeded; the command was stopped\n",
+                    crate::io::human_bytes(cap)
+                )
+            } else if cancelled {
                 self.rt.audit().event("cancelled", crate::audit::fields([]));
                 "the command was cancelled\n".to_string()
             } else {
@@ -440,7 +448,11 @@ impl Interp<'_> {
             self.shell_error(state, out, line, msg.as_bytes());
         }
         self.line.abort();
-        state.set_status(if cancelled { 130 } else { 124 });
+        state.set_status(match (heap, cancelled) {
+            (true, _) => 1,
+            (_, true) => 130,
+            _ => 124,
+        });
     }
 
     /// Runs one command of a pipeline (or alone) on `state`.

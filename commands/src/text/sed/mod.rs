@@ -863,6 +863,12 @@ impl Sed<'_, '_> {
             if steps.is_multiple_of(4096) && !self.flush() {
                 return Ok(Flow::Quit(self.status));
             }
+            // The pattern and hold spaces may hold what the session lets a command hold
+            // (`s/.*/&&/` in a loop doubles it each step): past it, GNU's failed realloc.
+            if (self.ps.len() + self.hold.len()) as u64 > self.ctx.hold_bytes() {
+                return Err(Stop::FailWith("couldn't re-allocate memory".into(), 4)
+                    .after(std::mem::take(&mut self.o)));
+            }
             if !self.matches(pc)? {
                 pc = match cmds.get(pc).map(|c| &c.kind) {
                     Some(Kind::Block(after)) => *after,
