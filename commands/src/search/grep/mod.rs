@@ -2,7 +2,9 @@
 //!
 //! Patterns (BRE by default, `-E`, `-F`, `-P`) are translated once into one `regex` crate
 //! automaton (see [`crate::support::regex_gnu`]) compiled without Unicode, so bytes match bytes as in
-//! the C locale. Files are read in large chunks and searched as a multi-line buffer: the
+//! the C locale; `-F` patterns, and `-G`/`-E` ones that are all plain strings, go to a
+//! multi-pattern string automaton instead (see `fixed`), linear whatever their number and
+//! length. The read and line loops poll the line's deadline (`Ctx::expired`). Files are read in large chunks and searched as a multi-line buffer: the
 //! automaton runs over many lines at once and line boundaries are only looked for around a
 //! match (memchr), which is what keeps `grep -r` on a large tree within reach of GNU. A match
 //! that crosses a newline (possible with `-P` classes) is re-checked on its own line, since a
