@@ -3,6 +3,7 @@
 //! deadline with the shell's one message, the session going on.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -61,9 +62,15 @@ fn a_40000_character_pattern_answers_within_the_deadline() {
         .map(|i| b"abcdefghij"[i * 7 % 10])
         .collect();
     fs::write(root.join("p"), &long).unwrap();
-    let many: String = (0..10_000).map(|i| format!("w{i}x\n")).collect();
+    let mut many = String::new();
+    for i in 0..10_000 {
+        writeln!(many, "w{i}x").unwrap();
+    }
     fs::write(root.join("many"), many).unwrap();
-    let text: String = (0..20_000).map(|i| format!("line w{i}x end\n")).collect();
+    let mut text = String::new();
+    for i in 0..20_000 {
+        writeln!(text, "line w{i}x end").unwrap();
+    }
     fs::write(root.join("text"), text).unwrap();
     let mut s = session(&root, "[limits]\ndeadline_ms = 2000\n");
     for (line, want) in [
