@@ -28,6 +28,8 @@ mod diff_random;
 mod escape;
 /// The command crate's rule: no handler uses another handler; a new family's shared module.
 mod families;
+/// grep's bounds: long and many patterns in linear time, the deadline polled; a new grep bound.
+mod grep_bounds;
 /// The runtime's layering (no module uses a higher layer); a new module gets its layer here.
 mod layers;
 /// Limits and the owner's policy (deadline, caps, quotas, hidden/read-only paths); a new limit.

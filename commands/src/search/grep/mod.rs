@@ -2,7 +2,9 @@
 //!
 //! Patterns (BRE by default, `-E`, `-F`, `-P`) are translated once into one `regex` crate
 //! automaton (see [`crate::support::regex_gnu`]) compiled without Unicode, so bytes match bytes as in
-//! the C locale. Files are read in large chunks and searched as a multi-line buffer: the
+//! the C locale; `-F` patterns, and `-G`/`-E` ones that are all plain strings, go to a
+//! multi-pattern string automaton instead (see `fixed`), linear whatever their number and
+//! length. The read and line loops poll the line's deadline (`Ctx::expired`). Files are read in large chunks and searched as a multi-line buffer: the
 //! automaton runs over many lines at once and line boundaries are only looked for around a
 //! match (memchr), which is what keeps `grep -r` on a large tree within reach of GNU. A match
 //! that crosses a newline (possible with `-P` classes) is re-checked on its own line, since a
@@ -19,9 +21,11 @@
 //! - GNU 3.8 reports a matching binary file on stderr (`grep: X: binary file matches`), and so
 //!   does this one.
 
+mod fixed;
 mod opts;
 mod pattern;
 mod search;
+use fixed::{Fixed, is_plain};
 pub use opts::GrepArgs;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use opts::*;
@@ -250,7 +254,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         any_output: false,
         quit: false,
         done_reading: false,
-        buf: Vec::with_capacity(CHUNK * 2),
+        buf: Vec::new(),
     };
     for op in &operands {
         if g.quit {
@@ -420,5 +424,134 @@ mod tests {
         assert_eq!(grep(&w, &["-w", "@x"]).0, "@x y\n");
         assert_eq!(grep(&w, &["-x", "foobar"]).0, "foobar\n");
         assert_eq!(grep(&w, &["-ic", "FOO"]).0, "3\n");
+    }
+
+    fn fixed_world() -> World {
+        World::new(
+            MemFs::rooted("/s")
+                .file(
+                    "/s/in.txt",
+                    b"foobar foo\nxfoo foox foo\naaa\nAb ab AB\nfoo_bar\nthe cat sat\n\nfoo\n",
+                )
+                .file("/s/pats", b"foo\nfoox\nab\n"),
+        )
+    }
+
+    #[test]
+    fn fixed_strings_on_the_automaton() {
+        // Each expectation is `LC_ALL=C grep ARGS in.txt` by GNU grep 3.8, same files.
+        let w = fixed_world();
+        let cases: &[(&[&str], &str, i32)] = &[
+            (
+                &["-F", "foo"],
+                "foobar foo\nxfoo foox foo\nfoo_bar\nfoo\n",
+                0,
+            ),
+            (&["-F", "-o", "foo"], &"foo\n".repeat(7), 0),
+            (&["-F", "-w", "foo"], "foobar foo\nxfoo foox foo\nfoo\n", 0),
+            (&["-F", "-ow", "foo"], "foo\nfoo\nfoo\n", 0),
+            (
+                &["-F", "-bow", "-e", "foo", "-e", "foox"],
+                "7:foo\n16:foox\n21:foo\n59:foo\n",
+                0,
+            ),
+            (
+                &["-F", "-o", "-e", "a", "-e", "aa"],
+                "a\naa\na\na\na\na\na\n",
+                0,
+            ),
+            (&["-F", "-io", "ab"], "Ab\nab\nAB\n", 0),
+            (&["-F", "-ic", "ab"], "1\n", 0),
+            (&["-F", "-x", "foo"], "foo\n", 0),
+            (
+                &["-F", "-xv", "foo"],
+                "foobar foo\nxfoo foox foo\naaa\nAb ab AB\nfoo_bar\nthe cat sat\n\n",
+                0,
+            ),
+            (&["-F", "-c", "-e", ""], "8\n", 0),
+            (&["-F", "-o", "-e", "", "-e", "ab"], "ab\n", 0),
+            (&["-F", "-w", "-e", ""], "\n", 0),
+            (&["-F", "-x", "-e", ""], "\n", 0),
+            (
+                &["-F", "-n", "-f", "pats"],
+                "1:foobar foo\n2:xfoo foox foo\n4:Ab ab AB\n5:foo_bar\n8:foo\n",
+                0,
+            ),
+            (
+                &["-F", "-on", "-f", "pats"],
+                "1:foo\n1:foo\n2:foo\n2:foox\n2:foo\n4:ab\n5:foo\n8:foo\n",
+                0,
+            ),
+            (&["-F", "-vc", "-f", "pats"], "3\n", 0),
+            (&["-F", "-wx", "foo"], "foo\n", 0),
+            (
+                &["-F", "-wo", "-e", "foo", "-e", "foo foox"],
+                "foo\nfoo\nfoo\n",
+                0,
+            ),
+            (
+                &["-G", "-o", "-e", "foo", "-e", "o f"],
+                &"foo\n".repeat(7),
+                0,
+            ),
+            (&["-E", "-c", "-e", "cat", "-e", "sat"], "1\n", 0),
+            (&["-F", "-w", "-e", "bar"], "", 1),
+            (
+                &["-F", "-w", "-o", "-e", "oo", "-e", "foo"],
+                "foo\nfoo\nfoo\n",
+                0,
+            ),
+            (&["-F", "-w", "-e", "foo x"], "", 1),
+            (&["-F", "-ow", "-e", "foobar", "-e", "bar"], "foobar\n", 0),
+        ];
+        for (args, out, status) in cases {
+            let mut all: Vec<&str> = args.to_vec();
+            all.push("in.txt");
+            let (o, e, st) = grep(&w, &all);
+            assert_eq!((o.as_str(), e.as_str(), st), (*out, "", *status), "{all:?}");
+        }
+    }
+
+    #[test]
+    fn many_and_long_patterns_stay_linear() {
+        // A 40,000-byte pattern searched in its own file, and 10,000 patterns of each kind:
+        // linear on the automaton (each took seconds as one regular expression).
+        let long: Vec<u8> = (0..40_000u32)
+            .map(|i| b"abcdefghij"[(i * 7 % 10) as usize])
+            .collect();
+        let mut many = Vec::new();
+        for i in 0..10_000 {
+            many.extend_from_slice(format!("w{i}x\n").as_bytes());
+        }
+        let mut many_re = Vec::new();
+        for i in 0..10_000 {
+            many_re.extend_from_slice(format!("w{i}.\n").as_bytes());
+        }
+        let mut text = Vec::new();
+        for i in 0..20_000 {
+            text.extend_from_slice(format!("line w{i}x end\n").as_bytes());
+        }
+        let w = World::new(
+            MemFs::rooted("/s")
+                .file("/s/p", &long)
+                .file("/s/many", &many)
+                .file("/s/many_re", &many_re)
+                .file("/s/text", &text),
+        );
+        let start = std::time::Instant::now();
+        assert_eq!(grep(&w, &["-c", "-F", "-f", "p", "p"]).0, "1\n");
+        assert_eq!(grep(&w, &["-c", "-f", "p", "p"]).0, "1\n");
+        assert_eq!(grep(&w, &["-ci", "-F", "-f", "p", "p"]).0, "1\n");
+        assert_eq!(grep(&w, &["-cx", "-F", "-f", "p", "p"]).0, "1\n");
+        assert_eq!(grep(&w, &["-cw", "-F", "-f", "p", "p"]).0, "1\n");
+        assert_eq!(grep(&w, &["-c", "-F", "-f", "many", "text"]).0, "10000\n");
+        assert_eq!(grep(&w, &["-cw", "-F", "-f", "many", "text"]).0, "10000\n");
+        assert_eq!(grep(&w, &["-c", "-G", "-f", "many", "text"]).0, "10000\n");
+        assert_eq!(
+            grep(&w, &["-c", "-G", "-f", "many_re", "text"]).0,
+            "20000\n"
+        );
+        // Generous: seconds of work before the automaton.
+        assert!(start.elapsed() < std::time::Duration::from_secs(120));
     }
 }

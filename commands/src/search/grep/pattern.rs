@@ -113,6 +113,7 @@ pub(super) fn perl_unsupported(p: &[u8]) -> Option<&'static str> {
 /// leftmost-longest ones).
 pub(super) enum Matcher {
     Bytes(Regex),
+    Fixed(Box<Fixed>),
     Fancy(Box<fancy_regex::Regex>, u8),
     Gnu(Box<GnuMatcher>),
 }
@@ -194,6 +195,7 @@ impl Matcher {
     pub(super) fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
         match self {
             Matcher::Bytes(re) => re.find_at(hay, start).map(|m| (m.start(), m.end())),
+            Matcher::Fixed(f) => f.find_at(hay, start),
             Matcher::Fancy(re, eol) => per_line(hay, start, *eol, |line, from| {
                 re.find_from_pos(line, from)
                     .ok()
@@ -208,6 +210,7 @@ impl Matcher {
     pub(super) fn is_match(&self, line: &[u8]) -> bool {
         match self {
             Matcher::Bytes(re) => re.is_match(line),
+            Matcher::Fixed(f) => f.is_match(line),
             Matcher::Fancy(re, _) => re.is_match(line).unwrap_or(false),
             Matcher::Gnu(g) => g.find_in_line(line, 0).is_some(),
         }
@@ -288,6 +291,16 @@ pub(super) fn build_regex(a: &GrepArgs, pats: &[Vec<u8>], o: &mut Outcome) -> Re
     } else {
         Syntax::Basic
     };
+    if a.fixed || pats.iter().all(|p| is_plain(p, a.extended)) {
+        let eol = if a.null_data { 0 } else { b'\n' };
+        return match Fixed::new(pats, a.ignore_case, a.line, a.word, eol) {
+            Ok(f) => Ok((Some(Matcher::Fixed(Box::new(f))), None)),
+            Err(msg) => {
+                o.err(format!("grep: {msg}\n"));
+                Err(())
+            }
+        };
+    }
     let backrefs = !a.fixed
         && pats
             .iter()
