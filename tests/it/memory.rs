@@ -77,6 +77,32 @@ fn each_line_stops(policy: Option<&str>, lines: &[&str], says: &str) {
 }
 
 #[test]
+fn memory_grown_by_any_path_stops_at_the_line_budget() {
+    // Nothing but `heap_bytes` bounds an awk array: every allocation is counted and the
+    // line stops where the deadline is polled, before the system refuses memory.
+    let policy = "[limits]\nheap_bytes = \"256MiB\"\n";
+    each_line_stops(
+        Some(policy),
+        &[
+            r#"awk 'BEGIN { while (1) a[i++] = sprintf("%1000s", i) }'"#,
+        ],
+        "memory limit of 256 MiB for one command line exceeded",
+    );
+}
+
+#[test]
+fn sed_doubling_its_pattern_space_fails_as_gnu_does_when_out_of_memory() {
+    let policy = "[limits]\nread_bytes = \"16MiB\"\n";
+    let (out, err, _) = run(
+        Some(policy),
+        &[],
+        b"sed ':a;s/^.*$/&&/;ba' <<< xxxxxxxx\necho \"status $?\"\necho ok\n",
+    );
+    assert_eq!(err, "sed: couldn't re-allocate memory\n");
+    assert_eq!(out, "status 4\nok\n");
+}
+
+#[test]
 fn a_variable_doubled_25_times_stops_at_its_cap() {
     // The default cap (16 MiB): the 25th doubling would be 32 MiB.
     each_line_stops(
