@@ -83,9 +83,7 @@ fn memory_grown_by_any_path_stops_at_the_line_budget() {
     let policy = "[limits]\nheap_bytes = \"256MiB\"\n";
     each_line_stops(
         Some(policy),
-        &[
-            r#"awk 'BEGIN { while (1) a[i++] = sprintf("%1000s", i) }'"#,
-        ],
+        &[r#"awk 'BEGIN { while (1) a[i++] = sprintf("%1000s", i) }'"#],
         "memory limit of 256 MiB for one command line exceeded",
     );
 }
