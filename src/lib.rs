@@ -30,17 +30,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-/// Every allocation of the process, counted (an atomic add each), so that a line that grows
-/// memory by any path stops at its budget (`limits.heap_bytes`, see [`limits::Guard`]) with
-/// one message instead of the session aborting when the system refuses memory.
-#[global_allocator]
-static HEAP: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
-
-/// Bytes the process has allocated and not freed.
-pub(crate) fn heap_in_use() -> u64 {
-    HEAP.allocated() as u64
-}
-
 // The layers, each using only those below it (pinned by `tests/it/layers.rs`):
 //
 //   cli, frontend   main.rs, cli/ (args, owner, replay), frontend/ (line, repl, chunks,

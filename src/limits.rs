@@ -31,6 +31,17 @@ use trumansh_commands::FsError;
 
 use crate::io::Stream;
 
+/// Every allocation of the process, counted (an atomic add each), so that a line that grows
+/// memory by any path stops at its budget (`limits.heap_bytes`, see [`Guard`]) with
+/// one message instead of the session aborting when the system refuses memory.
+#[global_allocator]
+static HEAP: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
+
+/// Bytes the process has allocated and not freed.
+pub(crate) fn heap_in_use() -> u64 {
+    HEAP.allocated() as u64
+}
+
 /// A failure to inject, for the fault-injection tests (never set by a front end).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -205,8 +216,7 @@ impl Guard {
         self.cancelled.store(false, Ordering::Relaxed);
         self.quota_hit.store(false, Ordering::Relaxed);
         self.heap_hit.store(false, Ordering::Relaxed);
-        self.heap_base
-            .store(crate::heap_in_use(), Ordering::Relaxed);
+        self.heap_base.store(heap_in_use(), Ordering::Relaxed);
         for i in 0..2 {
             self.used[i].store(0, Ordering::Relaxed);
             self.truncated[i].store(false, Ordering::Relaxed);
@@ -257,7 +267,7 @@ impl Guard {
         // output, every command and expansion step polls here.
         if self.heap_cap != 0 && self.deadline.load(Ordering::Relaxed) != 0 {
             let base = self.heap_base.load(Ordering::Relaxed);
-            if crate::heap_in_use().saturating_sub(base) > self.heap_cap {
+            if heap_in_use().saturating_sub(base) > self.heap_cap {
                 self.heap_hit.store(true, Ordering::Relaxed);
                 self.expired.store(true, Ordering::Relaxed);
                 return true;
