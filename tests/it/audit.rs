@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use super::common::session;
 use serde_json::Value;
-use trumansh::policy::Policy;
-use trumansh::{Config, Session};
 
 fn tree() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -19,13 +18,6 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("a.txt"), b"alpha\n").unwrap();
     (tmp, root)
-}
-
-fn session(root: &Path, policy: &str) -> Session {
-    let mut config = Config::new(root);
-    config.sandbox.mount_point = Some("/home/user".into());
-    config.policy = Policy::from_toml(policy).unwrap();
-    Session::new(config).unwrap()
 }
 
 /// The log's segment files and their total size.

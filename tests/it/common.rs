@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use trumansh::policy::Policy;
+use trumansh::{Config, Outcome, Session};
 
 /// What a snapshot records about one object (times and inodes included: a `touch` through a
 /// link out, or a file created and removed in an outside directory, would show).
@@ -159,4 +161,24 @@ pub fn texts(out: &std::process::Output) -> (String, String, i32) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.code().unwrap_or(-1),
     )
+}
+
+/// A session on `root` mounted at `/home/user` under the policy `policy` (TOML).
+pub fn session(root: &Path, policy: &str) -> Session {
+    let mut config = Config::new(root);
+    config.sandbox.mount_point = Some("/home/user".into());
+    config.policy = Policy::from_toml(policy).unwrap();
+    Session::new(config).unwrap()
+}
+
+/// The stderr of an outcome, as text.
+pub fn err(r: &Outcome) -> String {
+    String::from_utf8_lossy(&r.stderr).into_owned()
+}
+
+/// The session still answers.
+pub fn assert_alive(s: &mut Session) {
+    let r = s.run("echo ok");
+    assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
+    assert_eq!(r.status, 0);
 }

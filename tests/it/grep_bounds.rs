@@ -5,34 +5,17 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use trumansh::policy::Policy;
-use trumansh::{Config, Outcome, Session};
+use super::common::{assert_alive, err, session};
+use trumansh::Outcome;
 
 fn tree() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let root = fs::canonicalize(tmp.path()).unwrap().join("root");
     fs::create_dir_all(&root).unwrap();
     (tmp, root)
-}
-
-fn session(root: &Path, policy: &str) -> Session {
-    let mut config = Config::new(root);
-    config.sandbox.mount_point = Some("/home/user".into());
-    config.policy = Policy::from_toml(policy).unwrap();
-    Session::new(config).unwrap()
-}
-
-fn err(r: &Outcome) -> String {
-    String::from_utf8_lossy(&r.stderr).into_owned()
-}
-
-fn assert_alive(s: &mut Session) {
-    let r = s.run("echo ok");
-    assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
-    assert_eq!(r.status, 0);
 }
 
 const DEADLINE: &str =

@@ -4,11 +4,10 @@
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use trumansh::policy::Policy;
-use trumansh::{Config, Outcome, Session};
+use super::common::{assert_alive, err, session};
 
 fn tree() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -18,23 +17,6 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
     fs::write(root.join("docs/guide.txt"), b"the guide\n").unwrap();
     fs::write(root.join("big.txt"), "0123456789\n".repeat(1000)).unwrap();
     (tmp, root)
-}
-
-fn session(root: &Path, policy: &str) -> Session {
-    let mut config = Config::new(root);
-    config.sandbox.mount_point = Some("/home/user".into());
-    config.policy = Policy::from_toml(policy).unwrap();
-    Session::new(config).unwrap()
-}
-
-fn err(r: &Outcome) -> String {
-    String::from_utf8_lossy(&r.stderr).into_owned()
-}
-
-fn assert_alive(s: &mut Session) {
-    let r = s.run("echo ok");
-    assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
-    assert_eq!(r.status, 0);
 }
 
 #[test]
