@@ -166,6 +166,8 @@ impl Walker<'_> {
             fs: self.sandbox,
             max_brace: 10_000,
             max_glob: 10_000,
+            max_words: 100_000,
+            max_bytes: 16 << 20,
             noglob: false,
             nullglob: false,
             failglob: false,
