@@ -11,35 +11,19 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// The address space a session gets here: 3 GiB (a session's normal footprint is far less).
-const AS_LIMIT: &str = "3221225472";
+use super::common::{limited, texts};
 
 /// Runs the binary on `root` with `policy`, its input lines given as a file.
 fn session(root: &Path, policy: &str, input: &str) -> (String, String, i32) {
-    let dir = root.parent().unwrap();
-    let policy_path = dir.join("policy.toml");
-    fs::write(&policy_path, policy).unwrap();
-    let stdin = dir.join("stdin");
+    let stdin = root.parent().unwrap().join("stdin");
     fs::write(&stdin, input).unwrap();
-    let out = Command::new("prlimit")
-        .arg(format!("--as={AS_LIMIT}"))
-        .arg(env!("CARGO_BIN_EXE_trumansh"))
-        .arg("--root")
-        .arg(root)
-        .arg("--mount-point")
-        .arg("/home/user")
-        .arg("--policy")
-        .arg(&policy_path)
+    let out = limited(root, Some(policy), &[])
         .stdin(fs::File::open(&stdin).unwrap())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    texts(&out)
 }
 
 /// Lines with a few fields, from a fixed seed: `n` of them.

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use trumansh::policy::Policy;
 use trumansh::{Config, Outcome, Session};
 
@@ -181,4 +183,26 @@ pub fn assert_alive(s: &mut Session) {
     let r = s.run("echo ok");
     assert_eq!(r.stdout, b"ok\n", "{}", err(&r));
     assert_eq!(r.status, 0);
+}
+
+/// The address space a session gets here: 3 GiB.
+pub const AS_LIMIT: &str = "3221225472";
+
+/// The binary on `root` (mounted at `/home/user`, under `policy` when given) under an
+/// address-space limit (`prlimit --as`), for the memory tests.
+pub fn limited(root: &Path, policy: Option<&str>, args: &[&str]) -> Command {
+    let mut c = Command::new("prlimit");
+    c.arg(format!("--as={AS_LIMIT}"))
+        .arg(env!("CARGO_BIN_EXE_trumansh"))
+        .arg("--root")
+        .arg(root)
+        .arg("--mount-point")
+        .arg("/home/user");
+    if let Some(p) = policy {
+        let path = root.with_extension("policy.toml");
+        fs::write(&path, p).unwrap();
+        c.arg("--policy").arg(path);
+    }
+    c.args(args);
+    c
 }

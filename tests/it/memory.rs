@@ -6,29 +6,10 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Command, Stdio};
+
+use super::common::{AS_LIMIT, limited};
 use std::time::{Duration, Instant};
-
-/// The address space a session gets here: 3 GiB.
-const AS_LIMIT: &str = "3221225472";
-
-fn limited(root: &Path, policy: Option<&str>, args: &[&str]) -> Command {
-    let mut c = Command::new("prlimit");
-    c.arg(format!("--as={AS_LIMIT}"))
-        .arg(env!("CARGO_BIN_EXE_trumansh"))
-        .arg("--root")
-        .arg(root)
-        .arg("--mount-point")
-        .arg("/home/user");
-    if let Some(p) = policy {
-        let path = root.with_extension("policy.toml");
-        fs::write(&path, p).unwrap();
-        c.arg("--policy").arg(path);
-    }
-    c.args(args);
-    c
-}
 
 /// Runs the binary on `input` (given as a file, so no writer thread is needed).
 fn run(policy: Option<&str>, args: &[&str], input: &[u8]) -> (String, String, i32) {
