@@ -200,8 +200,13 @@ struct LogArgs {
     event: Vec<String>,
 }
 
-/// The binary's `main`: parses the process's arguments and runs what they ask for.
+/// The binary's `main`: parses the process's arguments and runs what they ask for, on a
+/// thread with the interpreter's stack (each line then runs on it, with no thread of its own).
 pub fn main() -> ExitCode {
+    crate::interp::on_own_thread("trumansh", run).unwrap_or(ExitCode::FAILURE)
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     match &cli.subcommand {
         Some(Sub::Owner(command)) => {

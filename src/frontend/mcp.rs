@@ -50,9 +50,6 @@ use crate::transcript::{Header, LineNumbers, Recorded, Recorder, request_input};
 /// object, less the id.
 const PROTOCOL_SCHEMA: &str = include_str!("../../docs/protocol.schema.json");
 
-/// Stack for the session's thread: as much as a main thread gets.
-const SESSION_STACK: usize = 8 << 20;
-
 /// Room for the JSON-RPC envelope and escapes around a command of `request_bytes`: one
 /// message may be `2 * request_bytes + 1 MiB` long. A longer line is dropped by the transport.
 const ENVELOPE_BYTES: usize = 1 << 20;
@@ -610,32 +607,30 @@ pub fn serve_stdio(
     let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
     let running = std::sync::Arc::new(Running::default());
     let shell_running = std::sync::Arc::clone(&running);
-    let thread = std::thread::Builder::new()
-        .name("trumansh-session".into())
-        .stack_size(SESSION_STACK)
-        .spawn(move || {
-            let mut shell = Shell {
-                config,
-                session: None,
-                running: shell_running,
-                on_start,
-                recorder: None,
-            };
-            let mut started = shell.session().map(|_| ());
-            if let (Ok(()), Some(path), Some(session)) = (&started, &record, &shell.session) {
-                let header = Header::for_session(session, LineNumbers::Each);
-                match Recorder::create(path, &header) {
-                    Ok(r) => shell.recorder = Some(r),
-                    Err(e) => started = Err(format!("{}: {}", path.display(), io_message(&e))),
-                }
+    // The session's lines run on this thread, with the interpreter's stack.
+    let thread = crate::interp::spawn_own_thread("trumansh-session", move || {
+        let mut shell = Shell {
+            config,
+            session: None,
+            running: shell_running,
+            on_start,
+            recorder: None,
+        };
+        let mut started = shell.session().map(|_| ());
+        if let (Ok(()), Some(path), Some(session)) = (&started, &record, &shell.session) {
+            let header = Header::for_session(session, LineNumbers::Each);
+            match Recorder::create(path, &header) {
+                Ok(r) => shell.recorder = Some(r),
+                Err(e) => started = Err(format!("{}: {}", path.display(), io_message(&e))),
             }
-            let ok = started.is_ok();
-            let _ = ready_tx.send(started);
-            if ok {
-                shell.serve(&job_rx);
-            }
-        })
-        .map_err(|e| ServeError::Server(format!("cannot start the session's thread: {e}")))?;
+        }
+        let ok = started.is_ok();
+        let _ = ready_tx.send(started);
+        if ok {
+            shell.serve(&job_rx);
+        }
+    })
+    .map_err(|e| ServeError::Server(format!("cannot start the session's thread: {e}")))?;
     match ready_rx.recv() {
         Ok(Ok(())) => {}
         Ok(Err(message)) => {

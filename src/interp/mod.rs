@@ -74,15 +74,98 @@ pub(crate) fn stack_left() -> bool {
     })
 }
 
-/// Runs `f` on a thread with the interpreter's stack, its output going to `sink` as it comes;
-/// `None` if the thread could not run it to the end. Where a thread that large cannot be
-/// made (an address-space limit, a sanitizer), smaller ones are tried, then the caller's own.
+thread_local! {
+    /// Whether this thread was made by [`on_own_thread`] with the interpreter's stack: lines
+    /// then run on it directly, with no thread of their own.
+    static INTERP_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The sizes tried for a thread with the interpreter's stack, largest first: where a thread
+/// that large cannot be made (an address-space limit, a sanitizer), smaller ones still run.
+const STACK_SIZES: [usize; 3] = [INTERP_STACK, 64 << 20, 16 << 20];
+
+/// Runs `f` — a whole session: a front end's loop — on a thread of its own with the
+/// interpreter's stack, so that each line it runs is run there directly rather than on a
+/// thread made for it (which would map and unmap the stack, and hand its output across, once
+/// a line). Runs `f` here if no such thread can be made; then each line gets a thread.
+/// `None` only if `f` could not be had back from a thread that failed to start.
+pub(crate) fn on_own_thread<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -> Option<T> {
+    let slot = std::sync::Mutex::new(Some(f));
+    for size in STACK_SIZES {
+        let ran = std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new()
+                .name(name.into())
+                .stack_size(size)
+                .spawn_scoped(scope, || {
+                    mark_stack(size);
+                    INTERP_THREAD.with(|t| t.set(true));
+                    let f = slot.lock().ok()?.take()?;
+                    Some(f())
+                });
+            spawned.map(std::thread::ScopedJoinHandle::join)
+        });
+        match ran {
+            Ok(Ok(Some(result))) => return Some(result),
+            // It panicked: the panic goes on here, as it would have without the thread.
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Ok(Ok(None)) | Err(_) => {}
+        }
+    }
+    let f = slot.into_inner().ok()??;
+    Some(f())
+}
+
+/// [`on_own_thread`] for a thread that outlives its caller (the MCP server's session thread).
+pub(crate) fn spawn_own_thread<T: Send + 'static>(
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<Option<T>>> {
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
+    let mut error = None;
+    for size in STACK_SIZES {
+        let taken = std::sync::Arc::clone(&slot);
+        let spawned = std::thread::Builder::new()
+            .name(name.into())
+            .stack_size(size)
+            .spawn(move || {
+                mark_stack(size);
+                INTERP_THREAD.with(|t| t.set(true));
+                let f = taken.lock().ok()?.take()?;
+                Some(f())
+            });
+        match spawned {
+            Ok(handle) => return Ok(handle),
+            Err(e) => error = Some(e),
+        }
+    }
+    Err(error.unwrap_or_else(|| std::io::Error::other("no thread")))
+}
+
+/// What a line writes, when it runs on the session's own thread: straight to the sink.
+struct Direct<'a>(std::cell::RefCell<&'a mut dyn crate::io::Sink>);
+
+impl StreamSink for Direct<'_> {
+    fn write(&self, stream: Stream, bytes: &[u8]) {
+        if let Ok(mut sink) = self.0.try_borrow_mut() {
+            sink.write(stream, bytes);
+        }
+    }
+}
+
+/// Runs `f` with the interpreter's stack, its output going to `sink` as it comes; `None` if
+/// it could not run to the end (it panicked). On a thread made by [`on_own_thread`] that is
+/// here; elsewhere (a library caller's thread) on a thread made for it, then smaller ones,
+/// then the caller's own stack (checked against what is left of it).
 pub(crate) fn on_interp_stack<T: Send, F: FnOnce(&dyn StreamSink) -> T + Send>(
     sink: &mut dyn crate::io::Sink,
     f: F,
 ) -> Option<T> {
+    if INTERP_THREAD.with(std::cell::Cell::get) {
+        let direct = Direct(std::cell::RefCell::new(sink));
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&direct))).ok();
+    }
     let slot = std::sync::Mutex::new(Some(f));
-    for size in [INTERP_STACK, 64 << 20, 16 << 20] {
+    for size in STACK_SIZES {
         let (tx, rx) = std::sync::mpsc::channel::<(Stream, Vec<u8>)>();
         let ran = std::thread::scope(|scope| {
             let spawned = std::thread::Builder::new()
