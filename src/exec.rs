@@ -53,9 +53,10 @@ pub(crate) enum Out {
 #[derive(Debug, Clone)]
 pub(crate) struct FileTarget {
     pub path: PathBuf,
-    /// Where the redirection's open resolved it: every write goes there, not to wherever
-    /// the path leads later in the line.
-    pub loc: crate::sandbox::Loc,
+    /// The file the redirection's open left open: every write goes through it, as through bash's file
+    /// descriptor (a rename or truncation of the path later in the line is seen as bash
+    /// sees it).
+    pub file: Arc<std::fs::File>,
     pub written: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -292,7 +293,7 @@ impl<'a> Emitter<'a> {
             Out::File(target) => {
                 // The redirection was opened (checked and journaled) before the command ran.
                 let path = &target.path;
-                let written = self.sandbox.write_at(&target.loc, bytes, true);
+                let written = self.sandbox.write_to(&target.file, bytes);
                 // Counted, and what the file's open left renewed (even when the write failed
                 // part-way: it may have changed the file).
                 self.journal.wrote(
@@ -527,7 +528,7 @@ pub(crate) fn apply_effect(
     journal: &Journal,
     op: &Op,
     audit_now: bool,
-) -> Result<Targets, FsError> {
+) -> Result<Option<std::fs::File>, FsError> {
     let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
@@ -553,7 +554,7 @@ pub(crate) fn apply_effect(
     } else {
         journal.applied(effect);
     }
-    result.map(|()| targets)
+    result
 }
 
 /// Writes an `effect` event: the change, its path (and destination, or bytes written).
@@ -583,15 +584,15 @@ pub(crate) fn audit_effect(audit: &Audit, effect: &AppliedEffect) {
     audit.event("effect", f);
 }
 
-/// Applies an effect whose inverse is recorded.
+/// Applies an effect whose inverse is recorded; a write gives back its file, still open.
 fn apply_planned(
     sandbox: &Sandbox,
     op: &Op,
     targets: &Targets,
     plan: &Plan,
-) -> Result<(), FsError> {
+) -> Result<Option<std::fs::File>, FsError> {
     let loc = targets.first()?;
-    match op {
+    let done = match op {
         Op::CreateDir {
             path,
             mode,
@@ -604,7 +605,9 @@ fn apply_planned(
             }
             r => r,
         },
-        Op::WriteFile { data, append, .. } => sandbox.write_at(loc, data, *append),
+        Op::WriteFile { data, append, .. } => {
+            return sandbox.open_write(loc, &mut &data[..], *append).map(Some);
+        }
         Op::Touch {
             atime,
             mtime,
@@ -636,5 +639,6 @@ fn apply_planned(
         Op::Symlink { target, .. } => sandbox.symlink_at(loc, target),
         Op::HardLink { .. } => sandbox.hard_link_at(loc, targets.second()?),
         Op::Truncate { len, create, .. } => sandbox.truncate_at(loc, *len, *create),
-    }
+    };
+    done.map(|()| None)
 }

@@ -500,12 +500,12 @@ impl Interp<'_> {
         };
         // Audited when the command is done, with the bytes it wrote ([`Opened`]).
         let applied = apply_effect(&self.rt.sandbox, &self.rt.journal, &open, false)
-            .and_then(|targets| targets.first);
+            .and_then(|file| file.ok_or(trumansh_commands::FsError::Io));
         match applied {
-            Ok(loc) => {
+            Ok(file) => {
                 let target = FileTarget {
                     path,
-                    loc,
+                    file: Arc::new(file),
                     written: Arc::default(),
                 };
                 opened.push(Opened {

@@ -563,57 +563,92 @@ impl Sandbox {
 
     /// [`Sandbox::write_at`] from a reader, streaming (`cp` of a large file).
     pub fn write_from(&self, loc: &Loc, data: &mut dyn Read, append: bool) -> Result<(), FsError> {
+        self.open_write(loc, data, append).map(drop)
+    }
+
+    /// [`Sandbox::write_from`], giving back the file open for writing (with `append`, in
+    /// append mode; otherwise at the end of `data`): a redirection's later writes go
+    /// through it ([`Sandbox::write_to`]), as they would through bash's file descriptor.
+    pub fn open_write(
+        &self,
+        loc: &Loc,
+        data: &mut dyn Read,
+        append: bool,
+    ) -> Result<std::fs::File, FsError> {
         let mut data = self.metered(data);
-        match self.write_probe(loc)? {
+        let mut f = match self.write_probe(loc)? {
             // `> new/`: the kernel will not create a file named with a final slash.
-            None if loc.has_trailing_slash() => Err(FsError::IsADirectory),
+            None if loc.has_trailing_slash() => return Err(FsError::IsADirectory),
             None => {
                 self.charge(0, 1)?;
                 let mut f = self.create_new(loc).map_err(map_err)?;
-                io::copy(&mut data, &mut f).map(drop).map_err(map_err)
+                io::copy(&mut data, &mut f).map_err(map_err)?;
+                return Ok(f.into_std());
             }
             Some((len, nlink)) if nlink > 1 => {
-                if append {
+                return if append {
                     let old = self.open_read(loc)?;
-                    self.replace_file(loc, &mut old.chain(data))
+                    self.replace_file(loc, &mut old.chain(data), true)
                 } else {
                     let _ = self.charge(-(len as i64), 0);
-                    self.replace_file(loc, &mut data)
-                }
+                    self.replace_file(loc, &mut data, false)
+                };
             }
             Some((len, _)) => {
-                let mut f = self.open_nofollow(loc, append).map_err(map_err)?;
+                let f = self.open_nofollow(loc, append).map_err(map_err)?;
                 if !append {
                     let _ = self.charge(-(len as i64), 0);
                 }
-                io::copy(&mut data, &mut f).map(drop).map_err(map_err)
+                f
             }
-        }
+        };
+        io::copy(&mut data, &mut f).map_err(map_err)?;
+        Ok(f.into_std())
+    }
+
+    /// Writes `data` to a file [`Sandbox::open_write`] opened, charged to the quota.
+    pub fn write_to(&self, file: &std::fs::File, data: &[u8]) -> Result<(), FsError> {
+        let mut data = self.metered(data);
+        let mut file = file;
+        io::copy(&mut data, &mut file).map(drop).map_err(map_err)
     }
 
     /// Replaces a file by a new one holding `content` (new inode; old mode kept), through a
-    /// temporary name in the same directory and a rename.
-    fn replace_file(&self, loc: &Loc, content: &mut dyn Read) -> Result<(), FsError> {
+    /// temporary name in the same directory and a rename; gives back the new file, open for
+    /// writing (in append mode with `append`).
+    fn replace_file(
+        &self,
+        loc: &Loc,
+        content: &mut dyn Read,
+        append: bool,
+    ) -> Result<std::fs::File, FsError> {
         let mode = self.lstat(loc).map_or(0o644, |m| m.mode() & 0o7777);
         let (dir, name) = self.at(loc)?;
         let name = name.ok_or(FsError::IsADirectory)?;
         let tmp = unique_name(".trumansh-tmp");
         let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
+        opts.write(true).create_new(true).append(append);
         opts.follow(FollowSymlinks::No);
         let written = dir
             .open_with(&tmp, &opts)
             .map_err(map_err)
-            .and_then(|mut f| io::copy(content, &mut f).map(drop).map_err(map_err));
-        if let Err(e) = written {
-            let _ = dir.remove_file(&tmp);
-            return Err(e);
-        }
+            .and_then(|mut f| {
+                io::copy(content, &mut f).map_err(map_err)?;
+                Ok(f)
+            });
+        let f = match written {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = dir.remove_file(&tmp);
+                return Err(e);
+            }
+        };
         let _ = dir.set_permissions(&tmp, cap_std::fs::Permissions::from_mode(mode));
         dir.rename(&tmp, &dir, name).map_err(|e| {
             let _ = dir.remove_file(&tmp);
             map_err(e)
-        })
+        })?;
+        Ok(f.into_std())
     }
 
     /// Gives a regular file that shares its inode (`nlink > 1`, e.g. a hard link to a file
@@ -625,7 +660,7 @@ impl Sandbox {
             _ => return Ok(()),
         };
         let mut old = self.open_read(loc)?;
-        self.replace_file(loc, &mut old)?;
+        self.replace_file(loc, &mut old, false)?;
         self.set_times_of(loc, &m);
         Ok(())
     }

@@ -397,13 +397,32 @@ impl Journal {
         if !self.enabled || pending.seq == 0 {
             return;
         }
-        let after = fingerprints(sandbox, &pending.plan.undo);
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
         let Some(active) = inner.active.as_mut() else {
             return;
         };
+        if ok
+            && pending.plan.renew.is_none()
+            && let Op::WriteFile { path, data, .. } = op
+            && data.is_empty()
+        {
+            // A redirection's first open in the line: the command writes to the file next,
+            // so what it left is recorded once the writes are done (before the next change,
+            // or with the line's `end`), in the same `write(2)`. A crash before that leaves
+            // the change without its `done`, as a crash during any change does.
+            active.written.insert(
+                path.clone(),
+                Written {
+                    seq: pending.seq,
+                    undo: pending.plan.undo.clone(),
+                    dirty: true,
+                },
+            );
+            return;
+        }
+        let after = fingerprints(sandbox, &pending.plan.undo);
         let removal = matches!(op, Op::Trash { .. });
         let seq = pending.seq;
         let record = if ok {
