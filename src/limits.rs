@@ -14,9 +14,12 @@
 //! directory (`usage`: a magic number, bytes, entries), read and rewritten under an `flock` of
 //! that file by each charge ([`Guard::share_usage`]), so that three sessions together stay
 //! within the quota as one would. A charge costs one `flock`, one `pread`, one `pwrite` and one
-//! unlock (a few microseconds); a write's data is charged in grants of up to [`GRANT_BYTES`]
-//! (the unused rest given back when the write ends), so a large copy takes the lock once per
-//! grant, not once per 8 KiB read. An empty file means "not measured": a session empties it
+//! unlock (a few microseconds). A write's data is charged from a lease the session holds
+//! ahead ([`Guard::take`]): small writes take the lock once every [`LEASE_BYTES`], a large
+//! copy once per grant of up to [`GRANT_BYTES`], not once per 8 KiB read; what is held past
+//! [`LEASE_BYTES`] is given back when the write ends, and all of it when the session ends (a
+//! session killed leaves the count high by at most that, until it is measured again). An
+//! empty file means "not measured": a session empties it
 //! when it starts and after an undo or a purge, and the next charge measures under the lock.
 //! A session without the file (the owner's tools, a sandbox opened alone) counts by itself.
 
@@ -64,6 +67,10 @@ pub const BLOCK_BYTES: u64 = 4096;
 /// The most a write's data is charged ahead of what it has written (see the module doc).
 pub const GRANT_BYTES: u64 = 1 << 20;
 
+/// What a session keeps charged ahead between writes ([`Guard::take`]), so that a line of
+/// small writes (`echo x >> f`) takes the usage file's lock once every this many bytes.
+pub const LEASE_BYTES: u64 = 64 << 10;
+
 /// The first 8 bytes of a measured usage file.
 const USAGE_MAGIC: &[u8; 8] = b"tsh-use1";
 
@@ -92,6 +99,8 @@ pub struct Guard {
     usage: Mutex<Option<Usage>>,
     /// The usage file shared by the sessions on the root, when there is one.
     shared: Mutex<Option<std::fs::File>>,
+    /// Bytes charged to the usage ahead of the writes that will use them ([`Guard::take`]).
+    lease: Mutex<u64>,
     /// Whether a quota was hit on the current line.
     quota_hit: AtomicBool,
     caps: [u64; 2],
@@ -118,6 +127,7 @@ impl Guard {
             file_quota,
             usage: Mutex::new(None),
             shared: Mutex::new(None),
+            lease: Mutex::new(0),
             quota_hit: AtomicBool::new(false),
             caps: [u64::MAX; 2],
             heap_cap: 0,
@@ -401,8 +411,49 @@ impl Guard {
         });
     }
 
+    /// Charges `need` bytes of data about to be written: from what is held ahead when it
+    /// covers them (no lock), else by a [`Guard::grant`] of what is missing plus up to `ahead`
+    /// more, kept for the next writes. Fails, charging nothing, past the quota.
+    pub(crate) fn take(
+        &self,
+        need: u64,
+        ahead: u64,
+        measure: impl FnOnce() -> Usage,
+    ) -> Result<(), FsError> {
+        let mut lease = self.lease.lock().map_err(|_| FsError::Io)?;
+        if let Some(left) = lease.checked_sub(need) {
+            *lease = left;
+            return Ok(());
+        }
+        let short = need - *lease;
+        let got = self.grant(i64::try_from(short).unwrap_or(i64::MAX), ahead, 0, measure)?;
+        *lease = (*lease + got.max(0) as u64).saturating_sub(need);
+        Ok(())
+    }
+
+    /// Gives back what is held ahead past `keep` bytes (after a large write; all of it at
+    /// the session's end).
+    pub(crate) fn trim_lease(&self, keep: u64) {
+        let Ok(mut lease) = self.lease.lock() else {
+            return;
+        };
+        if *lease > keep {
+            let excess = *lease - keep;
+            *lease = keep;
+            drop(lease);
+            self.credit(Usage {
+                bytes: excess,
+                entries: 0,
+            });
+        }
+    }
+
     /// Forgets the usage (after an undo or a purge), to be measured again when next needed.
     pub fn forget_usage(&self) {
+        // A measure counts what is there: nothing is held ahead of it.
+        if let Ok(mut lease) = self.lease.lock() {
+            *lease = 0;
+        }
         if let Ok(shared) = self.shared.lock()
             && let Some(file) = shared.as_ref()
         {
@@ -503,6 +554,13 @@ impl ChildDeadline {
         let at = previous.map_or(at, |p| p.min(at));
         CHILD_DEADLINE.with(|c| c.set(Some(at)));
         ChildDeadline { previous }
+    }
+}
+
+impl Drop for Guard {
+    /// What is held ahead goes back to the shared count when the session ends.
+    fn drop(&mut self) {
+        self.trim_lease(0);
     }
 }
 
@@ -617,6 +675,55 @@ mod tests {
             }
         );
     }
+    #[test]
+    fn small_writes_are_taken_from_a_lease_given_back_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("usage");
+        let open = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .unwrap()
+        };
+        let measure = || Usage {
+            bytes: 0,
+            entries: 0,
+        };
+        let shared = |g: &Guard| g.usage_with(measure).bytes;
+        let (a, b) = (Guard::new(1000, 10), Guard::new(1000, 10));
+        a.share_usage(open());
+        b.share_usage(open());
+        // The first write charges 10 and 100 ahead; the next ones come from that.
+        assert_eq!(a.take(10, 100, measure), Ok(()));
+        assert_eq!(shared(&b), 110);
+        for _ in 0..10 {
+            assert_eq!(a.take(10, 100, measure), Ok(()));
+        }
+        assert_eq!(shared(&b), 110);
+        // Past the lease: what is missing plus ahead (at most half of what is left).
+        assert_eq!(a.take(10, 100, measure), Ok(()));
+        assert_eq!(shared(&b), 220);
+        // The other session cannot take what is held ahead...
+        assert_eq!(b.take(781, 0, measure), Err(FsError::QuotaExceeded));
+        assert_eq!(b.take(780, 0, measure), Ok(()));
+        // ...and the quota holds exactly for the holder too: 100 held, none left.
+        assert_eq!(a.take(101, 0, measure), Err(FsError::QuotaExceeded));
+        assert_eq!(a.take(100, 0, measure), Ok(()));
+        assert_eq!(shared(&b), 1000);
+        // What is still held goes back when the session ends.
+        b.credit(Usage {
+            bytes: 500,
+            entries: 0,
+        });
+        assert_eq!(a.take(10, 100, measure), Ok(()));
+        assert_eq!(shared(&b), 610);
+        drop(a);
+        assert_eq!(shared(&b), 510);
+    }
+
     #[test]
     fn two_guards_sharing_a_usage_file_count_together() {
         let dir = tempfile::tempdir().unwrap();

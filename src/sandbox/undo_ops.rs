@@ -121,14 +121,14 @@ pub enum Blocked {
 }
 
 /// A reader whose bytes are charged to the write quota and which stops at the deadline.
-/// The first read is charged as it is (a small write takes the shared usage file's lock
-/// once); later ones ahead, in grants of up to [`crate::limits::GRANT_BYTES`] (one lock per
-/// grant); what is left of the last grant is given back on drop.
+/// Its reads are charged through the session's lease ([`crate::limits::Guard::take`]): a
+/// small write takes the shared usage file's lock once every
+/// [`crate::limits::LEASE_BYTES`]; a large one ahead, in grants of up to
+/// [`crate::limits::GRANT_BYTES`] (one lock per grant), what is left past the lease given
+/// back on drop.
 pub struct Metered<'a, R> {
     inner: R,
     sandbox: &'a Sandbox,
-    /// Bytes charged and not yet read.
-    granted: u64,
     /// Whether a read was charged already.
     started: bool,
 }
@@ -140,19 +140,14 @@ impl<R: Read> Read for Metered<'_, R> {
         }
         let n = self.inner.read(buf)?;
         let n64 = n as u64;
-        if n64 > self.granted {
-            let need = n64 - self.granted;
-            let ahead = if self.started {
-                crate::limits::GRANT_BYTES
-            } else {
-                0
-            };
-            match self.sandbox.grant(need, ahead) {
-                Ok(got) => self.granted += got,
-                Err(_) => return Err(io::Error::from(io::ErrorKind::QuotaExceeded)),
-            }
+        let ahead = if self.started {
+            crate::limits::GRANT_BYTES
+        } else {
+            crate::limits::LEASE_BYTES
+        };
+        if n > 0 && self.sandbox.take(n64, ahead).is_err() {
+            return Err(io::Error::from(io::ErrorKind::QuotaExceeded));
         }
-        self.granted -= n64;
         self.started |= n > 0;
         if self.sandbox.guard.disk_write(n64).is_err() {
             return Err(io::Error::from(io::ErrorKind::StorageFull));
@@ -163,13 +158,10 @@ impl<R: Read> Read for Metered<'_, R> {
 
 impl<R> Drop for Metered<'_, R> {
     fn drop(&mut self) {
-        if self.granted > 0 {
+        if self.started {
             // A credit never measures: if another session had the count measured again
             // meanwhile, the measure already left out what was not written.
-            self.sandbox.guard.credit(Usage {
-                bytes: self.granted,
-                entries: 0,
-            });
+            self.sandbox.guard.trim_lease(crate::limits::LEASE_BYTES);
         }
     }
 }
@@ -180,18 +172,13 @@ impl Sandbox {
         Metered {
             inner,
             sandbox: self,
-            granted: 0,
             started: false,
         }
     }
 
-    /// Charges `need` bytes and up to `extra` more ahead (see [`Metered`]); the bytes
-    /// charged.
-    fn grant(&self, need: u64, extra: u64) -> Result<u64, FsError> {
-        let r = self
-            .guard
-            .grant(need as i64, extra, 0, || self.measure())
-            .map(|n| n.max(0) as u64);
+    /// Charges `need` bytes of a write's data (see [`Metered`]), with up to `ahead` more.
+    fn take(&self, need: u64, ahead: u64) -> Result<(), FsError> {
+        let r = self.guard.take(need, ahead, || self.measure());
         if r.is_err() {
             self.audit.event(
                 "limit",
