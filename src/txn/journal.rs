@@ -61,7 +61,8 @@ use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
 use crate::sandbox::{Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
-    After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, saved_add, saved_set, write_horizon,
+    After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, load_skim, saved_add, saved_set,
+    write_horizon,
 };
 pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::reserve;
@@ -629,14 +630,14 @@ impl Journal {
         }
         let _lock = lock_undo(state);
         let mut total = saved_add(state, saved as i64).unwrap_or_else(|| {
-            let t = saved_exactly(sandbox, &load_all(state, sandbox.state_in_root()));
+            let t = saved_exactly(sandbox, &load_skim(state, sandbox.state_in_root()));
             saved_set(state, t);
             t
         });
         if !rolled && saved == 0 && total <= self.undo_bytes {
             return;
         }
-        let loaded = load_all(state, sandbox.state_in_root());
+        let loaded = load_skim(state, sandbox.state_in_root());
         let with_blobs = blob_ids(state);
         let closed: Vec<&crate::txn::record::Txn> = loaded
             .txns
@@ -682,7 +683,7 @@ impl Journal {
         }
         if total > self.undo_bytes {
             // The count drifted (a crash between a commit and its count): measure it.
-            let loaded = load_all(state, sandbox.state_in_root());
+            let loaded = load_skim(state, sandbox.state_in_root());
             saved_set(state, saved_exactly(sandbox, &loaded));
         }
     }

@@ -36,7 +36,7 @@
 //! directory), `blob` exactly `txn/<id>.d/<seq>` of its own change, `trash_id` of the trash's
 //! shape.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -251,6 +251,9 @@ pub(crate) enum Record {
     },
     /// The line is gone (rolled back or recovered whole, never committed): readers skip it.
     Dropped {},
+    /// A change's record read by [`load_skim`]: checked to be JSON, not read.
+    #[serde(skip)]
+    Skimmed,
 }
 
 /// A session's journal: the segments it appends to, one open at a time. Every record is one
@@ -511,6 +514,31 @@ struct Part {
 /// own lines in the segment of its session, the reverts of it in the reverters'), with the
 /// reverts in their order.
 pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
+    load(state, state_in_root, false)
+}
+
+/// [`load_all`] for pruning, which needs each line's state (open, committed, refused,
+/// dropped) but not its changes: the records of changes (`do`, `done`, `failed`,
+/// `revert_step`: most of the bytes) are only checked to be JSON, and the transactions have
+/// no changes. A line whose change record is JSON of the wrong shape is thus not refused
+/// here (it is by [`load_all`], which undo uses).
+pub(crate) fn load_skim(state: &Dir, state_in_root: bool) -> Loaded {
+    load(state, state_in_root, true)
+}
+
+/// Whether a record's JSON is a change's (see [`load_skim`]).
+fn is_change_record(json: &[u8]) -> bool {
+    [
+        &br#"{"t":"do","#[..],
+        br#"{"t":"done","#,
+        br#"{"t":"failed","#,
+        br#"{"t":"revert_step","#,
+    ]
+    .iter()
+    .any(|p| json.starts_with(p))
+}
+
+fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
     let horizon = read_horizon(state);
     let mut files = Vec::new();
     let mut contents: Vec<(Option<String>, Vec<u8>)> = Vec::new();
@@ -559,28 +587,32 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
         });
         contents.push((legacy, bytes));
     }
-    // First the ids of every line; the lines of pruned transactions (at or below the horizon,
-    // with an `end`) are not parsed.
-    let mut lines: Vec<(usize, usize, String, &[u8])> = Vec::new();
-    let mut pruned: BTreeSet<String> = BTreeSet::new();
+    // First the ids of every line (borrowed: a record's id is copied only where it is kept);
+    // the lines of pruned transactions (at or below the horizon, with an `end`) are not
+    // parsed.
+    let mut lines: Vec<(usize, usize, &str, &[u8])> = Vec::new();
+    let mut pruned: HashSet<&str> = HashSet::new();
     for (index, ((legacy, bytes), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
         let too_large = bytes.len() as u64 > MAX_TXN_FILE;
         let bytes = bytes
             .get(..bytes.len().min(MAX_TXN_FILE as usize))
             .unwrap_or_default();
-        let mut split: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-        // The piece after the last newline: empty, or a record torn by a crash (ignored).
-        split.pop();
-        for (n, line) in split.into_iter().enumerate() {
+        // The piece after the last newline is empty, or a record torn by a crash (ignored).
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            continue;
+        };
+        let whole = bytes.get(..end).unwrap_or_default();
+        let mut last_id: &str = "";
+        for (n, line) in whole.split(|&b| b == b'\n').enumerate() {
             let (id, json) = if let Some(id) = legacy {
-                (id.clone(), line)
+                (id.as_str(), line)
             } else {
                 let (id, json) = match line.iter().position(|&b| b == b' ') {
                     Some(at) => (line.get(..at).unwrap_or_default(), line.get(at + 1..)),
                     None => (line, None),
                 };
-                let id = String::from_utf8_lossy(id).into_owned();
-                if valid_id(&id, "txn").is_err() {
+                let id = std::str::from_utf8(id).unwrap_or("");
+                if valid_id(id, "txn").is_err() {
                     // Not a record of any transaction: the file's last one is refused.
                     let last = file
                         .ids
@@ -595,29 +627,41 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
                 }
                 (id, json.unwrap_or_default())
             };
-            file.ids.insert(id.clone());
+            // A transaction's records are together in a file: its id is added once.
+            if id != last_id {
+                file.ids.insert(id.to_string());
+                last_id = id;
+            }
             if too_large {
                 errors
-                    .entry(id.clone())
+                    .entry(id.to_string())
                     .or_insert_with(|| format!("{}: over {MAX_TXN_FILE} bytes", file.name));
             }
             if !horizon.is_empty()
-                && id <= horizon
+                && id <= horizon.as_str()
                 && (json.starts_with(br#"{"t":"end""#) || json.starts_with(br#"{"t":"dropped""#))
             {
-                pruned.insert(id.clone());
+                pruned.insert(id);
             }
             lines.push((index, n, id, json));
         }
     }
     let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
     for (index, n, id, json) in lines {
-        if pruned.contains(&id) {
+        if pruned.contains(id) {
             continue;
         }
-        match serde_json::from_slice::<Record>(json) {
+        let record = if skim && is_change_record(json) {
+            serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Skimmed)
+        } else {
+            serde_json::from_slice::<Record>(json)
+        };
+        match record {
             Ok(r) => {
-                let list = parts.entry(id).or_default();
+                let list = match parts.get_mut(id) {
+                    Some(list) => list,
+                    None => parts.entry(id.to_string()).or_default(),
+                };
                 match list.last_mut() {
                     Some(p) if p.file == index => p.records.push(r),
                     _ => list.push(Part {
@@ -628,7 +672,7 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
             }
             Err(e) => {
                 errors
-                    .entry(id)
+                    .entry(id.to_string())
                     .or_insert_with(|| format!("record {}: not a journal record ({e})", n + 1));
             }
         }
@@ -656,7 +700,7 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
         }
     }
     for (id, e) in errors {
-        if !pruned.contains(&id) {
+        if !pruned.contains(id.as_str()) {
             txns.insert(id, Err(e));
         }
     }
@@ -823,6 +867,7 @@ fn build(id: &str, records: Vec<Record>, state_in_root: bool) -> Result<Txn, Str
                 txn.revert_interrupted = false;
             }
             Record::Dropped {} => txn.dropped = true,
+            Record::Skimmed => {}
         }
     }
     Ok(txn)
