@@ -606,7 +606,9 @@ fn apply_planned(
             r => r,
         },
         Op::WriteFile { data, append, .. } => {
-            return sandbox.open_write(loc, &mut &data[..], *append).map(Some);
+            return sandbox
+                .open_write_seen(loc, &mut &data[..], *append, plan.target)
+                .map(Some);
         }
         Op::Touch {
             atime,

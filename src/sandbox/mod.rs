@@ -40,7 +40,7 @@ mod undo_ops;
 pub use crate::limits::{DeadlineReader, Fault, Guard, Usage};
 pub use resolve::Loc;
 pub use scratch::Scratch;
-pub use undo_ops::Times;
+pub use undo_ops::{Before, Times};
 
 /// The name of the state directory inside the root (trash, journal, history), invisible to
 /// the agent.
@@ -575,8 +575,26 @@ impl Sandbox {
         data: &mut dyn Read,
         append: bool,
     ) -> Result<std::fs::File, FsError> {
+        self.open_write_seen(loc, data, append, None)
+    }
+
+    /// [`Sandbox::open_write`] of a target already looked at (`seen`: what
+    /// [`Sandbox::before`] found, when the journal planned the write), not looked at again.
+    pub fn open_write_seen(
+        &self,
+        loc: &Loc,
+        data: &mut dyn Read,
+        append: bool,
+        seen: Option<Option<Before>>,
+    ) -> Result<std::fs::File, FsError> {
+        let probe = match seen {
+            Some(Some(b)) if b.is_dir => return Err(FsError::IsADirectory),
+            Some(Some(b)) => Some((b.len, b.nlink)),
+            Some(None) => None,
+            None => self.write_probe(loc)?,
+        };
         let mut data = self.metered(data);
-        let mut f = match self.write_probe(loc)? {
+        let mut f = match probe {
             // `> new/`: the kernel will not create a file named with a final slash.
             None if loc.has_trailing_slash() => return Err(FsError::IsADirectory),
             None => {

@@ -30,6 +30,7 @@ pub struct Before {
     pub is_file: bool,
     pub is_symlink: bool,
     pub len: u64,
+    pub nlink: u64,
     pub mode: u32,
     pub times: Times,
 }
@@ -336,6 +337,7 @@ impl Sandbox {
             is_file: m.is_file(),
             is_symlink: m.file_type().is_symlink(),
             len: m.len(),
+            nlink: m.nlink(),
             mode: m.mode() & 0o7777,
             times: Times {
                 atime: (m.atime(), m.atime_nsec()),

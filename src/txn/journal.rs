@@ -59,7 +59,7 @@ use trumansh_commands::{FsError, Op};
 
 use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
-use crate::sandbox::{Loc, Sandbox, Targets, unique_name};
+use crate::sandbox::{Before, Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
     After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, load_skim, saved_add, saved_set,
     write_horizon,
@@ -88,6 +88,9 @@ pub struct Plan {
     /// A write to a file this line already wrote: nothing is saved again; the earlier
     /// record (its seq and inverses), which reverts the file to before the line, is renewed.
     pub renew: Option<(u64, Vec<Inverse>)>,
+    /// A write's target as planning found it (`Some(None)`: missing), so that the write
+    /// does not look at it again.
+    pub target: Option<Option<Before>>,
 }
 
 /// A change about to be applied, as recorded.
@@ -917,7 +920,9 @@ fn plan_write(
     blob: &Path,
     plan: &mut Plan,
 ) -> Result<(), FsError> {
-    match sandbox.before(loc) {
+    let before = sandbox.before(loc);
+    plan.target = Some(before);
+    match before {
         None => plan.undo.push(Inverse::Remove {
             at: RelPath::of(sandbox, loc),
         }),

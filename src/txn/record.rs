@@ -519,8 +519,8 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
 
 /// [`load_all`] for pruning, which needs each line's state (open, committed, refused,
 /// dropped) but not its changes: the records of changes (`do`, `done`, `failed`,
-/// `revert_step`: most of the bytes) are only checked to be JSON, and the transactions have
-/// no changes. A line whose change record is JSON of the wrong shape is thus not refused
+/// `revert_step`: most of the bytes) and of `begin`s are only checked to be JSON, and the
+/// transactions have no changes, session or line. A line whose change record is JSON of the wrong shape is thus not refused
 /// here (it is by [`load_all`], which undo uses).
 pub(crate) fn load_skim(state: &Dir, state_in_root: bool) -> Loaded {
     load(state, state_in_root, true)
@@ -653,6 +653,13 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
         }
         let record = if skim && is_change_record(json) {
             serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Skimmed)
+        } else if skim && json.starts_with(br#"{"t":"begin","#) {
+            // Its session and line are not needed to prune.
+            serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Begin {
+                session: String::new(),
+                line: String::new(),
+                time: 0,
+            })
         } else {
             serde_json::from_slice::<Record>(json)
         };
