@@ -126,6 +126,9 @@ pub const READ_LINE_BYTES: usize = 1 << 20;
 /// is not one, at the end of the input line, or once this many have gathered.
 const COMMAND_BUFFER: usize = 64 * 1024;
 
+/// How far behind a batching log may fall while records come ([`Audit::batch`]).
+const BATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The bytes appended between two charges to the quota.
 const CHARGE_BYTES: u64 = 64 * 1024;
 
@@ -237,6 +240,10 @@ struct Inner {
     /// The current input (without its final newline), to log a command that is the line's
     /// words by its name only.
     line: Vec<u8>,
+    /// Records are written in batches ([`Audit::batch`]).
+    batch: bool,
+    /// When this session last wrote to the log.
+    last_write: Option<std::time::Instant>,
 }
 
 /// An open audit log.
@@ -381,17 +388,46 @@ impl Audit {
         }
         inner.end_run(&self.session);
         inner.pending.extend_from_slice(&line);
-        if event != "command" || inner.pending.len() >= inner.buffer_bytes() {
+        let now = if inner.batch {
+            inner.due()
+        } else {
+            event != "command"
+        };
+        if now || inner.pending.len() >= inner.buffer_bytes() {
             inner.write_out();
         }
     }
 
-    /// Writes the records still in memory (at the end of each input line): the refusals not
-    /// written yet, the count of those past the line's cap, and the `command` records.
+    /// The end of an input line: the refusals not written yet and the count of those past
+    /// the line's cap are added, and what is in memory is written (when batching, only if
+    /// the last write is [`BATCH_INTERVAL`] old).
     pub fn flush(&self) {
         if let Ok(mut inner) = self.inner.lock() {
             inner.end_line(&self.session);
+            if !inner.batch || inner.due() {
+                inner.write_out();
+            }
+        }
+    }
+
+    /// Writes what is in memory now (a front end about to wait for input, or done).
+    pub fn sync(&self) {
+        if let Ok(mut inner) = self.inner.lock() {
             inner.write_out();
+        }
+    }
+
+    /// Batches the records of quick lines: instead of one `write(2)` per input line, the log
+    /// is written once [`BATCH_INTERVAL`] passed since its last write (so at once for a line
+    /// after a pause), once a batch is [`COMMAND_BUFFER`] long, and at [`Audit::sync`] —
+    /// which a front end calls before it waits for input. A session killed at once loses
+    /// at most that much of its log; the journal still holds every change.
+    pub fn batch(&self, on: bool) {
+        if let Ok(mut inner) = self.inner.lock() {
+            inner.batch = on;
+            if !on {
+                inner.write_out();
+            }
         }
     }
 
@@ -482,6 +518,8 @@ impl Inner {
             more_refused: 0,
             more_denied: 0,
             line: Vec::new(),
+            batch: false,
+            last_write: None,
         }
     }
 
@@ -539,6 +577,12 @@ impl Inner {
         }
     }
 
+    /// Whether a batching log is due to be written.
+    fn due(&self) -> bool {
+        self.last_write
+            .is_none_or(|t| t.elapsed() >= BATCH_INTERVAL)
+    }
+
     /// Writes what is pending in one `write(2)` (concurrent sessions' records do not
     /// interleave), rolling the log first if it would pass its segment size, or after if it
     /// reached it (this file was rolled by another session, or is full).
@@ -558,6 +602,7 @@ impl Inner {
         if f.write_all(&self.pending).is_ok() {
             self.uncharged = self.uncharged.saturating_add(len);
         }
+        self.last_write = Some(std::time::Instant::now());
         self.pending.clear();
         // Appending leaves the offset at the end of the file: its size, other sessions'
         // records included.

@@ -186,7 +186,6 @@ impl Session {
         self.state.last_status
     }
 
-    /// Whether `exit` has run, and with what status.
     /// A flag that stops the running line when set (from any thread): the REPL sets it on
     /// Ctrl-C, the MCP server on a client's cancellation. The line ends as at its deadline,
     /// with `the command was cancelled` and status 130; the session goes on.
@@ -194,6 +193,15 @@ impl Session {
         self.rt.guard().cancel_flag()
     }
 
+    /// Has the audit log written in batches rather than once a line (see
+    /// [`crate::audit::Audit::batch`]); the front end must call `sync` on what this gives
+    /// before it waits for input, and `batch(false)` when it is done.
+    pub(crate) fn batch_log(&self) -> Arc<crate::audit::Audit> {
+        self.rt.audit.batch(true);
+        Arc::clone(&self.rt.audit)
+    }
+
+    /// Whether `exit` has run, and with what status.
     pub fn exit_status(&self) -> Option<i32> {
         self.state.exit
     }

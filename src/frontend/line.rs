@@ -109,15 +109,47 @@ pub fn run_lines(
     session: &mut Session,
     input: impl BufRead,
     on_syntax_error: OnSyntaxError,
-    mut recorder: Option<&mut Recorder>,
+    recorder: Option<&mut Recorder>,
 ) -> i32 {
     let mut sink = StdSink::cancelling(session.cancel_flag());
     // Long lines are dropped as they are read (a bounded reader): the session reports them.
     let max = session.config().policy.limits.line_bytes;
+    // The audit log is written in batches, and whenever input is to be read (which may wait).
+    let audit = session.batch_log();
+    let input = SyncBeforeRead {
+        inner: input,
+        audit: Arc::clone(&audit),
+    };
     // Read in large blocks: what has arrived is parsed again only when the block is used up
     // (or has doubled), so a long command costs a few parses, not one per line.
     let input = std::io::BufReader::with_capacity(READ_BLOCK, input);
     let mut chunks = Chunks::new(input).with_limit(max);
+    let status = run_chunks(session, &mut chunks, &mut sink, on_syntax_error, recorder);
+    audit.batch(false);
+    status
+}
+
+/// Input that writes the audit log's batch before each read (which may wait).
+struct SyncBeforeRead<R> {
+    inner: R,
+    audit: Arc<crate::audit::Audit>,
+}
+
+impl<R: std::io::Read> std::io::Read for SyncBeforeRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.audit.sync();
+        self.inner.read(buf)
+    }
+}
+
+/// [`run_lines`]' loop: each input the chunks give, run.
+fn run_chunks<R: BufRead>(
+    session: &mut Session,
+    chunks: &mut Chunks<R>,
+    sink: &mut StdSink,
+    on_syntax_error: OnSyntaxError,
+    mut recorder: Option<&mut Recorder>,
+) -> i32 {
     loop {
         let (extglob, aliases) = session.parse_settings();
         chunks.set_syntax(extglob, aliases);
@@ -125,14 +157,14 @@ pub fn run_lines(
             break;
         };
         if let Some(len) = chunk.too_long {
-            session.input_too_long(len, chunk.first_line, &mut sink);
+            session.input_too_long(len, chunk.first_line, sink);
             flush();
         } else {
             run_recorded(
                 session,
                 &chunk.text,
                 chunk.first_line,
-                &mut sink,
+                sink,
                 recorder.as_deref_mut(),
             );
         }
@@ -147,6 +179,6 @@ pub fn run_lines(
             return 2;
         }
     }
-    session.finish(&mut sink);
+    session.finish(sink);
     session.last_status()
 }

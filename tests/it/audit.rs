@@ -272,3 +272,55 @@ fn log_tail_reads_from_the_end_and_prints_what_a_full_read_would() {
         assert!(tail.contains(want), "{want:?} in {tail}");
     }
 }
+
+/// Line mode writes the log in batches (a script of quick lines does not cost a `write(2)`
+/// each), yet every record is there at the end, and the records of the lines run so far are
+/// written before the session waits for more input.
+#[test]
+fn batched_records_are_all_written_and_written_before_input_is_awaited() {
+    use std::io::Write;
+    let (_tmp, root) = tree();
+    let script = root.parent().unwrap().join("quick.sh");
+    let body: String = (0..2000)
+        .map(|i| format!("echo {i} >> out.txt\n"))
+        .collect();
+    fs::write(&script, body).unwrap();
+    owner(&root, &[script.to_str().unwrap()]);
+    let lines = records(&root)
+        .iter()
+        .filter(|r| r["event"] == "line")
+        .count();
+    let effects = records(&root)
+        .iter()
+        .filter(|r| r["event"] == "effect" && r["op"] == "append")
+        .count();
+    assert_eq!((lines, effects), (2000, 2000));
+
+    // Interactive use: the line's records are in the log while the session waits.
+    let mut child = super::common::spawn_piped::<()>({
+        let mut c = Command::new(env!("CARGO_BIN_EXE_trumansh"));
+        c.arg("--root").arg(&root);
+        c
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..3 {
+        writeln!(stdin, "echo waiting{i}").unwrap();
+        stdin.flush().unwrap();
+        let got = child.lines.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(got, format!("waiting{i}"));
+        // The session is now reading its input: the line's records were written first.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let logged = records(&root)
+                .iter()
+                .any(|r| r["event"] == "line" && r["line"] == format!("echo waiting{i}\n"));
+            if logged {
+                break;
+            }
+            assert!(Instant::now() < deadline, "line {i} not in the log");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    drop(stdin);
+    assert!(child.child.wait().unwrap().success());
+}
