@@ -278,12 +278,14 @@ fn log_tail_reads_from_the_end_and_prints_what_a_full_read_would() {
 /// written before the session waits for more input.
 #[test]
 fn batched_records_are_all_written_and_written_before_input_is_awaited() {
+    use std::fmt::Write as _;
     use std::io::Write;
     let (_tmp, root) = tree();
     let script = root.parent().unwrap().join("quick.sh");
-    let body: String = (0..2000)
-        .map(|i| format!("echo {i} >> out.txt\n"))
-        .collect();
+    let mut body = String::new();
+    for i in 0..2000 {
+        writeln!(body, "echo {i} >> out.txt").unwrap();
+    }
     fs::write(&script, body).unwrap();
     owner(&root, &[script.to_str().unwrap()]);
     let lines = records(&root)
