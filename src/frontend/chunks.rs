@@ -179,6 +179,9 @@ impl<R: BufRead> Chunks<R> {
         let opts = self.opts();
         let first = memchr(&self.pending).map_or(self.pending.len(), |i| i + 1);
         let head = self.pending.get(..first).unwrap_or_default();
+        if shell::is_plainly_complete(head, opts) {
+            return Some(first);
+        }
         if !matches!(
             shell::parse_with_opts(head, self.next_line, opts),
             Err(ParseError::Incomplete { .. })

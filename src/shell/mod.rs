@@ -11,6 +11,6 @@ pub mod print;
 
 pub(crate) use lexer::{is_name_char, is_name_start};
 pub use parser::{
-    ParseError, ParseOpts, Parsed, Reader, Warning, first_command_lines, parse, parse_at_eof,
-    parse_with_opts,
+    ParseError, ParseOpts, Parsed, Reader, Warning, first_command_lines, is_plainly_complete,
+    parse, parse_at_eof, parse_with_opts,
 };

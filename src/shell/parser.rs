@@ -85,6 +85,47 @@ pub fn parse_with_opts(
     Parser::with_lexer(lx).script().map(|p| p.script)
 }
 
+/// Whether one line of input is a complete command without parsing it: a simple command
+/// of plain words (letters, digits, spaces and `_./-+=,:@%^~>`: no quote, expansion,
+/// operator, bracket, comment or continuation) whose first word is not a reserved word,
+/// with no alias to expand. Such a line cannot go on to the next (it may still be wrong: the
+/// parser says so when it runs). `false` says nothing.
+pub fn is_plainly_complete(line: &[u8], opts: ParseOpts<'_>) -> bool {
+    const RESERVED: [&[u8]; 19] = [
+        b"if",
+        b"then",
+        b"else",
+        b"elif",
+        b"fi",
+        b"do",
+        b"done",
+        b"case",
+        b"esac",
+        b"while",
+        b"until",
+        b"for",
+        b"in",
+        b"select",
+        b"function",
+        b"time",
+        b"coproc",
+        b"!",
+        b"{",
+    ];
+    if opts.aliases.is_some_and(|a| !a.is_empty()) {
+        return false;
+    }
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b" \t_./-+=,:@%^~>".contains(&b);
+    if !body.iter().all(|&b| plain(b)) {
+        return false;
+    }
+    let first = body
+        .split(|&b| b == b' ' || b == b'\t')
+        .find(|w| !w.is_empty());
+    first.is_some_and(|w| !RESERVED.contains(&w))
+}
+
 /// How many lines the first complete command of `input` spans (with the here-documents it
 /// reads), as [`Reader`] would read it from a text that may still grow: `Ok(None)` when the
 /// input holds only blank lines and comments, `Err(Incomplete)` when it is not finished yet.

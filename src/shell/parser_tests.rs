@@ -808,3 +808,47 @@ proptest! {
         let _ = with_opts(&format!("@({input})"), true, &[]);
     }
 }
+
+/// A line the chunker takes as complete without parsing it never needs the next line: over
+/// every line of up to three words from a vocabulary of plain words, reserved words and
+/// operators, `is_plainly_complete` is true only where the parser finds no incomplete input.
+#[test]
+fn plainly_complete_lines_are_complete() {
+    use crate::shell::{ParseError, ParseOpts, is_plainly_complete, parse_with_opts};
+    let words: &[&str] = &[
+        "echo", "x", "if", "then", "fi", "for", "in", "do", "done", "while", "case", "esac", "{",
+        "}", "!", "time", "function", "f()", ">>", ">", "a=1", "|", "&&", "\\", "'", "\"", "$(",
+        "`", "<<E", "#", "[[", "select", "coproc", "until", "x.txt", "-n", "+1", "",
+    ];
+    let opts = ParseOpts {
+        extglob: true,
+        aliases: None,
+    };
+    let mut plain = 0;
+    for a in words {
+        for b in words {
+            for c in words {
+                let line = format!("{a} {b} {c}\n");
+                if is_plainly_complete(line.as_bytes(), opts) {
+                    plain += 1;
+                    assert!(
+                        !matches!(
+                            parse_with_opts(line.as_bytes(), 1, opts),
+                            Err(ParseError::Incomplete { .. })
+                        ),
+                        "{line:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(plain > 1000, "{plain}");
+    // Aliases may paste in anything: no line is taken as plain while some are defined.
+    let aliases = std::collections::BTreeMap::from([("x".to_string(), "if true".to_string())]);
+    let with = ParseOpts {
+        extglob: true,
+        aliases: Some(&aliases),
+    };
+    assert!(!is_plainly_complete(b"echo hi\n", with));
+    assert!(is_plainly_complete(b"echo xxxx >> fill.txt\n", opts));
+}
