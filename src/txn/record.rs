@@ -602,17 +602,22 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
             continue;
         };
         let whole = bytes.get(..end).unwrap_or_default();
-        let mut last_id: &str = "";
-        for (n, line) in whole.split(|&b| b == b'\n').enumerate() {
+        let mut last_id: Option<&str> = None;
+        let mut from = 0;
+        let ends = memchr::memchr_iter(b'\n', whole).chain(std::iter::once(whole.len()));
+        for (n, to) in ends.enumerate() {
+            let line = whole.get(from..to).unwrap_or_default();
+            from = to + 1;
             let (id, json) = if let Some(id) = legacy {
                 (id.as_str(), line)
             } else {
-                let (id, json) = match line.iter().position(|&b| b == b' ') {
+                let (id, json) = match memchr::memchr(b' ', line) {
                     Some(at) => (line.get(..at).unwrap_or_default(), line.get(at + 1..)),
                     None => (line, None),
                 };
                 let id = std::str::from_utf8(id).unwrap_or("");
-                if valid_id(id, "txn").is_err() {
+                // A transaction's records are together: its id is checked once.
+                if Some(id) != last_id && valid_id(id, "txn").is_err() {
                     // Not a record of any transaction: the file's last one is refused.
                     let last = file
                         .ids
@@ -628,9 +633,9 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
                 (id, json.unwrap_or_default())
             };
             // A transaction's records are together in a file: its id is added once.
-            if id != last_id {
+            if Some(id) != last_id {
                 file.ids.insert(id.to_string());
-                last_id = id;
+                last_id = Some(id);
             }
             if too_large {
                 errors
@@ -647,8 +652,14 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
         }
     }
     let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
+    let mut previous: Option<(&str, bool)> = None;
     for (index, n, id, json) in lines {
-        if pruned.contains(id) {
+        let is_pruned = match previous {
+            Some((seen, p)) if seen == id => p,
+            _ => pruned.contains(id),
+        };
+        previous = Some((id, is_pruned));
+        if is_pruned {
             continue;
         }
         let record = if skim && is_change_record(json) {
