@@ -528,7 +528,7 @@ pub(crate) fn apply_effect(
     journal: &Journal,
     op: &Op,
     audit_now: bool,
-) -> Result<Option<std::fs::File>, FsError> {
+) -> Result<Option<Arc<std::fs::File>>, FsError> {
     let effect = AppliedEffect::of(op);
     sandbox.guard().check()?;
     let name = effect.op();
@@ -540,9 +540,10 @@ pub(crate) fn apply_effect(
     if audit_now {
         audit_effect(sandbox.audit(), &effect);
     }
-    let result = apply_planned(sandbox, op, &targets, &pending.plan);
+    let result = apply_planned(sandbox, op, &targets, &pending.plan).map(|f| f.map(Arc::new));
     // What the change left (or what a failed one left), for every later revert to check.
-    journal.after(sandbox, op, &pending, result.is_ok());
+    let file = result.as_ref().ok().and_then(Option::as_ref);
+    journal.after(sandbox, op, &pending, result.is_ok(), file);
     if let Err(e) = &result {
         if !audit_now {
             audit_effect(sandbox.audit(), &effect);

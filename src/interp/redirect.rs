@@ -505,7 +505,7 @@ impl Interp<'_> {
             Ok(file) => {
                 let target = FileTarget {
                     path,
-                    file: Arc::new(file),
+                    file,
                     written: Arc::default(),
                 };
                 opened.push(Opened {

@@ -38,6 +38,7 @@ use cap_std::fs::Dir;
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use trumansh_commands::FsError;
 
+use super::undo_ops::Before;
 use super::{Sandbox, map_err};
 
 /// How many symlinks one resolution may follow before giving ELOOP, as Linux's limit.
@@ -54,7 +55,12 @@ pub struct Loc {
     parent: Option<Arc<Dir>>,
     /// The agent wrote the path with a trailing `/`: it names a directory.
     slash: bool,
+    /// What the walk that made it found there, when it looked (`Some(None)`: nothing).
+    seen: Seen,
 }
+
+/// What a walk found at its final name: `None` when it did not look (or found a link).
+type Seen = Option<Option<Before>>;
 
 impl fmt::Debug for Loc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -87,7 +93,14 @@ impl Loc {
             rel,
             parent: None,
             slash: false,
+            seen: None,
         }
+    }
+
+    /// What the walk that made this location found at it, if it looked: as fresh as that
+    /// walk, so only for a change planned right after it ([`Sandbox::targets`]).
+    pub fn seen(&self) -> Seen {
+        self.seen
     }
 
     /// The root itself.
@@ -196,12 +209,14 @@ impl Sandbox {
         if parents.is_empty() && self.is_state_name(&name) {
             return Err(self.refuse(&name, "the state directory"));
         }
+        let mut seen = None;
         if follow || slash {
             let dir = parent.as_deref().unwrap_or(&self.root);
-            match Self::final_kind(dir, &name)? {
+            let (kind, found) = Self::final_look(dir, &name)?;
+            match kind {
                 Final::Link if follow => return Ok(None),
                 Final::Link | Final::Other if slash => return Err(FsError::NotADirectory),
-                _ => {}
+                _ => seen = found,
             }
         }
         if !rel.is_empty() {
@@ -212,6 +227,7 @@ impl Sandbox {
             rel: PathBuf::from(OsString::from_vec(rel)),
             parent,
             slash,
+            seen,
         };
         self.check_hidden(&loc)?;
         Ok(Some(loc))
@@ -250,6 +266,7 @@ impl Sandbox {
                 rel: PathBuf::from(OsString::from_vec(rel)),
                 parent: None,
                 slash,
+                seen: None,
             };
             self.check_hidden(&loc)?;
             let how =
@@ -359,11 +376,12 @@ impl Sandbox {
                 {
                     return Err(FsError::NotADirectory);
                 }
-                return self.finish(stack, &name, slash);
+                return self.finish(stack, &name, slash, None);
             }
-            match Self::final_kind(self.top(&stack), &name)? {
+            let (kind, seen) = Self::final_look(self.top(&stack), &name)?;
+            match kind {
                 Final::Missing | Final::Dir if is_last => {
-                    return self.finish(stack, &name, slash);
+                    return self.finish(stack, &name, slash, seen);
                 }
                 Final::Missing => return Err(FsError::NotFound),
                 Final::Link => {
@@ -414,7 +432,7 @@ impl Sandbox {
                     if slash {
                         return Err(FsError::NotADirectory);
                     }
-                    return self.finish(stack, &name, slash);
+                    return self.finish(stack, &name, slash, seen);
                 }
                 Final::Other => return Err(FsError::NotADirectory),
             }
@@ -422,7 +440,7 @@ impl Sandbox {
         // Every component was `.`/`..`: a directory on the stack (or the root).
         match stack.pop() {
             None => Ok(Self::root_loc(slash)),
-            Some((_, name)) => self.finish(stack, name.as_bytes(), slash),
+            Some((_, name)) => self.finish(stack, name.as_bytes(), slash, None),
         }
     }
 
@@ -437,6 +455,7 @@ impl Sandbox {
         mut stack: Vec<(Dir, OsString)>,
         name: &[u8],
         slash: bool,
+        seen: Seen,
     ) -> Result<Loc, FsError> {
         let mut rel = phys_of(&stack);
         rel.push(OsStr::from_bytes(name));
@@ -444,6 +463,7 @@ impl Sandbox {
             rel,
             parent: stack.pop().map(|(d, _)| Arc::new(d)),
             slash,
+            seen,
         };
         self.check_hidden(&loc)?;
         Ok(loc)
@@ -454,16 +474,22 @@ impl Sandbox {
             rel: PathBuf::from("."),
             parent: None,
             slash,
+            seen: None,
         }
     }
 
     /// What `name` is in `dir`, without following it.
     fn final_kind(dir: &Dir, name: &[u8]) -> Result<Final, FsError> {
+        Self::final_look(dir, name).map(|(kind, _)| kind)
+    }
+
+    /// [`Sandbox::final_kind`], with what was found (not for a link).
+    fn final_look(dir: &Dir, name: &[u8]) -> Result<(Final, Seen), FsError> {
         match dir.symlink_metadata(OsStr::from_bytes(name)) {
-            Ok(m) if m.file_type().is_symlink() => Ok(Final::Link),
-            Ok(m) if m.is_dir() => Ok(Final::Dir),
-            Ok(_) => Ok(Final::Other),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Final::Missing),
+            Ok(m) if m.file_type().is_symlink() => Ok((Final::Link, None)),
+            Ok(m) if m.is_dir() => Ok((Final::Dir, Some(Some(Before::of(&m))))),
+            Ok(m) => Ok((Final::Other, Some(Some(Before::of(&m))))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((Final::Missing, Some(None))),
             Err(e) => Err(map_err(e)),
         }
     }

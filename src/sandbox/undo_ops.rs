@@ -35,6 +35,23 @@ pub struct Before {
     pub times: Times,
 }
 
+impl Before {
+    pub(super) fn of(m: &cap_std::fs::Metadata) -> Before {
+        Before {
+            is_dir: m.is_dir(),
+            is_file: m.is_file(),
+            is_symlink: m.file_type().is_symlink(),
+            len: m.len(),
+            nlink: m.nlink(),
+            mode: m.mode() & 0o7777,
+            times: Times {
+                atime: (m.atime(), m.atime_nsec()),
+                mtime: (m.mtime(), m.mtime_nsec()),
+            },
+        }
+    }
+}
+
 /// What an object is, to tell whether it changed since a change left it: its type, inode,
 /// and for files and links their size and modification time (nanoseconds). A directory is
 /// its inode only (its size and times change with its entries). Our own inverses restore
@@ -68,23 +85,46 @@ pub enum Fingerprint {
 impl Fingerprint {
     fn of(m: &cap_std::fs::Metadata) -> Fingerprint {
         let ft = m.file_type();
-        let mtime = (m.mtime(), m.mtime_nsec());
-        if ft.is_symlink() {
-            Fingerprint::Link {
-                ino: m.ino(),
-                size: m.len(),
-                mtime,
+        Fingerprint::from_parts(
+            (ft.is_symlink(), ft.is_dir(), ft.is_file()),
+            m.ino(),
+            m.len(),
+            (m.mtime(), m.mtime_nsec()),
+        )
+    }
+
+    /// What an open file is now (`fstat`): a redirection's file, which the line wrote
+    /// through its descriptor, as it is at its path unless it was moved since.
+    pub fn of_file(f: &std::fs::File) -> Fingerprint {
+        use std::os::unix::fs::MetadataExt;
+        match f.metadata() {
+            Ok(m) => {
+                let ft = m.file_type();
+                Fingerprint::from_parts(
+                    (ft.is_symlink(), ft.is_dir(), ft.is_file()),
+                    m.ino(),
+                    m.len(),
+                    (m.mtime(), m.mtime_nsec()),
+                )
             }
-        } else if ft.is_dir() {
-            Fingerprint::Dir { ino: m.ino() }
-        } else if ft.is_file() {
-            Fingerprint::File {
-                ino: m.ino(),
-                size: m.len(),
-                mtime,
-            }
+            Err(_) => Fingerprint::Unknown,
+        }
+    }
+
+    fn from_parts(
+        (link, dir, file): (bool, bool, bool),
+        ino: u64,
+        size: u64,
+        mtime: (i64, i64),
+    ) -> Fingerprint {
+        if link {
+            Fingerprint::Link { ino, size, mtime }
+        } else if dir {
+            Fingerprint::Dir { ino }
+        } else if file {
+            Fingerprint::File { ino, size, mtime }
         } else {
-            Fingerprint::Other { ino: m.ino() }
+            Fingerprint::Other { ino }
         }
     }
 
@@ -331,19 +371,7 @@ impl Sandbox {
 
     /// What is at a location now (not following a final link), or `None`.
     pub fn before(&self, loc: &Loc) -> Option<Before> {
-        let m = self.lstat(loc).ok()?;
-        Some(Before {
-            is_dir: m.is_dir(),
-            is_file: m.is_file(),
-            is_symlink: m.file_type().is_symlink(),
-            len: m.len(),
-            nlink: m.nlink(),
-            mode: m.mode() & 0o7777,
-            times: Times {
-                atime: (m.atime(), m.atime_nsec()),
-                mtime: (m.mtime(), m.mtime_nsec()),
-            },
-        })
+        self.lstat(loc).ok().map(|m| Before::of(&m))
     }
 
     /// Copies a regular file's bytes to `blob` (a path in the state directory), streaming;

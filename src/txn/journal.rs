@@ -59,7 +59,7 @@ use trumansh_commands::{FsError, Op};
 
 use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
-use crate::sandbox::{Before, Loc, Sandbox, Targets, unique_name};
+use crate::sandbox::{Before, Fingerprint, Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
     After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, load_skim, saved_add, saved_set,
     write_horizon,
@@ -106,6 +106,9 @@ struct Written {
     seq: u64,
     undo: Vec<Inverse>,
     dirty: bool,
+    /// The file the open left open, which the writes go through: what it is now is
+    /// looked at on it (`fstat`) rather than by its path.
+    file: Option<std::sync::Arc<std::fs::File>>,
 }
 
 struct Active {
@@ -397,7 +400,14 @@ impl Journal {
 
     /// Records what a change left, right after it was applied (`ok`) or failed: one
     /// fingerprint per inverse, which every revert compares with the object before it acts.
-    pub fn after(&self, sandbox: &Sandbox, op: &Op, pending: &Pending, ok: bool) {
+    pub fn after(
+        &self,
+        sandbox: &Sandbox,
+        op: &Op,
+        pending: &Pending,
+        ok: bool,
+        file: Option<&std::sync::Arc<std::fs::File>>,
+    ) {
         if !self.enabled || pending.seq == 0 {
             return;
         }
@@ -422,6 +432,7 @@ impl Journal {
                     seq: pending.seq,
                     undo: pending.plan.undo.clone(),
                     dirty: true,
+                    file: file.cloned(),
                 },
             );
             return;
@@ -466,6 +477,7 @@ impl Journal {
                     seq,
                     undo,
                     dirty: false,
+                    file: file.cloned(),
                 },
             );
         }
@@ -788,7 +800,10 @@ fn flush_written(sandbox: &Sandbox, log: &mut Log, active: &mut Active) {
     let Active { written, id, .. } = active;
     for w in written.values_mut().filter(|w| w.dirty) {
         w.dirty = false;
-        let after = fingerprints(sandbox, &w.undo);
+        let after = match (&w.file, w.undo.as_slice()) {
+            (Some(f), [_]) => vec![Some(Fingerprint::of_file(f))],
+            _ => fingerprints(sandbox, &w.undo),
+        };
         log.stage(id, &Record::Done { seq: w.seq, after });
     }
 }
@@ -809,14 +824,14 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
     };
     match op {
         Op::CreateDir { .. } | Op::Symlink { .. } => {
-            if sandbox.before(loc).is_none() {
+            if looked(sandbox, loc).is_none() {
                 plan.undo.push(Inverse::Remove {
                     at: RelPath::of(sandbox, loc),
                 });
             }
         }
         Op::WriteFile { append, .. } => plan_write(sandbox, loc, *append, blob, &mut plan)?,
-        Op::Touch { create, .. } => match sandbox.before(loc) {
+        Op::Touch { create, .. } => match looked(sandbox, loc) {
             None if *create => plan.undo.push(Inverse::Remove {
                 at: RelPath::of(sandbox, loc),
             }),
@@ -841,8 +856,8 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
                     from: RelPath::of(sandbox, a),
                     to: RelPath::of(sandbox, b),
                 });
-                let src = sandbox.before(a);
-                match sandbox.before(b) {
+                let src = looked(sandbox, a);
+                match looked(sandbox, b) {
                     Some(t) if !t.is_dir && src.is_some_and(|s| !s.is_dir) => {
                         plan.undo.push(Inverse::Unstash {
                             at: RelPath::of(sandbox, b),
@@ -864,8 +879,8 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
         }
         Op::Copy { .. } => {
             if let Ok(dst) = targets.second() {
-                if sandbox.before(loc).is_some_and(|s| s.is_symlink) {
-                    if sandbox.before(dst).is_none() {
+                if looked(sandbox, loc).is_some_and(|s| s.is_symlink) {
+                    if looked(sandbox, dst).is_none() {
                         plan.undo.push(Inverse::Remove {
                             at: RelPath::of(sandbox, dst),
                         });
@@ -876,7 +891,7 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
             }
         }
         Op::SetMode { .. } => {
-            if let Some(b) = sandbox.before(loc) {
+            if let Some(b) = looked(sandbox, loc) {
                 plan.undo.push(Inverse::Mode {
                     at: RelPath::of(sandbox, loc),
                     mode: b.mode,
@@ -885,14 +900,14 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
         }
         Op::HardLink { .. } => {
             if let Ok(dst) = targets.second()
-                && sandbox.before(dst).is_none()
+                && looked(sandbox, dst).is_none()
             {
                 plan.undo.push(Inverse::Remove {
                     at: RelPath::of(sandbox, dst),
                 });
             }
         }
-        Op::Truncate { len, create, .. } => match sandbox.before(loc) {
+        Op::Truncate { len, create, .. } => match looked(sandbox, loc) {
             None if *create => plan.undo.push(Inverse::Remove {
                 at: RelPath::of(sandbox, loc),
             }),
@@ -920,7 +935,7 @@ fn plan_write(
     blob: &Path,
     plan: &mut Plan,
 ) -> Result<(), FsError> {
-    let before = sandbox.before(loc);
+    let before = looked(sandbox, loc);
     plan.target = Some(before);
     match before {
         None => plan.undo.push(Inverse::Remove {
@@ -944,6 +959,12 @@ fn plan_write(
         }
     }
     Ok(())
+}
+
+/// What is at a change's location before it: what the walk that resolved it just now found
+/// there, or a look now.
+fn looked(sandbox: &Sandbox, loc: &Loc) -> Option<Before> {
+    loc.seen().unwrap_or_else(|| sandbox.before(loc))
 }
 
 /// The path an op names, for the journal's readers.
