@@ -68,6 +68,7 @@ impl fmt::Debug for Loc {
             .field("rel", &self.rel)
             .field("held", &self.parent.is_some())
             .field("slash", &self.slash)
+            .field("seen", &self.seen.is_some())
             .finish()
     }
 }
