@@ -9,7 +9,8 @@
 #       ln -s, rm, and a line that changes nothing), fed to line mode on stdin
 #       (`trumansh --root BOX < session.txt`) and to `bash` in a copy of the same tree.
 #
-# Each run starts from a fresh box (REPS runs, best kept). Then, when strace is installed,
+# Each run starts from a fresh box; bash and trumansh runs alternate (REPS of each, the best
+# of each kept), so that a slow spell of a shared machine hits both. Then, when strace is installed,
 # the syscalls per line of a 2,000-line `>>` script (strace -c -f), by name. BIN=... runs
 # another trumansh binary (e.g. an older build, for a before/after). Prints Markdown tables;
 # nothing asserts on times.
@@ -51,29 +52,36 @@ fi
 
 fresh() { rm -rf "$WORK/box"; mkdir -p "$WORK/box"; }
 
-# time_of CMD...: best wall time of REPS runs, each in a fresh box (cwd: the box).
-time_of() {
-  local best="" t0 t1 t
+# run_once CMD...: wall seconds of one run in a fresh box (cwd: the box).
+run_once() {
+  local t0 t1
+  fresh
+  t0=$(date +%s%N)
+  (cd "$WORK/box" && "$@" >/dev/null 2>&1) || true
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+}
+
+# pair "BASH CMD" "TRUMANSH CMD": REPS runs of each, alternating (a slow spell of a shared
+# machine hits both), the best of each kept; prints "bash trumansh".
+pair() {
+  local g="" t="" x
   for _ in $(seq "$REPS"); do
-    fresh
-    t0=$(date +%s%N)
-    (cd "$WORK/box" && "$@" >/dev/null 2>&1) || true
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    x=$(run_once bash -c "$1")
+    if [ -z "$g" ] || awk "BEGIN{exit !($x < $g)}"; then g=$x; fi
+    x=$(run_once bash -c "$2")
+    if [ -z "$t" ] || awk "BEGIN{exit !($x < $t)}"; then t=$x; fi
   done
-  echo "$best"
+  echo "$g $t"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (a > 0 ? "%.2f" : "n/a"), b / a }'; }
 
 echo "| workload | bash s | trumansh s | ratio |"
 echo "|---|---:|---:|---:|"
-g=$(time_of bash "$WORK/append-$LINES.sh")
-t=$(time_of "$BIN" --root . "$WORK/append-$LINES.sh")
+read -r g t < <(pair "bash '$WORK/append-$LINES.sh'" "'$BIN' --root . '$WORK/append-$LINES.sh'")
 echo "| $LINES lines \`echo xxxx >> fill.txt\` (script) | $g | $t | $(ratio "$g" "$t") |"
-g=$(time_of bash -c "bash < '$WORK/session.txt'")
-t=$(time_of bash -c "'$BIN' --root . < '$WORK/session.txt'")
+read -r g t < <(pair "bash < '$WORK/session.txt'" "'$BIN' --root . < '$WORK/session.txt'")
 echo "| 2,000-line mixed session (line mode, stdin) | $g | $t | $(ratio "$g" "$t") |"
 
 # What the state directory holds after the script (files, bytes).
