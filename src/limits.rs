@@ -675,19 +675,22 @@ mod tests {
             }
         );
     }
+    /// The usage file the sessions on a root share, opened as a session opens it.
+    fn usage_file(path: &std::path::Path) -> std::fs::File {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .unwrap()
+    }
+
     #[test]
     fn small_writes_are_taken_from_a_lease_given_back_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("usage");
-        let open = || {
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .unwrap()
-        };
+        let open = || usage_file(&path);
         let measure = || Usage {
             bytes: 0,
             entries: 0,
@@ -728,15 +731,7 @@ mod tests {
     fn two_guards_sharing_a_usage_file_count_together() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("usage");
-        let open = || {
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .unwrap()
-        };
+        let open = || usage_file(&path);
         let (a, b) = (Guard::new(100, 10), Guard::new(100, 10));
         a.share_usage(open());
         b.share_usage(open());

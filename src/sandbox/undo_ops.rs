@@ -85,47 +85,22 @@ pub enum Fingerprint {
 impl Fingerprint {
     fn of(m: &cap_std::fs::Metadata) -> Fingerprint {
         let ft = m.file_type();
-        Fingerprint::from_parts(
-            (ft.is_symlink(), ft.is_dir(), ft.is_file()),
-            m.ino(),
-            m.len(),
-            (m.mtime(), m.mtime_nsec()),
-        )
+        let (ino, size, mtime) = (m.ino(), m.len(), (m.mtime(), m.mtime_nsec()));
+        if ft.is_symlink() {
+            Fingerprint::Link { ino, size, mtime }
+        } else if ft.is_dir() {
+            Fingerprint::Dir { ino }
+        } else if ft.is_file() {
+            Fingerprint::File { ino, size, mtime }
+        } else {
+            Fingerprint::Other { ino }
+        }
     }
 
     /// What an open file is now (`fstat`): a redirection's file, which the line wrote
     /// through its descriptor, as it is at its path unless it was moved since.
     pub fn of_file(f: &std::fs::File) -> Fingerprint {
-        use std::os::unix::fs::MetadataExt;
-        match f.metadata() {
-            Ok(m) => {
-                let ft = m.file_type();
-                Fingerprint::from_parts(
-                    (ft.is_symlink(), ft.is_dir(), ft.is_file()),
-                    m.ino(),
-                    m.len(),
-                    (m.mtime(), m.mtime_nsec()),
-                )
-            }
-            Err(_) => Fingerprint::Unknown,
-        }
-    }
-
-    fn from_parts(
-        (link, dir, file): (bool, bool, bool),
-        ino: u64,
-        size: u64,
-        mtime: (i64, i64),
-    ) -> Fingerprint {
-        if link {
-            Fingerprint::Link { ino, size, mtime }
-        } else if dir {
-            Fingerprint::Dir { ino }
-        } else if file {
-            Fingerprint::File { ino, size, mtime }
-        } else {
-            Fingerprint::Other { ino }
-        }
+        Fingerprint::of_result(cap_std::fs::Metadata::from_file(f))
     }
 
     fn of_result(r: io::Result<cap_std::fs::Metadata>) -> Fingerprint {
