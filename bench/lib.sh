@@ -55,3 +55,39 @@ row() {
     ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
     printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
 }
+
+# tree_files WORK: the 20,000-file tree (~200 MB of source-like text, seeded) of bench/run.sh
+# and bench/grep.sh in WORK/tree, made once.
+tree_files() {
+  if [ -f "$1/.tree-done" ]; then return; fi
+  echo "generating $1/tree (20,000 files, ~200 MB)..." >&2
+  rm -rf "$1/tree"
+  python3 - "$1/tree" <<'PY'
+import os, random, sys
+root = sys.argv[1]
+random.seed(42)
+words = ["alpha", "beta", "gamma", "delta", "error", "warning", "fn", "let", "return",
+         "struct", "impl", "match", "value", "config", "handler", "request", "TODO"]
+n = 0
+for a in range(20):
+    for b in range(20):
+        d = os.path.join(root, f"dir{a:02}", f"sub{b:02}")
+        os.makedirs(d, exist_ok=True)
+        for c in range(50):
+            ext = (".rs", ".py", ".txt", ".md")[c % 4]
+            lines = []
+            size = 0
+            target = random.randint(2_000, 18_000)
+            while size < target:
+                line = " ".join(random.choice(words) for _ in range(random.randint(3, 12)))
+                if random.random() < 0.002:
+                    line += " needle_in_haystack"
+                lines.append(line)
+                size += len(line) + 1
+            with open(os.path.join(d, f"file{c:02}{ext}"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            n += 1
+print(n, "files", file=sys.stderr)
+PY
+  touch "$1/.tree-done"
+}

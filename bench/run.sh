@@ -24,38 +24,7 @@ TREE=$WORK/tree
 BIG=$WORK/big/big.txt
 mkdir -p "$WORK"
 
-if [ ! -f "$WORK/.tree-done" ]; then
-  echo "generating $TREE (20,000 files, ~200 MB)..." >&2
-  rm -rf "$TREE"
-  python3 - "$TREE" <<'PY'
-import os, random, sys
-root = sys.argv[1]
-random.seed(42)
-words = ["alpha", "beta", "gamma", "delta", "error", "warning", "fn", "let", "return",
-         "struct", "impl", "match", "value", "config", "handler", "request", "TODO"]
-n = 0
-for a in range(20):
-    for b in range(20):
-        d = os.path.join(root, f"dir{a:02}", f"sub{b:02}")
-        os.makedirs(d, exist_ok=True)
-        for c in range(50):
-            ext = (".rs", ".py", ".txt", ".md")[c % 4]
-            lines = []
-            size = 0
-            target = random.randint(2_000, 18_000)
-            while size < target:
-                line = " ".join(random.choice(words) for _ in range(random.randint(3, 12)))
-                if random.random() < 0.002:
-                    line += " needle_in_haystack"
-                lines.append(line)
-                size += len(line) + 1
-            with open(os.path.join(d, f"file{c:02}{ext}"), "w") as f:
-                f.write("\n".join(lines) + "\n")
-            n += 1
-print(n, "files", file=sys.stderr)
-PY
-  touch "$WORK/.tree-done"
-fi
+tree_files "$WORK"
 
 if [ ! -f "$WORK/.big-done" ]; then
   echo "generating $BIG (1 GB)..." >&2

@@ -64,6 +64,27 @@ enum Read {
     End,
 }
 
+/// The input's next piece: up to and including a newline (`true`), or all the reader holds;
+/// with how much it holds. Empty at the end of input (or on an error: as the end).
+fn next_piece<R: BufRead>(reader: &mut R) -> (&[u8], bool, usize) {
+    let held = loop {
+        match reader.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Ok(b) => break b.len(),
+            Err(_) => break 0,
+        }
+    };
+    if held == 0 {
+        return (&[], false, 0);
+    }
+    // What was just filled, given again without a read.
+    let buf = reader.fill_buf().unwrap_or_default();
+    match memchr(buf) {
+        Some(i) => (buf.get(..=i).unwrap_or(buf), true, buf.len()),
+        None => (buf, false, buf.len()),
+    }
+}
+
 /// The most of a line kept to judge where a dropped input ends.
 const PROBE_BYTES: usize = 64 * 1024;
 
@@ -110,12 +131,8 @@ impl<R: BufRead> Chunks<R> {
     fn read_line(&mut self) -> Read {
         let start = self.pending.len();
         loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => &[],
-            };
-            if buf.is_empty() {
+            let (piece, done, buffered) = next_piece(&mut self.reader);
+            if piece.is_empty() {
                 self.eof = true;
                 return if self.pending.len() > start {
                     Read::Line { drained: true }
@@ -123,10 +140,6 @@ impl<R: BufRead> Chunks<R> {
                     Read::End
                 };
             }
-            let (piece, done) = match memchr(buf) {
-                Some(i) => (buf.get(..=i).unwrap_or(buf), true),
-                None => (buf, false),
-            };
             if self.pending.len().saturating_add(piece.len()) > self.max
                 || self.pending.try_reserve(piece.len()).is_err()
             {
@@ -135,7 +148,7 @@ impl<R: BufRead> Chunks<R> {
                 return Read::Full;
             }
             self.pending.extend_from_slice(piece);
-            let (used, left) = (piece.len(), buf.len() - piece.len());
+            let (used, left) = (piece.len(), buffered - piece.len());
             self.reader.consume(used);
             if done {
                 return Read::Line { drained: left == 0 };
@@ -149,19 +162,11 @@ impl<R: BufRead> Chunks<R> {
         probe.clear();
         let mut n = 0u64;
         loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => &[],
-            };
-            if buf.is_empty() {
+            let (piece, done, _) = next_piece(&mut self.reader);
+            if piece.is_empty() {
                 self.eof = true;
                 return n;
             }
-            let (piece, done) = match memchr(buf) {
-                Some(i) => (buf.get(..=i).unwrap_or(buf), true),
-                None => (buf, false),
-            };
             let room = PROBE_BYTES.saturating_sub(probe.len());
             probe.extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or_default());
             let used = piece.len();
