@@ -185,6 +185,25 @@ pub fn assert_alive(s: &mut Session) {
     assert_eq!(r.status, 0);
 }
 
+/// `line` ends at the session's 300 ms deadline (status 124, the shell's one message, well
+/// within 5 s) and the session goes on.
+pub fn assert_stops_at_deadline(s: &mut Session, line: &str) {
+    let start = std::time::Instant::now();
+    let r = s.run(line);
+    let took = start.elapsed();
+    assert_eq!(r.status, 124, "{line}: {}", err(&r));
+    // Said once, by the shell (a child shell names itself: `sh: line 1: `).
+    assert!(
+        err(&r).ends_with(
+            "line 1: time limit of 300 ms for one command line exceeded; the command was stopped\n"
+        ) && err(&r).matches("time limit").count() == 1,
+        "{line}: {}",
+        err(&r)
+    );
+    assert!(took < std::time::Duration::from_secs(5), "{line}: {took:?}");
+    assert_alive(s);
+}
+
 /// The address space a session gets here: 3 GiB.
 pub const AS_LIMIT: &str = "3221225472";
 
