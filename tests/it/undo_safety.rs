@@ -282,26 +282,7 @@ fn a_live_session_writing_after_a_dead_sessions_line_is_not_reverted() {
         fs::write(p, [b'q'; 4096]).unwrap();
     }
     let mut live = session(&t.root, "");
-    let mut dead = Command::new(env!("CARGO_BIN_EXE_trumansh"))
-        .arg("--root")
-        .arg(&t.root)
-        .args(["--mount-point", "/home/user"])
-        .args(["-c", "echo dead > a.txt; cp -r big big2"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while fs::read_dir(t.root.join("big2")).map_or(0, |d| d.flatten().count()) < 3 {
-        assert!(
-            dead.try_wait().unwrap().is_none(),
-            "finished before the kill"
-        );
-        assert!(start.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    dead.kill().unwrap();
-    dead.wait().unwrap();
+    kill_while_copying(&t.root, "echo dead > a.txt; cp -r big big2");
     // The live session writes a.txt after the dead session's line.
     let r = live.run("echo live > a.txt");
     assert_eq!(r.status, 0);
@@ -944,29 +925,10 @@ fn a_session_killed_mid_line_is_rolled_back_from_its_segment() {
         fs::write(p, [b'q'; 4096]).unwrap();
     }
     // Two committed lines, then one killed part-way: all three in one segment.
-    let mut dead = Command::new(env!("CARGO_BIN_EXE_trumansh"))
-        .arg("--root")
-        .arg(&t.root)
-        .args(["--mount-point", "/home/user"])
-        .args([
-            "-c",
-            "echo one > one.txt\necho two >> a.txt\necho three > b.txt; cp -r big big2",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while fs::read_dir(t.root.join("big2")).map_or(0, |d| d.flatten().count()) < 3 {
-        assert!(
-            dead.try_wait().unwrap().is_none(),
-            "finished before the kill"
-        );
-        assert!(start.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    dead.kill().unwrap(); // SIGKILL
-    dead.wait().unwrap();
+    kill_while_copying(
+        &t.root,
+        "echo one > one.txt\necho two >> a.txt\necho three > b.txt; cp -r big big2",
+    );
     assert_eq!(txn_files(&t.root).len(), 1, "{:?}", txn_files(&t.root));
     let mut next = session(&t.root, "");
     let rec = next.recovered();
@@ -1042,4 +1004,29 @@ fn a_forged_segment_is_refused_and_never_acted_on() {
         assert_eq!(fs::read(t.root.join("a.txt")).unwrap(), b"alpha\n");
         assert!(t.root.join(seg).exists(), "case {i}: kept for the owner");
     }
+}
+
+/// Runs `script` (which ends copying `big` to `big2`) in a session of its own, and kills it
+/// (SIGKILL) once the copy is under way.
+fn kill_while_copying(root: &Path, script: &str) {
+    let mut dead = Command::new(env!("CARGO_BIN_EXE_trumansh"))
+        .arg("--root")
+        .arg(root)
+        .args(["--mount-point", "/home/user"])
+        .args(["-c", script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while fs::read_dir(root.join("big2")).map_or(0, |d| d.flatten().count()) < 3 {
+        assert!(
+            dead.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    dead.kill().unwrap();
+    dead.wait().unwrap();
 }
