@@ -431,6 +431,11 @@ impl Guard {
         Ok(())
     }
 
+    /// Bytes this session holds ahead of its writes ([`Guard::take`]).
+    pub(crate) fn held(&self) -> u64 {
+        self.lease.lock().map_or(0, |l| *l)
+    }
+
     /// Gives back what is held ahead past `keep` bytes (after a large write; all of it at
     /// the session's end).
     pub(crate) fn trim_lease(&self, keep: u64) {

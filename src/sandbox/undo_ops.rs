@@ -303,9 +303,13 @@ impl Sandbox {
         r
     }
 
-    /// What the sandbox holds, as the quotas count it.
+    /// What the sandbox holds, as the quotas count it (less what this session holds ahead
+    /// of its writes).
     pub fn usage(&self) -> Usage {
-        self.guard.usage_with(|| self.measure())
+        let mut u = self.guard.usage_with(|| self.measure());
+        // What this session holds ahead of its writes is not used yet (`df` shows it so).
+        u.bytes = u.bytes.saturating_sub(self.guard.held());
+        u
     }
 
     /// What a directory of the state directory holds (itself included).
