@@ -96,12 +96,7 @@ pub(crate) fn on_own_thread<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -
             let spawned = std::thread::Builder::new()
                 .name(name.into())
                 .stack_size(size)
-                .spawn_scoped(scope, || {
-                    mark_stack(size);
-                    INTERP_THREAD.with(|t| t.set(true));
-                    let f = slot.lock().ok()?.take()?;
-                    Some(f())
-                });
+                .spawn_scoped(scope, || run_marked(size, &slot));
             spawned.map(std::thread::ScopedJoinHandle::join)
         });
         match ran {
@@ -112,6 +107,15 @@ pub(crate) fn on_own_thread<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -
         }
     }
     let f = slot.into_inner().ok()??;
+    Some(f())
+}
+
+/// The start of a thread made with the interpreter's stack of `size`: marks it as such, then
+/// runs what `slot` holds (`None`: another attempt took it).
+fn run_marked<T>(size: usize, slot: &std::sync::Mutex<Option<impl FnOnce() -> T>>) -> Option<T> {
+    mark_stack(size);
+    INTERP_THREAD.with(|t| t.set(true));
+    let f = slot.lock().ok()?.take()?;
     Some(f())
 }
 
@@ -127,12 +131,7 @@ pub(crate) fn spawn_own_thread<T: Send + 'static>(
         let spawned = std::thread::Builder::new()
             .name(name.into())
             .stack_size(size)
-            .spawn(move || {
-                mark_stack(size);
-                INTERP_THREAD.with(|t| t.set(true));
-                let f = taken.lock().ok()?.take()?;
-                Some(f())
-            });
+            .spawn(move || run_marked(size, &taken));
         match spawned {
             Ok(handle) => return Ok(handle),
             Err(e) => error = Some(e),
