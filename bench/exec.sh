@@ -25,11 +25,7 @@ row() { # name command (run by both sides with the tree as cwd)
   local name=$1 cmd=$2 g t
   g=$(best_of bash -c "cd '$TREE' && $cmd")
   t=$(best_of "$BIN" --root "$TREE" --state-dir "$WORK/state-exec" -c "$cmd")
-  awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
-    gsub(/\|/, "\\|", n);
-    split(g, a, " "); split(t, b, " ");
-    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.4f | %.4f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+  table_row "$name" "$g" "$t" 4
 }
 
 echo "| workload | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"

@@ -49,11 +49,18 @@ row() {
   local name=$1 cmd=$2 g t
   g=$(best_of bash -c "cd '$BIGDIR' && $cmd")
   t=$(best_of "$BIN" --root "$BIGDIR" --state-dir "$WORK/state-big" -c "$cmd")
-  N="$name" awk -v g="$g" -v t="$t" 'BEGIN {
+  table_row "$name" "$g" "$t"
+}
+
+# table_row NAME GNU TRUMANSH [DIGITS]: one Markdown row from two `best_of` results
+# ("seconds peak-KB"): both times (DIGITS decimals, default 3), their ratio, both peak RSS in MB.
+table_row() {
+  N="$1" awk -v g="$2" -v t="$3" -v d="${4:-3}" 'BEGIN {
     n = ENVIRON["N"]; gsub(/\|/, "\\|", n);
     split(g, a, " "); split(t, b, " ");
     ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+    fmt = "| %s | %." d "f | %." d "f | %s | %.1f | %.1f |\n";
+    printf fmt, n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
 }
 
 # tree_files WORK: the 20,000-file tree (~200 MB of source-like text, seeded) of bench/run.sh

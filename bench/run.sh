@@ -59,11 +59,7 @@ row() { # name root gnu_cmd trumansh_cmd (both run with the root as cwd)
   local name=$1 root=$2 gnu=$3 ours=$4 g t
   g=$(best_of bash -c "cd '$root' && $gnu")
   t=$(best_of "$BIN" --root "$root" --state-dir "$WORK/state-$(basename "$root")" -c "$ours")
-  awk -v n="$name" -v g="$g" -v t="$t" 'BEGIN {
-    gsub(/\|/, "\\|", n);
-    split(g, a, " "); split(t, b, " ");
-    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.4f | %.4f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+  table_row "$name" "$g" "$t" 4
 }
 
 session_row() {

@@ -66,11 +66,7 @@ trow() {
   mkdir -p "$DIR/gnu-tmp"
   g=$(TMPDIR=$DIR/gnu-tmp best_of bash -c "cd '$DIR/root' && $cmd")
   t=$(best_of "$BIN" --root "$DIR/root" --state-dir "$DIR/state" --policy "$DIR/policy.toml" -c "$cmd")
-  N="$name" awk -v g="$g" -v t="$t" 'BEGIN {
-    n = ENVIRON["N"]; gsub(/\|/, "\\|", n);
-    split(g, a, " "); split(t, b, " ");
-    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.1f | %.1f | %s | %.0f | %.0f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+  table_row "$name" "$g" "$t" 1
 }
 
 echo "| workload ($NAME) | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"

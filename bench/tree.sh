@@ -36,11 +36,7 @@ row() { # name command (run with the tree as cwd on both sides)
   local name=$1 cmd=$2 g t
   g=$(best_of bash -c "cd '$TREE' && $cmd")
   t=$(best_of "$BIN" --root "$TREE" --state-dir "$WORK/state-tree20k" -c "$cmd")
-  N="$name" awk -v g="$g" -v t="$t" 'BEGIN {
-    n = ENVIRON["N"]; gsub(/\|/, "\\|", n);
-    split(g, a, " "); split(t, b, " ");
-    ratio = (a[1] > 0) ? sprintf("%.2f", b[1] / a[1]) : "n/a";
-    printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", n, a[1], b[1], ratio, a[2] / 1024, b[2] / 1024 }'
+  table_row "$name" "$g" "$t" 3
 }
 
 echo "| workload (20,000 files in 210 directories) | GNU s | trumansh s | ratio | GNU peak MB | trumansh peak MB |"
