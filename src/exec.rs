@@ -608,7 +608,7 @@ fn apply_planned(
         },
         Op::WriteFile { data, append, .. } => {
             return sandbox
-                .open_write_seen(loc, &mut &data[..], *append, plan.target)
+                .open_write(loc, &mut &data[..], *append, plan.target)
                 .map(Some);
         }
         Op::Touch {

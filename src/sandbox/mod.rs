@@ -563,24 +563,15 @@ impl Sandbox {
 
     /// [`Sandbox::write_at`] from a reader, streaming (`cp` of a large file).
     pub fn write_from(&self, loc: &Loc, data: &mut dyn Read, append: bool) -> Result<(), FsError> {
-        self.open_write(loc, data, append).map(drop)
+        self.open_write(loc, data, append, None).map(drop)
     }
 
     /// [`Sandbox::write_from`], giving back the file open for writing (with `append`, in
     /// append mode; otherwise at the end of `data`): a redirection's later writes go
     /// through it ([`Sandbox::write_to`]), as they would through bash's file descriptor.
+    /// `seen`: what the journal's plan found at the target, which is then not looked at
+    /// again (`None`: look).
     pub fn open_write(
-        &self,
-        loc: &Loc,
-        data: &mut dyn Read,
-        append: bool,
-    ) -> Result<std::fs::File, FsError> {
-        self.open_write_seen(loc, data, append, None)
-    }
-
-    /// [`Sandbox::open_write`] of a target already looked at (`seen`: what
-    /// [`Sandbox::before`] found, when the journal planned the write), not looked at again.
-    pub fn open_write_seen(
         &self,
         loc: &Loc,
         data: &mut dyn Read,
