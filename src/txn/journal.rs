@@ -645,14 +645,17 @@ impl Journal {
         }
         let _lock = lock_undo(state);
         let mut total = saved_add(state, saved as i64).unwrap_or_else(|| {
-            let t = saved_exactly(sandbox, &load_skim(state, sandbox.state_in_root()));
+            let t = saved_exactly(
+                sandbox,
+                &load_skim(state, sandbox.state_in_root(), self.log().skims()),
+            );
             saved_set(state, t);
             t
         });
         if !rolled && saved == 0 && total <= self.undo_bytes {
             return;
         }
-        let loaded = load_skim(state, sandbox.state_in_root());
+        let loaded = load_skim(state, sandbox.state_in_root(), self.log().skims());
         let with_blobs = blob_ids(state);
         let closed: Vec<&crate::txn::record::Txn> = loaded
             .txns
@@ -698,7 +701,7 @@ impl Journal {
         }
         if total > self.undo_bytes {
             // The count drifted (a crash between a commit and its count): measure it.
-            let loaded = load_skim(state, sandbox.state_in_root());
+            let loaded = load_skim(state, sandbox.state_in_root(), self.log().skims());
             saved_set(state, saved_exactly(sandbox, &loaded));
         }
     }
@@ -735,6 +738,7 @@ impl Journal {
                 continue; // a live session's open segment
             }
             let _ = state.remove_file(Path::new(crate::txn::record::TXN_DIR).join(&f.name));
+            self.log().forget(&f.name);
             sandbox.credit(crate::limits::Usage {
                 bytes: f.len,
                 entries: 1,

@@ -268,6 +268,51 @@ pub(crate) struct Log {
     cur: Option<Segment>,
     /// Records staged ([`Log::stage`]): written with the next record, in the same `write(2)`.
     staged: Vec<u8>,
+    /// The staged records, as [`load_skim`] reads them.
+    staged_skims: Vec<(String, Record)>,
+    /// What this session wrote to its segments, as [`load_skim`] reads them.
+    skims: Skims,
+}
+
+/// The records a session wrote to its own segments, by file name, in the form
+/// [`load_skim`] reads them in: pruning never reads back, nor parses, what the session
+/// wrote itself. A file is taken from here only while its length on disk is the length
+/// written (a segment that held bytes before the session opened it is never here).
+#[derive(Default)]
+pub(crate) struct Skims {
+    files: HashMap<String, Skim>,
+}
+
+struct Skim {
+    len: u64,
+    records: Vec<(String, Record)>,
+}
+
+impl Skims {
+    /// Forgets a file (removed from the journal).
+    pub(crate) fn forget(&mut self, name: &str) {
+        self.files.remove(name);
+    }
+}
+
+impl Record {
+    /// The record as [`load_skim`] reads it: a change's record and a `begin` without their
+    /// content.
+    fn skim(&self) -> Record {
+        match self {
+            Record::Do { .. }
+            | Record::Done { .. }
+            | Record::Failed { .. }
+            | Record::RevertStep { .. }
+            | Record::Skimmed => Record::Skimmed,
+            Record::Begin { .. } => Record::Begin {
+                session: String::new(),
+                line: String::new(),
+                time: 0,
+            },
+            other => other.clone(),
+        }
+    }
 }
 
 struct Segment {
@@ -283,7 +328,19 @@ impl Log {
             k: 1,
             cur: None,
             staged: Vec::new(),
+            staged_skims: Vec::new(),
+            skims: Skims::default(),
         }
+    }
+
+    /// What this session wrote to its segments (see [`load_skim`]).
+    pub(crate) fn skims(&self) -> &Skims {
+        &self.skims
+    }
+
+    /// Forgets what it wrote to a file (removed from the journal).
+    pub(crate) fn forget(&mut self, name: &str) {
+        self.skims.forget(name);
     }
 
     /// The current segment's name (in [`TXN_DIR`]).
@@ -316,7 +373,7 @@ impl Log {
         reserve: bool,
     ) -> Result<(), FsError> {
         let own = record_line(id, record).ok_or(FsError::Io)?;
-        self.write(sandbox, &own, reserve)
+        self.write(sandbox, &own, Some((id, record)), reserve)
     }
 
     /// Writes what is staged, if anything (before the journal is read).
@@ -324,11 +381,17 @@ impl Log {
         if self.staged.is_empty() {
             return Ok(());
         }
-        self.write(sandbox, &[], true)
+        self.write(sandbox, &[], None, true)
     }
 
-    /// Writes what is staged and `own` with one `write(2)`.
-    fn write(&mut self, sandbox: &Sandbox, own: &[u8], reserve: bool) -> Result<(), FsError> {
+    /// Writes what is staged and `own` (the line of `record`) with one `write(2)`.
+    fn write(
+        &mut self,
+        sandbox: &Sandbox,
+        own: &[u8],
+        record: Option<(&str, &Record)>,
+        reserve: bool,
+    ) -> Result<(), FsError> {
         let staged = self.staged.len();
         let mut line = std::mem::take(&mut self.staged);
         line.extend_from_slice(own);
@@ -343,6 +406,15 @@ impl Log {
                     .open_with(Path::new(TXN_DIR).join(&name), &opts)
                     .map_err(map_err)?;
                 let len = file.metadata().map_err(map_err)?.len();
+                if len == 0 {
+                    self.skims.files.insert(
+                        name.clone(),
+                        Skim {
+                            len: 0,
+                            records: Vec::new(),
+                        },
+                    );
+                }
                 self.cur = Some(Segment { file, len });
             }
             let Some(seg) = self.cur.as_mut() else {
@@ -355,7 +427,20 @@ impl Log {
             sandbox.guard().state_write(new * BLOCK_BYTES)?;
             match seg.file.write_all(&line) {
                 Ok(()) => {
+                    let before = seg.len;
                     seg.len += line.len() as u64;
+                    let skims = std::mem::take(&mut self.staged_skims);
+                    if let Some(skim) = self.skims.files.get_mut(&name)
+                        && skim.len == before
+                    {
+                        skim.len = seg.len;
+                        skim.records.extend(skims);
+                        if let Some((id, record)) = record {
+                            skim.records.push((id.to_string(), record.skim()));
+                        }
+                    } else {
+                        self.skims.forget(&name);
+                    }
                     Ok(())
                 }
                 Err(e) => {
@@ -377,6 +462,7 @@ impl Log {
     pub(crate) fn stage(&mut self, id: &str, record: &Record) {
         if let Some(line) = record_line(id, record) {
             self.staged.extend_from_slice(&line);
+            self.staged_skims.push((id.to_string(), record.skim()));
         }
     }
 
@@ -390,6 +476,9 @@ impl Log {
         line.extend(record_line(id, record).ok_or_else(|| std::io::Error::other("record"))?);
         seg.file.write_all(&line)?;
         seg.len += line.len() as u64;
+        // The session ends: nothing prunes with what it wrote any more.
+        self.staged_skims.clear();
+        self.skims.files.clear();
         Ok(())
     }
 }
@@ -514,7 +603,7 @@ struct Part {
 /// own lines in the segment of its session, the reverts of it in the reverters'), with the
 /// reverts in their order.
 pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
-    load(state, state_in_root, false)
+    load(state, state_in_root, None)
 }
 
 /// [`load_all`] for pruning, which needs each line's state (open, committed, refused,
@@ -522,8 +611,23 @@ pub(crate) fn load_all(state: &Dir, state_in_root: bool) -> Loaded {
 /// `revert_step`: most of the bytes) and of `begin`s are only checked to be JSON, and the
 /// transactions have no changes, session or line. A line whose change record is JSON of the wrong shape is thus not refused
 /// here (it is by [`load_all`], which undo uses).
-pub(crate) fn load_skim(state: &Dir, state_in_root: bool) -> Loaded {
-    load(state, state_in_root, true)
+///
+/// `own`: what the session wrote, read from memory rather than from its files.
+pub(crate) fn load_skim(state: &Dir, state_in_root: bool, own: &Skims) -> Loaded {
+    load(state, state_in_root, Some(own))
+}
+
+/// One record of a file: its JSON, or the record as [`Skims`] hold it.
+#[derive(Clone, Copy)]
+enum Line<'a> {
+    Json(&'a [u8]),
+    Held(&'a Record),
+}
+
+/// What was found of one file: its bytes, or the records [`Skims`] hold of it.
+enum Content<'a> {
+    Bytes(Vec<u8>),
+    Held(&'a [(String, Record)]),
 }
 
 /// Whether a record's JSON is a change's (see [`load_skim`]).
@@ -538,10 +642,11 @@ fn is_change_record(json: &[u8]) -> bool {
     .any(|p| json.starts_with(p))
 }
 
-fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
+fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loaded {
+    let skim = skims.is_some();
     let horizon = read_horizon(state);
     let mut files = Vec::new();
-    let mut contents: Vec<(Option<String>, Vec<u8>)> = Vec::new();
+    let mut contents: Vec<(Option<String>, Content<'a>)> = Vec::new();
     let mut errors: BTreeMap<String, String> = BTreeMap::new();
     let mut names: Vec<String> = state
         .read_dir(TXN_DIR)
@@ -570,7 +675,20 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
         } else {
             None
         };
-        let bytes = match read_capped(state, &Path::new(TXN_DIR).join(&name)) {
+        let path = Path::new(TXN_DIR).join(&name);
+        if let Some(held) = skims.and_then(|s| s.files.get(&name))
+            && state.metadata(&path).is_ok_and(|m| m.len() == held.len)
+        {
+            files.push(JournalFile {
+                name,
+                seg,
+                len: held.len,
+                ids: BTreeSet::new(),
+            });
+            contents.push((None, Content::Held(&held.records)));
+            continue;
+        }
+        let bytes = match read_capped(state, &path) {
             Ok(b) => b,
             Err(e) => {
                 if let Some(id) = &legacy {
@@ -585,14 +703,35 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
             len: bytes.len() as u64,
             ids: BTreeSet::new(),
         });
-        contents.push((legacy, bytes));
+        contents.push((legacy, Content::Bytes(bytes)));
     }
     // First the ids of every line (borrowed: a record's id is copied only where it is kept);
     // the lines of pruned transactions (at or below the horizon, with an `end`) are not
     // parsed.
-    let mut lines: Vec<(usize, usize, &str, &[u8])> = Vec::new();
+    let mut lines: Vec<(usize, usize, &str, Line<'_>)> = Vec::new();
     let mut pruned: HashSet<&str> = HashSet::new();
-    for (index, ((legacy, bytes), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
+    for (index, ((legacy, content), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
+        let bytes = match content {
+            Content::Bytes(bytes) => bytes,
+            Content::Held(records) => {
+                // Written by this session: ids of the journal's shape, records whole.
+                let mut last_id: Option<&str> = None;
+                for (n, (id, record)) in records.iter().enumerate() {
+                    if Some(id.as_str()) != last_id {
+                        file.ids.insert(id.clone());
+                        last_id = Some(id);
+                    }
+                    if !horizon.is_empty()
+                        && id.as_str() <= horizon.as_str()
+                        && matches!(record, Record::End { .. } | Record::Dropped {})
+                    {
+                        pruned.insert(id);
+                    }
+                    lines.push((index, n, id, Line::Held(record)));
+                }
+                continue;
+            }
+        };
         let too_large = bytes.len() as u64 > MAX_TXN_FILE;
         let bytes = bytes
             .get(..bytes.len().min(MAX_TXN_FILE as usize))
@@ -648,12 +787,12 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
             {
                 pruned.insert(id);
             }
-            lines.push((index, n, id, json));
+            lines.push((index, n, id, Line::Json(json)));
         }
     }
     let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
     let mut previous: Option<(&str, bool)> = None;
-    for (index, n, id, json) in lines {
+    for (index, n, id, line) in lines {
         let is_pruned = match previous {
             Some((seen, p)) if seen == id => p,
             _ => pruned.contains(id),
@@ -662,6 +801,13 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
         if is_pruned {
             continue;
         }
+        let json = match line {
+            Line::Held(record) => {
+                push_part(&mut parts, id, index, record.clone());
+                continue;
+            }
+            Line::Json(json) => json,
+        };
         let record = if skim && is_change_record(json) {
             serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Skimmed)
         } else if skim && json.starts_with(br#"{"t":"begin","#) {
@@ -675,19 +821,7 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
             serde_json::from_slice::<Record>(json)
         };
         match record {
-            Ok(r) => {
-                let list = match parts.get_mut(id) {
-                    Some(list) => list,
-                    None => parts.entry(id.to_string()).or_default(),
-                };
-                match list.last_mut() {
-                    Some(p) if p.file == index => p.records.push(r),
-                    _ => list.push(Part {
-                        file: index,
-                        records: vec![r],
-                    }),
-                }
-            }
+            Ok(r) => push_part(&mut parts, id, index, r),
             Err(e) => {
                 errors
                     .entry(id.to_string())
@@ -726,6 +860,21 @@ fn load(state: &Dir, state_in_root: bool, skim: bool) -> Loaded {
         txns,
         files,
         horizon,
+    }
+}
+
+/// Adds a record of transaction `id` read in file `index` to its parts.
+fn push_part(parts: &mut BTreeMap<String, Vec<Part>>, id: &str, index: usize, record: Record) {
+    let list = match parts.get_mut(id) {
+        Some(list) => list,
+        None => parts.entry(id.to_string()).or_default(),
+    };
+    match list.last_mut() {
+        Some(p) if p.file == index => p.records.push(record),
+        _ => list.push(Part {
+            file: index,
+            records: vec![record],
+        }),
     }
 }
 
