@@ -373,11 +373,11 @@ impl Audit {
     /// out at once, after them and after the refusals not written yet.
     fn record(&self, event: &str, mut text: String) {
         text.push('}');
-        let mut line = escape_controls(&text).into_bytes();
+        let mut line = escape_controls(text).into_bytes();
         if line.len() > RECORD_BYTES {
             let mut short = head(&self.session, event);
             let _ = write!(short, ",\"cut\":{}}}", line.len());
-            line = escape_controls(&short).into_bytes();
+            line = escape_controls(short).into_bytes();
         }
         line.push(b'\n');
         let Ok(mut inner) = self.inner.lock() else {
@@ -442,11 +442,65 @@ impl Audit {
                 .line
                 .extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
         }
+        if let Some(plain) = short_text(line) {
+            // The usual input: written as `event` would, without a map.
+            let mut text = head(&self.session, "line");
+            text.push_str(",\"line\":");
+            push_str(&mut text, plain);
+            self.record("line", text);
+            return;
+        }
         let mut f = fields([("line", text(cut_bytes(line, FIELD_BYTES)))]);
         if line.len() > FIELD_BYTES {
             f.insert("line_len".into(), line.len().into());
         }
         self.event("line", f);
+    }
+
+    /// An `effect` record: a change (`op`) of `path`, with a second path (`"to"`,
+    /// `"target"`) or a number (`"len"`, `"bytes"`). Written as [`Audit::event`] would,
+    /// without a map when the paths are short text.
+    pub fn effect(&self, op: &str, path: Option<&[u8]>, other: Option<(&str, Field<'_>)>) {
+        let plain = |p: Option<&[u8]>| p.is_none_or(|p| short_text(p).is_some());
+        let other_path = match other {
+            Some((_, Field::Path(p))) => Some(p),
+            _ => None,
+        };
+        if plain(path) && plain(other_path) {
+            let as_text = |p: &[u8]| short_text(p).unwrap_or_default().to_owned();
+            let mut text = head(&self.session, "effect");
+            text.push_str(",\"op\":");
+            push_str(&mut text, op);
+            if let Some(p) = path {
+                text.push_str(",\"path\":");
+                push_str(&mut text, &as_text(p));
+            }
+            if let Some((key, value)) = other {
+                text.push(',');
+                push_str(&mut text, key);
+                text.push(':');
+                match value {
+                    Field::Number(n) => {
+                        let _ = write!(text, "{n}");
+                    }
+                    Field::Path(p) => push_str(&mut text, &as_text(p)),
+                }
+            }
+            self.record("effect", text);
+            return;
+        }
+        let mut f = fields([("op", op.into())]);
+        if let Some(p) = path {
+            f.insert("path".into(), text(p));
+        }
+        if let Some((key, value)) = other {
+            let v = match value {
+                Field::Path(p) => text(p),
+                Field::Number(n) => n.into(),
+            };
+            f.insert(key.into(), v);
+        }
+        self.event("effect", f);
     }
 
     /// A path the agent was told does not exist, and why.
@@ -532,7 +586,7 @@ impl Inner {
 
     /// Adds a finished record to what is not written yet.
     fn push_record(&mut self, text: &str) {
-        let mut text = escape_controls(text);
+        let mut text = escape_controls(text.to_string());
         text.push_str("}\n");
         self.pending.extend_from_slice(text.as_bytes());
     }
@@ -999,6 +1053,22 @@ fn cut_bytes(b: &[u8], max: usize) -> &[u8] {
     b.get(..end).unwrap_or_default()
 }
 
+/// A field of an [`Audit::effect`] record.
+#[derive(Clone, Copy)]
+pub enum Field<'a> {
+    Path(&'a [u8]),
+    Number(u64),
+}
+
+/// `bytes` as text when it is UTF-8 of at most [`FIELD_BYTES`] (written as it is, nothing
+/// cut).
+fn short_text(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() > FIELD_BYTES {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Builds a field map from pairs.
 pub fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
@@ -1017,10 +1087,10 @@ pub fn text(bytes: &[u8]) -> Value {
 }
 
 /// Escapes the characters JSON leaves raw but a terminal would act on.
-fn escape_controls(json: &str) -> String {
+fn escape_controls(json: String) -> String {
     // Most records are plain ASCII below DEL: nothing to escape.
     if json.bytes().all(|b| b < 0x7f) {
-        return json.to_string();
+        return json;
     }
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
@@ -1129,7 +1199,7 @@ mod tests {
     #[test]
     fn escapes_what_a_terminal_would_act_on() {
         let v = text(b"a\x1b[31mred\x7f\xc2\x9b\xff\xe2\x80\xaeb\n");
-        let json = escape_controls(&serde_json::to_string(&v).unwrap());
+        let json = escape_controls(serde_json::to_string(&v).unwrap());
         assert_eq!(
             json, r#""a\u001b[31mred\u007f\u009b\\xFF\u202eb\n""#,
             "{json}"
