@@ -25,7 +25,7 @@ use trumansh_commands::{
 };
 
 use crate::api::AppliedEffect;
-use crate::audit::{Audit, fields, text};
+use crate::audit::{Audit, fields};
 use crate::io::Stream;
 use crate::sandbox::{Sandbox, Targets, unique_name};
 use crate::txn::journal::{Journal, Plan};
@@ -540,7 +540,7 @@ pub(crate) fn apply_effect(
     if audit_now {
         audit_effect(sandbox.audit(), &effect);
     }
-    let result = apply_planned(sandbox, op, &targets, &pending.plan).map(|f| f.map(Arc::new));
+    let result = apply_planned(sandbox, op, &targets, &pending.plan);
     // What the change left (or what a failed one left), for every later revert to check.
     let file = result.as_ref().ok().and_then(Option::as_ref);
     journal.after(sandbox, op, &pending, result.is_ok(), file);
@@ -560,29 +560,22 @@ pub(crate) fn apply_effect(
 
 /// Writes an `effect` event: the change, its path (and destination, or bytes written).
 pub(crate) fn audit_effect(audit: &Audit, effect: &AppliedEffect) {
-    let path_of = |p: &std::path::Path| text(p.as_os_str().as_bytes());
-    let mut f = fields([("op", effect.op().into())]);
-    if let Some(path) = effect.path() {
-        f.insert("path".into(), path_of(path));
-    }
-    match effect {
+    use crate::audit::Field;
+    let path = effect.path().map(|p| p.as_os_str().as_bytes());
+    let other = match effect {
         AppliedEffect::Rename { to, .. }
         | AppliedEffect::Copy { to, .. }
         | AppliedEffect::HardLink { to, .. } => {
-            f.insert("to".into(), path_of(to));
+            Some(("to", Field::Path(to.as_os_str().as_bytes())))
         }
         AppliedEffect::Symlink { target, .. } => {
-            f.insert("target".into(), path_of(target));
+            Some(("target", Field::Path(target.as_os_str().as_bytes())))
         }
-        AppliedEffect::Truncate { len, .. } => {
-            f.insert("len".into(), (*len).into());
-        }
-        AppliedEffect::Write { bytes, .. } => {
-            f.insert("bytes".into(), (*bytes).into());
-        }
-        _ => {}
-    }
-    audit.event("effect", f);
+        AppliedEffect::Truncate { len, .. } => Some(("len", Field::Number(*len))),
+        AppliedEffect::Write { bytes, .. } => Some(("bytes", Field::Number(*bytes))),
+        _ => None,
+    };
+    audit.effect(effect.op(), path, other);
 }
 
 /// Applies an effect whose inverse is recorded; a write gives back its file, still open.
@@ -591,7 +584,7 @@ fn apply_planned(
     op: &Op,
     targets: &Targets,
     plan: &Plan,
-) -> Result<Option<std::fs::File>, FsError> {
+) -> Result<Option<Arc<std::fs::File>>, FsError> {
     let loc = targets.first()?;
     let done = match op {
         Op::CreateDir {

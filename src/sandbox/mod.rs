@@ -107,6 +107,48 @@ pub struct Sandbox {
     /// The limits the sandbox checks: the line's deadline, the quotas, injected faults. Owned
     /// by the runtime and shared with it; a standalone sandbox has its own.
     guard: Arc<Guard>,
+    /// The file the last append opened (see [`Sandbox::open_write`]).
+    appending: std::sync::Mutex<Option<Appending>>,
+}
+
+/// A file opened for appending, kept open after its line: the next append to the same
+/// inode, seen at its path by that line's walk, writes through it rather than opening the
+/// path again (a script of `echo ... >> log` lines opens the file once). It was opened
+/// beneath the root like any file, and is used only when its path, looked at now, still
+/// names it (same device and inode, a regular file with one link).
+struct Appending {
+    dev: u64,
+    ino: u64,
+    file: Arc<std::fs::File>,
+}
+
+/// A time for `utimensat` (`None`: left as it is).
+fn timespec(time: Option<SystemTime>) -> rustix::fs::Timespec {
+    let Some(time) = time else {
+        return rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_OMIT,
+        };
+    };
+    let secs = |d: Duration| i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+    let (whole, nanos) = match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => (secs(d), i64::from(d.subsec_nanos())),
+        // Before the epoch: whole seconds down, nanoseconds up.
+        Err(e) => match e.duration().subsec_nanos() {
+            0 => (-secs(e.duration()), 0),
+            n => (-secs(e.duration()) - 1, 1_000_000_000 - i64::from(n)),
+        },
+    };
+    rustix::fs::Timespec {
+        tv_sec: whole,
+        tv_nsec: nanos,
+    }
+}
+
+/// The `/proc` name of an open file: opening (or changing) it reaches that very inode,
+/// whatever its names are now.
+fn proc_fd(fd: &impl std::os::fd::AsRawFd) -> String {
+    format!("/proc/self/fd/{}", fd.as_raw_fd())
 }
 
 /// The error for the owner of the sandbox (never shown to the agent).
@@ -203,6 +245,7 @@ impl Sandbox {
             rules: config.rules.clone().filter(|r| !r.is_empty()),
             audit: Arc::new(Audit::none()),
             guard,
+            appending: std::sync::Mutex::default(),
         })
     }
 
@@ -515,16 +558,15 @@ impl Sandbox {
     }
 
     /// Opens an existing file for writing without following a final link (a FIFO without a
-    /// reader fails at once, `ENXIO`, instead of waiting).
+    /// reader fails at once, `ENXIO`, instead of waiting), without truncating it (the caller
+    /// truncates once it saw what it opened).
     fn open_nofollow(&self, loc: &Loc, append: bool) -> io::Result<cap_std::fs::File> {
         let (dir, name) = self.at(loc).map_err(|_| io::Error::from_raw_os_error(2))?;
         let mut flags =
             OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        flags |= if append {
-            OFlags::APPEND
-        } else {
-            OFlags::TRUNC
-        };
+        if append {
+            flags |= OFlags::APPEND;
+        }
         let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())?;
         Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
     }
@@ -539,15 +581,15 @@ impl Sandbox {
         dir.open_with(name.unwrap_or(OsStr::new(".")), &opts)
     }
 
-    /// Facts about the file a write will hit, for the journal: whether it existed, its bytes
-    /// length, and whether it shares its inode.
-    pub fn write_probe(&self, loc: &Loc) -> Result<Option<(u64, u64)>, FsError> {
+    /// Facts about the file a write will hit: whether it existed, its bytes length, whether
+    /// it shares its inode, which inode it is.
+    pub fn write_probe(&self, loc: &Loc) -> Result<Option<Before>, FsError> {
         match self.lstat(loc) {
             Ok(m) => {
                 if m.is_dir() {
                     return Err(FsError::IsADirectory);
                 }
-                Ok(Some((m.len(), m.nlink())))
+                Ok(Some(Before::of(&m)))
             }
             Err(FsError::NotFound) => Ok(None),
             Err(e) => Err(e),
@@ -577,11 +619,50 @@ impl Sandbox {
         data: &mut dyn Read,
         append: bool,
         seen: Option<Option<Before>>,
+    ) -> Result<Arc<std::fs::File>, FsError> {
+        // An append to the file the last append opened (its path names it now).
+        let single = match seen {
+            Some(Some(b)) if b.is_file && b.nlink == 1 && append => Some(b),
+            _ => None,
+        };
+        if let Some(b) = single
+            && let Some(file) = self.appending(b)
+        {
+            let mut data = self.metered(data);
+            io::copy(&mut data, &mut &*file).map_err(map_err)?;
+            return Ok(file);
+        }
+        let file = self.open_write_new(loc, data, append, seen).map(Arc::new)?;
+        if let (Some(b), Ok(mut kept)) = (single, self.appending.lock()) {
+            *kept = Some(Appending {
+                dev: b.dev,
+                ino: b.ino,
+                file: Arc::clone(&file),
+            });
+        }
+        Ok(file)
+    }
+
+    /// The file the last append opened, if it is the inode `b` describes.
+    fn appending(&self, b: Before) -> Option<Arc<std::fs::File>> {
+        let kept = self.appending.lock().ok()?;
+        kept.as_ref()
+            .filter(|a| a.dev == b.dev && a.ino == b.ino)
+            .map(|a| Arc::clone(&a.file))
+    }
+
+    /// [`Sandbox::open_write`] through a new open of the path.
+    #[allow(clippy::option_option)] // as `open_write`'s `seen`: not looked, nothing, this
+    fn open_write_new(
+        &self,
+        loc: &Loc,
+        data: &mut dyn Read,
+        append: bool,
+        seen: Option<Option<Before>>,
     ) -> Result<std::fs::File, FsError> {
         let probe = match seen {
             Some(Some(b)) if b.is_dir => return Err(FsError::IsADirectory),
-            Some(Some(b)) => Some((b.len, b.nlink)),
-            Some(None) => None,
+            Some(b) => b,
             None => self.write_probe(loc)?,
         };
         let mut data = self.metered(data);
@@ -594,25 +675,49 @@ impl Sandbox {
                 io::copy(&mut data, &mut f).map_err(map_err)?;
                 return Ok(f.into_std());
             }
-            Some((len, nlink)) if nlink > 1 => {
-                return if append {
-                    let old = self.open_read(loc)?;
-                    self.replace_file(loc, &mut old.chain(data), true)
-                } else {
-                    let _ = self.charge(-(len as i64), 0);
-                    self.replace_file(loc, &mut data, false)
-                };
-            }
-            Some((len, _)) => {
+            Some(b) if b.nlink > 1 => return self.write_shared(loc, data, append, b.len),
+            Some(b) => {
                 let f = self.open_nofollow(loc, append).map_err(map_err)?;
+                // The name may have been replaced since it was looked at (by another
+                // process, another session): the open file is written to only if it is the
+                // inode seen there then, with no other name. Else the name may have led to
+                // an inode shared with a name outside, or whose only name is now outside:
+                // it is not written to, the name gets a new inode.
+                let m = f.metadata().map_err(map_err)?;
+                if m.is_file() && (m.nlink() > 1 || (m.dev(), m.ino()) != (b.dev, b.ino)) {
+                    drop(f);
+                    return self.write_shared(loc, data, append, m.len());
+                }
                 if !append {
-                    let _ = self.charge(-(len as i64), 0);
+                    if m.is_file() {
+                        f.set_len(0).map_err(map_err)?;
+                    }
+                    let _ = self.charge(-(b.len as i64), 0);
                 }
                 f
             }
         };
         io::copy(&mut data, &mut f).map_err(map_err)?;
         Ok(f.into_std())
+    }
+
+    /// Writes (appends) `data` to a file that shares its inode (`len` bytes long) by
+    /// giving it an inode of its own: the other names keep the old bytes.
+    fn write_shared(
+        &self,
+        loc: &Loc,
+        data: impl Read,
+        append: bool,
+        len: u64,
+    ) -> Result<std::fs::File, FsError> {
+        let mut data = data;
+        if append {
+            let old = self.open_read(loc)?;
+            self.replace_file(loc, &mut old.chain(data), true)
+        } else {
+            let _ = self.charge(-(len as i64), 0);
+            self.replace_file(loc, &mut data, false)
+        }
     }
 
     /// Writes `data` to a file [`Sandbox::open_write`] opened, charged to the quota.
@@ -658,6 +763,41 @@ impl Sandbox {
             map_err(e)
         })?;
         Ok(f.into_std())
+    }
+
+    /// Opens the object at `loc` (never through a final link) with `flags`, for a change to
+    /// it that must not reach another name's inode: a regular file that shares its inode (a
+    /// hard link, perhaps to a file outside) first gets one of its own
+    /// ([`Sandbox::unshare`]); then the open file must be the inode just seen at the name,
+    /// with one link — checked on the open file, since the name may be replaced by another
+    /// process between the look and the open (it is then looked at again). Gives the open
+    /// file and what it is.
+    fn open_own(
+        &self,
+        loc: &Loc,
+        flags: OFlags,
+    ) -> Result<(rustix::fd::OwnedFd, rustix::fs::Stat), FsError> {
+        let (dir, name) = self.at(loc)?;
+        let name = name.unwrap_or(OsStr::new("."));
+        let flags = flags | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let errno = |e: rustix::io::Errno| map_err(e.into());
+        for _ in 0..8 {
+            let seen = self.lstat(loc)?;
+            if seen.is_file() && seen.nlink() > 1 {
+                self.unshare(loc)?;
+                continue;
+            }
+            let fd = rustix::fs::openat(&*dir, name, flags, Mode::empty()).map_err(errno)?;
+            let st = rustix::fs::fstat(&fd).map_err(errno)?;
+            let regular = rustix::fs::FileType::from_raw_mode(st.st_mode)
+                == rustix::fs::FileType::RegularFile;
+            if !regular || (st.st_nlink == 1 && (st.st_dev, st.st_ino) == (seen.dev(), seen.ino()))
+            {
+                return Ok((fd, st));
+            }
+        }
+        // Replaced at every look: another process keeps swapping the name.
+        Err(FsError::from_io(&io::Error::from_raw_os_error(11)))
     }
 
     /// Gives a regular file that shares its inode (`nlink > 1`, e.g. a hard link to a file
@@ -710,8 +850,7 @@ impl Sandbox {
                 {
                     return Ok(());
                 }
-                let proc = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
-                rustix::fs::chmod(proc.as_str(), mode).map_err(|e| map_err(e.into()))
+                rustix::fs::chmod(proc_fd(&fd).as_str(), mode).map_err(|e| map_err(e.into()))
             }
             // A link has no mode of its own to set.
             Err(rustix::io::Errno::LOOP) => Ok(()),
@@ -825,20 +964,34 @@ impl Sandbox {
             self.charge(0, 1)?;
             self.create_new(loc).map_err(map_err)?;
             created = true;
-        } else {
-            self.unshare(loc)?;
         }
-        let spec = |t: Option<SystemTime>| {
-            t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
-        };
         let (a, m) = if atime.is_none() && mtime.is_none() {
             (Some(now), Some(now))
         } else {
             (atime, mtime)
         };
-        let (dir, name) = self.at(loc)?;
-        dir.set_symlink_times(name.unwrap_or(OsStr::new(".")), spec(a), spec(m))
-            .map_err(map_err)?;
+        let (fd, st) = self.open_own(loc, OFlags::PATH)?;
+        if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink {
+            // A link's own times (it cannot be followed through its `/proc` name).
+            let spec = |t: Option<SystemTime>| {
+                t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
+            };
+            let (dir, name) = self.at(loc)?;
+            dir.set_symlink_times(name.unwrap_or(OsStr::new(".")), spec(a), spec(m))
+                .map_err(map_err)?;
+            return Ok(created);
+        }
+        let times = rustix::fs::Timestamps {
+            last_access: timespec(a),
+            last_modification: timespec(m),
+        };
+        rustix::fs::utimensat(
+            rustix::fs::CWD,
+            proc_fd(&fd).as_str(),
+            &times,
+            rustix::fs::AtFlags::empty(),
+        )
+        .map_err(|e| map_err(e.into()))?;
         Ok(created)
     }
 
@@ -898,19 +1051,14 @@ impl Sandbox {
                 self.create_new(loc).map_err(map_err)?;
                 0
             }
-            Some((old, _)) => {
-                self.unshare(loc)?;
-                old
-            }
+            Some(b) => b.len,
         };
+        let (fd, st) = self.open_own(loc, OFlags::WRONLY)?;
+        // What is cut or added is counted from what was opened (the name may have changed).
+        let old = u64::try_from(st.st_size).unwrap_or(old);
         let grow = i64::try_from(len.saturating_sub(old)).unwrap_or(i64::MAX);
         let cut = i64::try_from(old.saturating_sub(len)).unwrap_or(i64::MAX);
         self.charge(grow - cut, 0)?;
-        let (dir, name) = self.at(loc)?;
-        let flags =
-            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&*dir, name.unwrap_or(OsStr::new(".")), flags, Mode::empty())
-            .map_err(|e| map_err(e.into()))?;
         rustix::fs::ftruncate(&fd, len).map_err(|e| map_err(e.into()))
     }
 
@@ -922,8 +1070,12 @@ impl Sandbox {
     /// [`Sandbox::set_mode`] at a location already resolved
     /// ([`Sandbox::resolve_write_target`]).
     pub fn set_mode_at(&self, loc: &Loc, mode: u32) -> Result<(), FsError> {
-        self.unshare(loc)?;
-        self.chmod_at(loc, mode)
+        let (fd, st) = self.open_own(loc, OFlags::PATH)?;
+        if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink {
+            return Ok(()); // a link has no mode of its own to set
+        }
+        rustix::fs::chmod(proc_fd(&fd).as_str(), Mode::from_raw_mode(mode & 0o7777))
+            .map_err(|e| map_err(e.into()))
     }
 
     /// Renames within the root; the final component of `from` is never followed. Neither

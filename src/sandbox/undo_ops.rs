@@ -33,6 +33,9 @@ pub struct Before {
     pub nlink: u64,
     pub mode: u32,
     pub times: Times,
+    /// Its device and inode.
+    pub dev: u64,
+    pub ino: u64,
 }
 
 impl Before {
@@ -48,6 +51,8 @@ impl Before {
                 atime: (m.atime(), m.atime_nsec()),
                 mtime: (m.mtime(), m.mtime_nsec()),
             },
+            dev: m.dev(),
+            ino: m.ino(),
         }
     }
 }

@@ -561,10 +561,8 @@ fn fsview_hard_link_writes_never_reach_the_outside_inode() {
     fs::remove_file(fx.root.join("hardlink")).unwrap();
     fs::hard_link(fx.outer.join("secret.txt"), fx.root.join("hardlink")).unwrap();
     let loc = sb.resolve_write_target(&p).unwrap();
-    assert_eq!(
-        sb.write_probe(&loc).unwrap(),
-        Some((SECRET.len() as u64, 2))
-    );
+    let probe = sb.write_probe(&loc).unwrap().unwrap();
+    assert_eq!((probe.len, probe.nlink), (SECRET.len() as u64, 2));
     sb.write_at(&loc, b"", false).unwrap();
     sb.write_at(&loc, b"z\n", true).unwrap();
     assert_eq!(fs::read(fx.root.join("hardlink")).unwrap(), b"z\n");

@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
-use std::os::unix::fs::symlink;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -497,4 +497,123 @@ fn state_dir_link_swapped_in_after_a_lookup_stays_hidden() {
     let r = sh.run("echo pwned > swap/new.txt");
     assert_eq!(r.status, 1, "a write went into the state dir");
     assert!(fs::symlink_metadata(root.join(".trash/new.txt")).is_err());
+}
+
+/// A file opened by `>>` is kept open for the next append to the same inode. Each case
+/// changes what the name is between two appends; the second append must go where a fresh
+/// open would, never into the kept inode once the name no longer names it, and never into
+/// an inode an outside name shares.
+#[test]
+fn a_kept_append_file_is_used_only_while_its_name_still_names_it() {
+    let tree = build();
+    let root = &tree.root;
+    let secret = tree.outside.join("secret.txt");
+    let mut sh = session(root);
+    let run = |sh: &mut Session, line: &str| {
+        let r = sh.run(line);
+        assert_eq!(
+            r.status,
+            0,
+            "{line}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    };
+    // Renamed away: the name is new.
+    run(&mut sh, "echo 1 >> log");
+    run(&mut sh, "mv log moved");
+    run(&mut sh, "echo 2 >> log");
+    assert_eq!(fs::read(root.join("moved")).unwrap(), b"1\n");
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"2\n");
+    // Replaced by the host with another file.
+    fs::write(root.join("other"), b"other\n").unwrap();
+    fs::rename(root.join("other"), root.join("log")).unwrap();
+    run(&mut sh, "echo 3 >> log");
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"other\n3\n");
+    // The host links an outside name to the kept inode: it is no longer the sandbox's alone.
+    fs::hard_link(root.join("log"), tree.outside.join("shared")).unwrap();
+    run(&mut sh, "echo 4 >> log");
+    assert_eq!(
+        fs::read(tree.outside.join("shared")).unwrap(),
+        b"other\n3\n"
+    );
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"other\n3\n4\n");
+    // Replaced by a hard link to an outside file, and by a link out.
+    run(&mut sh, "echo 5 >> log");
+    fs::hard_link(&secret, root.join("hard")).unwrap();
+    fs::rename(root.join("hard"), root.join("log")).unwrap();
+    run(&mut sh, "echo 6 >> log");
+    assert_eq!(fs::read(&secret).unwrap(), SECRET);
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"TOP SECRET\n6\n");
+    run(&mut sh, "echo 7 >> log");
+    fs::remove_file(root.join("log")).unwrap();
+    symlink(&secret, root.join("log")).unwrap();
+    let r = sh.run("echo 8 >> log");
+    assert_ne!(r.status, 0);
+    assert_eq!(fs::read(&secret).unwrap(), SECRET);
+    // And undo takes each append back.
+    fs::remove_file(root.join("log")).unwrap();
+    run(&mut sh, "echo a >> log");
+    run(&mut sh, "echo b >> log");
+    assert_eq!(sh.undo(1).len(), 1);
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"a\n");
+    run(&mut sh, "echo c >> log");
+    assert_eq!(fs::read(root.join("log")).unwrap(), b"a\nc\n");
+}
+
+/// The same, raced: a thread keeps replacing `log` (atomic renames) by a file of the
+/// sandbox, a hard link to an outside file, and a link out, while the session appends to it
+/// (and now and then overwrites, truncates, chmods or touches it) line after line. Nothing outside ever changes: what a
+/// write opens is checked on the open file, not on what the name was a moment before.
+#[test]
+fn racing_the_name_of_a_kept_append_file_never_writes_outside() {
+    let tree = build();
+    let root = tree.root.clone();
+    let secret = tree.outside.join("secret.txt");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
+    let swapper = {
+        let (root, secret, stop, swaps) =
+            (root.clone(), secret.clone(), stop.clone(), swaps.clone());
+        thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let prep = root.join(format!("prep{n}"));
+                let made = match n % 3 {
+                    0 => fs::write(&prep, format!("inside{n}\n")),
+                    1 => fs::hard_link(&secret, &prep),
+                    _ => symlink(&secret, &prep),
+                };
+                if made.is_ok() && fs::rename(&prep, root.join("log")).is_ok() {
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+                let _ = fs::remove_file(&prep);
+                thread::sleep(Duration::from_micros(50 + (n % 7) * 40));
+            }
+        })
+    };
+    let mut sh = session(&root);
+    let rounds = rounds();
+    for i in 0..rounds {
+        let line = match i % 8 {
+            0 => format!("echo line{i} > log"),
+            3 => "truncate -s 3 log".to_string(),
+            5 => "chmod 600 log".to_string(),
+            7 => "touch -d @1000 log".to_string(),
+            _ => format!("echo line{i} >> log"),
+        };
+        let _ = sh.run(line);
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(swaps.load(Ordering::Relaxed) > 10, "the swapper barely ran");
+    assert_eq!(fs::read(&secret).unwrap(), SECRET, "a write went outside");
+    let m = fs::metadata(&secret).unwrap();
+    assert_eq!(
+        m.permissions().mode() & 0o777,
+        0o644,
+        "a chmod went outside"
+    );
+    assert_ne!(m.mtime(), 1000, "a touch went outside");
+    assert_eq!(fs::read(tree.outside.join("victim/x.txt")).unwrap(), VICTIM);
 }
