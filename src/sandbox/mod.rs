@@ -970,28 +970,34 @@ impl Sandbox {
         } else {
             (atime, mtime)
         };
-        let (fd, st) = self.open_own(loc, OFlags::PATH)?;
-        if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink {
-            // A link's own times (it cannot be followed through its `/proc` name).
+        let by_name = || {
             let spec = |t: Option<SystemTime>| {
                 t.map(|t| SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(t)))
             };
             let (dir, name) = self.at(loc)?;
             dir.set_symlink_times(name.unwrap_or(OsStr::new(".")), spec(a), spec(m))
-                .map_err(map_err)?;
+                .map_err(map_err)
+        };
+        let (fd, st) = self.open_own(loc, OFlags::PATH)?;
+        if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink {
+            // A link's own times (it cannot be followed through its `/proc` name).
+            by_name()?;
             return Ok(created);
         }
         let times = rustix::fs::Timestamps {
             last_access: timespec(a),
             last_modification: timespec(m),
         };
-        rustix::fs::utimensat(
+        match rustix::fs::utimensat(
             rustix::fs::CWD,
             proc_fd(&fd).as_str(),
             &times,
             rustix::fs::AtFlags::empty(),
-        )
-        .map_err(|e| map_err(e.into()))?;
+        ) {
+            // No `/proc`: by the name, as checked just now.
+            Err(rustix::io::Errno::NOENT) => by_name()?,
+            r => r.map_err(|e| map_err(e.into()))?,
+        }
         Ok(created)
     }
 
@@ -1074,8 +1080,11 @@ impl Sandbox {
         if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink {
             return Ok(()); // a link has no mode of its own to set
         }
-        rustix::fs::chmod(proc_fd(&fd).as_str(), Mode::from_raw_mode(mode & 0o7777))
-            .map_err(|e| map_err(e.into()))
+        match rustix::fs::chmod(proc_fd(&fd).as_str(), Mode::from_raw_mode(mode & 0o7777)) {
+            // No `/proc`: by the name, as checked just now.
+            Err(rustix::io::Errno::NOENT) => self.chmod_at(loc, mode),
+            r => r.map_err(|e| map_err(e.into())),
+        }
     }
 
     /// Renames within the root; the final component of `from` is never followed. Neither
