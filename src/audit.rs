@@ -467,13 +467,15 @@ impl Audit {
             _ => None,
         };
         if plain(path) && plain(other_path) {
-            let as_text = |p: &[u8]| short_text(p).unwrap_or_default().to_owned();
+            fn as_text(p: &[u8]) -> &str {
+                short_text(p).unwrap_or_default()
+            }
             let mut text = head(&self.session, "effect");
             text.push_str(",\"op\":");
             push_str(&mut text, op);
             if let Some(p) = path {
                 text.push_str(",\"path\":");
-                push_str(&mut text, &as_text(p));
+                push_str(&mut text, as_text(p));
             }
             if let Some((key, value)) = other {
                 text.push(',');
@@ -483,7 +485,7 @@ impl Audit {
                     Field::Number(n) => {
                         let _ = write!(text, "{n}");
                     }
-                    Field::Path(p) => push_str(&mut text, &as_text(p)),
+                    Field::Path(p) => push_str(&mut text, as_text(p)),
                 }
             }
             self.record("effect", text);

@@ -633,7 +633,14 @@ impl Sandbox {
             return Ok(file);
         }
         let file = self.open_write_new(loc, data, append, seen).map(Arc::new)?;
-        if let (Some(b), Ok(mut kept)) = (single, self.appending.lock()) {
+        // Kept when it is the file that was seen (not one made in its place).
+        if let Some(b) = single
+            && file.metadata().is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt as _;
+                (m.dev(), m.ino()) == (b.dev, b.ino)
+            })
+            && let Ok(mut kept) = self.appending.lock()
+        {
             *kept = Some(Appending {
                 dev: b.dev,
                 ino: b.ino,
