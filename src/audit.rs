@@ -951,7 +951,7 @@ impl Iterator for RevLines {
 fn head(session: &str, event: &str) -> String {
     let mut text = String::with_capacity(192);
     text.push_str("{\"time\":\"");
-    text.push_str(&rfc3339_now());
+    push_rfc3339_now(&mut text);
     text.push_str("\",\"session\":");
     push_str(&mut text, session);
     text.push_str(",\"event\":");
@@ -1112,8 +1112,8 @@ fn escape_controls(json: String) -> String {
     out
 }
 
-/// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub fn rfc3339_now() -> String {
+/// Appends the current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn push_rfc3339_now(out: &mut String) {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
@@ -1130,8 +1130,14 @@ pub fn rfc3339_now() -> String {
             let head = full.strip_suffix(".000Z").unwrap_or(&full).to_string();
             *cache = (d.as_secs(), head);
         }
-        format!("{}.{:03}Z", cache.1, d.subsec_millis())
-    })
+        out.push_str(&cache.1);
+    });
+    let ms = d.subsec_millis();
+    out.push('.');
+    for div in [100, 10, 1] {
+        out.push(char::from(b'0' + (ms / div % 10) as u8));
+    }
+    out.push('Z');
 }
 
 /// Appends a string as JSON.

@@ -1276,7 +1276,22 @@ pub fn unique_name(prefix: &str) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_nanos();
-    format!("{prefix}-{t:020}-{nonce:012x}-{n}")
+    // `{prefix}-{t:020}-{nonce:012x}-{n}`, without the formatter (a name per change).
+    let mut out = String::with_capacity(prefix.len() + 48);
+    out.push_str(prefix);
+    out.push('-');
+    let mut digits = itoa::Buffer::new();
+    let t = digits.format(t);
+    out.extend(std::iter::repeat_n('0', 20usize.saturating_sub(t.len())));
+    out.push_str(t);
+    out.push('-');
+    for shift in (0..12).rev() {
+        let d = (nonce >> (shift * 4)) & 0xf;
+        out.push(char::from_digit(d as u32, 16).unwrap_or('0'));
+    }
+    out.push('-');
+    out.push_str(itoa::Buffer::new().format(n));
+    out
 }
 
 /// An open object as a file to read: a regular file, a directory (reading it fails with

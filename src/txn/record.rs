@@ -283,9 +283,21 @@ pub(crate) struct Skims {
     files: HashMap<String, Skim>,
 }
 
+/// What a session wrote to one segment: each transaction's records in order, without the
+/// records [`load_skim`] does not read (a change's, which it skims to [`Record::Skimmed`]).
 struct Skim {
     len: u64,
-    records: Vec<(String, Record)>,
+    txns: Vec<(String, Vec<Record>)>,
+}
+
+impl Skim {
+    fn push(&mut self, id: &str, record: &Record) {
+        let skim = record.skim();
+        match self.txns.last_mut() {
+            Some((last, records)) if last == id => records.extend(skim),
+            _ => self.txns.push((id.to_string(), skim.into_iter().collect())),
+        }
+    }
 }
 
 impl Skims {
@@ -296,21 +308,21 @@ impl Skims {
 }
 
 impl Record {
-    /// The record as [`load_skim`] reads it: a change's record and a `begin` without their
-    /// content.
-    fn skim(&self) -> Record {
+    /// The record as [`load_skim`] reads it: a `begin` without its content; none for a
+    /// change's record (which it only checks to be JSON).
+    fn skim(&self) -> Option<Record> {
         match self {
             Record::Do { .. }
             | Record::Done { .. }
             | Record::Failed { .. }
             | Record::RevertStep { .. }
-            | Record::Skimmed => Record::Skimmed,
-            Record::Begin { .. } => Record::Begin {
+            | Record::Skimmed => None,
+            Record::Begin { .. } => Some(Record::Begin {
                 session: String::new(),
                 line: String::new(),
                 time: 0,
-            },
-            other => other.clone(),
+            }),
+            other => Some(other.clone()),
         }
     }
 }
@@ -319,6 +331,8 @@ struct Segment {
     file: File,
     /// Its length: a record that fails half-written is cut off again.
     len: u64,
+    /// Its name (in [`TXN_DIR`]).
+    name: String,
 }
 
 impl Log {
@@ -372,8 +386,12 @@ impl Log {
         record: &Record,
         reserve: bool,
     ) -> Result<(), FsError> {
-        let own = record_line(id, record).ok_or(FsError::Io)?;
-        self.write(sandbox, &own, Some((id, record)), reserve)
+        let staged = self.staged.len();
+        if !push_record(&mut self.staged, id, record) {
+            self.staged.truncate(staged);
+            return Err(FsError::Io);
+        }
+        self.write(sandbox, staged, Some((id, record)), reserve)
     }
 
     /// Writes what is staged, if anything (before the journal is read).
@@ -381,24 +399,31 @@ impl Log {
         if self.staged.is_empty() {
             return Ok(());
         }
-        self.write(sandbox, &[], None, true)
+        self.write(sandbox, self.staged.len(), None, true)
     }
 
-    /// Writes what is staged and `own` (the line of `record`) with one `write(2)`.
+    /// Writes the staged bytes — the records staged before (`staged` bytes of them), then
+    /// `record`'s line — with one `write(2)`. On failure what was staged before waits for
+    /// the next record (a line's `begin` is never lost).
     fn write(
         &mut self,
         sandbox: &Sandbox,
-        own: &[u8],
+        staged: usize,
         record: Option<(&str, &Record)>,
         reserve: bool,
     ) -> Result<(), FsError> {
-        let staged = self.staged.len();
-        let mut line = std::mem::take(&mut self.staged);
-        line.extend_from_slice(own);
-        let name = self.current();
-        with_reserve(sandbox, reserve, || {
-            if self.cur.is_none() {
+        let Log {
+            session,
+            k,
+            cur,
+            staged: line,
+            staged_skims,
+            skims,
+        } = self;
+        let result = with_reserve(sandbox, reserve, || {
+            if cur.is_none() {
                 sandbox.guard().state_write(BLOCK_BYTES)?;
+                let name = seg_name(session, *k);
                 let mut opts = OpenOptions::new();
                 opts.create(true).append(true);
                 let file = sandbox
@@ -407,17 +432,17 @@ impl Log {
                     .map_err(map_err)?;
                 let len = file.metadata().map_err(map_err)?.len();
                 if len == 0 {
-                    self.skims.files.insert(
+                    skims.files.insert(
                         name.clone(),
                         Skim {
                             len: 0,
-                            records: Vec::new(),
+                            txns: Vec::new(),
                         },
                     );
                 }
-                self.cur = Some(Segment { file, len });
+                *cur = Some(Segment { file, len, name });
             }
-            let Some(seg) = self.cur.as_mut() else {
+            let Some(seg) = cur.as_mut() else {
                 return Err(FsError::Io);
             };
             // The disk gives a file whole blocks: a record within the segment's last block
@@ -425,21 +450,23 @@ impl Log {
             let blocks = |len: u64| len.div_ceil(BLOCK_BYTES).max(1);
             let new = blocks(seg.len + line.len() as u64) - blocks(seg.len);
             sandbox.guard().state_write(new * BLOCK_BYTES)?;
-            match seg.file.write_all(&line) {
+            match seg.file.write_all(line) {
                 Ok(()) => {
                     let before = seg.len;
                     seg.len += line.len() as u64;
-                    let skims = std::mem::take(&mut self.staged_skims);
-                    if let Some(skim) = self.skims.files.get_mut(&name)
+                    if let Some(skim) = skims.files.get_mut(&seg.name)
                         && skim.len == before
                     {
                         skim.len = seg.len;
-                        skim.records.extend(skims);
+                        for (id, r) in staged_skims.drain(..) {
+                            skim.push(&id, &r);
+                        }
                         if let Some((id, record)) = record {
-                            skim.records.push((id.to_string(), record.skim()));
+                            skim.push(id, record);
                         }
                     } else {
-                        self.skims.forget(&name);
+                        staged_skims.clear();
+                        skims.forget(&seg.name);
                     }
                     Ok(())
                 }
@@ -448,21 +475,25 @@ impl Log {
                     Err(map_err(e))
                 }
             }
-        })
-        .inspect_err(|_| {
-            // What was staged waits for the next record (a line's `begin` is never lost).
-            line.truncate(staged);
-            self.staged = std::mem::take(&mut line);
-        })
+        });
+        match result {
+            Ok(()) => line.clear(),
+            Err(_) => line.truncate(staged),
+        }
+        result
     }
 
     /// Stages a record, to be written with the next one in a single `write(2)`: what must be
     /// on disk only before the next record is (a line's `begin` before its first `do`; what a
     /// redirection's file was left as, before the next change or the line's `end`).
     pub(crate) fn stage(&mut self, id: &str, record: &Record) {
-        if let Some(line) = record_line(id, record) {
-            self.staged.extend_from_slice(&line);
-            self.staged_skims.push((id.to_string(), record.skim()));
+        let staged = self.staged.len();
+        if push_record(&mut self.staged, id, record) {
+            if let Some(skim) = record.skim() {
+                self.staged_skims.push((id.to_string(), skim));
+            }
+        } else {
+            self.staged.truncate(staged);
         }
     }
 
@@ -472,10 +503,12 @@ impl Log {
         let Some(seg) = self.cur.as_mut() else {
             return Ok(());
         };
-        let mut line = std::mem::take(&mut self.staged);
-        line.extend(record_line(id, record).ok_or_else(|| std::io::Error::other("record"))?);
-        seg.file.write_all(&line)?;
-        seg.len += line.len() as u64;
+        if !push_record(&mut self.staged, id, record) {
+            return Err(std::io::Error::other("record"));
+        }
+        seg.file.write_all(&self.staged)?;
+        seg.len += self.staged.len() as u64;
+        self.staged.clear();
         // The session ends: nothing prunes with what it wrote any more.
         self.staged_skims.clear();
         self.skims.files.clear();
@@ -483,14 +516,16 @@ impl Log {
     }
 }
 
-/// One record's line: `<id> <json>\n`.
-fn record_line(id: &str, record: &Record) -> Option<Vec<u8>> {
-    let mut line = Vec::with_capacity(256);
-    line.extend_from_slice(id.as_bytes());
-    line.push(b' ');
-    serde_json::to_writer(&mut line, record).ok()?;
-    line.push(b'\n');
-    Some(line)
+/// Appends one record's line, `<id> <json>\n`, to `out`: `false` when it cannot be made
+/// (`out` may then hold part of it).
+fn push_record(out: &mut Vec<u8>, id: &str, record: &Record) -> bool {
+    out.extend_from_slice(id.as_bytes());
+    out.push(b' ');
+    if serde_json::to_writer(&mut *out, record).is_err() {
+        return false;
+    }
+    out.push(b'\n');
+    true
 }
 
 /// A segment's file name: `seg-<session>-<k>.jsonl`.
@@ -627,7 +662,7 @@ enum Line<'a> {
 /// What was found of one file: its bytes, or the records [`Skims`] hold of it.
 enum Content<'a> {
     Bytes(Vec<u8>),
-    Held(&'a [(String, Record)]),
+    Held(&'a [(String, Vec<Record>)]),
 }
 
 /// Whether a record's JSON is a change's (see [`load_skim`]).
@@ -685,7 +720,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
                 len: held.len,
                 ids: BTreeSet::new(),
             });
-            contents.push((None, Content::Held(&held.records)));
+            contents.push((None, Content::Held(&held.txns)));
             continue;
         }
         let bytes = match read_capped(state, &path) {
@@ -713,21 +748,21 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
     for (index, ((legacy, content), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
         let bytes = match content {
             Content::Bytes(bytes) => bytes,
-            Content::Held(records) => {
+            Content::Held(txns) => {
                 // Written by this session: ids of the journal's shape, records whole.
-                let mut last_id: Option<&str> = None;
-                for (n, (id, record)) in records.iter().enumerate() {
-                    if Some(id.as_str()) != last_id {
-                        file.ids.insert(id.clone());
-                        last_id = Some(id);
+                let mut n = 0;
+                for (id, records) in *txns {
+                    file.ids.insert(id.clone());
+                    for record in records {
+                        if !horizon.is_empty()
+                            && id.as_str() <= horizon.as_str()
+                            && matches!(record, Record::End { .. } | Record::Dropped {})
+                        {
+                            pruned.insert(id);
+                        }
+                        lines.push((index, n, id, Line::Held(record)));
+                        n += 1;
                     }
-                    if !horizon.is_empty()
-                        && id.as_str() <= horizon.as_str()
-                        && matches!(record, Record::End { .. } | Record::Dropped {})
-                    {
-                        pruned.insert(id);
-                    }
-                    lines.push((index, n, id, Line::Held(record)));
                 }
                 continue;
             }
@@ -790,7 +825,10 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
             lines.push((index, n, id, Line::Json(json)));
         }
     }
-    let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
+    let mut parts: BTreeMap<&str, Vec<Part>> = BTreeMap::new();
+    // The records of one transaction in one file follow each other: they are gathered into
+    // a run, added to its parts at once.
+    let mut run: Option<(usize, &str, Vec<Record>)> = None;
     let mut previous: Option<(&str, bool)> = None;
     for (index, n, id, line) in lines {
         let is_pruned = match previous {
@@ -801,27 +839,30 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
         if is_pruned {
             continue;
         }
-        let json = match line {
-            Line::Held(record) => {
-                push_part(&mut parts, id, index, record.clone());
-                continue;
+        let record = match line {
+            Line::Held(record) => Ok(record.clone()),
+            Line::Json(json) if skim && is_change_record(json) => {
+                serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Skimmed)
             }
-            Line::Json(json) => json,
-        };
-        let record = if skim && is_change_record(json) {
-            serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Skimmed)
-        } else if skim && json.starts_with(br#"{"t":"begin","#) {
-            // Its session and line are not needed to prune.
-            serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Begin {
-                session: String::new(),
-                line: String::new(),
-                time: 0,
-            })
-        } else {
-            serde_json::from_slice::<Record>(json)
+            Line::Json(json) if skim && json.starts_with(br#"{"t":"begin","#) => {
+                // Its session and line are not needed to prune.
+                serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Begin {
+                    session: String::new(),
+                    line: String::new(),
+                    time: 0,
+                })
+            }
+            Line::Json(json) => serde_json::from_slice::<Record>(json),
         };
         match record {
-            Ok(r) => push_part(&mut parts, id, index, r),
+            Ok(r) => match &mut run {
+                Some((i, rid, records)) if *i == index && *rid == id => records.push(r),
+                _ => {
+                    if let Some((i, rid, records)) = run.replace((index, id, vec![r])) {
+                        push_part(&mut parts, rid, i, records);
+                    }
+                }
+            },
             Err(e) => {
                 errors
                     .entry(id.to_string())
@@ -829,25 +870,28 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
             }
         }
     }
+    if let Some((i, rid, records)) = run {
+        push_part(&mut parts, rid, i, records);
+    }
     let mut txns = BTreeMap::new();
     for (id, list) in parts {
         let own = list
             .iter()
             .any(|p| matches!(p.records.first(), Some(Record::Begin { .. })));
-        if !own && !horizon.is_empty() && id <= horizon {
+        if !own && !horizon.is_empty() && id <= horizon.as_str() {
             // A revert's records of a line pruned since (its own file is gone).
-            errors.remove(&id);
+            errors.remove(id);
             continue;
         }
-        let txn = match errors.remove(&id) {
+        let txn = match errors.remove(id) {
             Some(e) => Err(e),
-            None => assemble(list).and_then(|records| build(&id, records, state_in_root)),
+            None => assemble(list).and_then(|records| build(id, records, state_in_root)),
         };
         match txn {
             Ok(t) if t.dropped => {}
-            Ok(t) if t.closed && id <= horizon => {}
+            Ok(t) if t.closed && id <= horizon.as_str() => {}
             t => {
-                txns.insert(id, t);
+                txns.insert(id.to_string(), t);
             }
         }
     }
@@ -863,17 +907,19 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
     }
 }
 
-/// Adds a record of transaction `id` read in file `index` to its parts.
-fn push_part(parts: &mut BTreeMap<String, Vec<Part>>, id: &str, index: usize, record: Record) {
-    let list = match parts.get_mut(id) {
-        Some(list) => list,
-        None => parts.entry(id.to_string()).or_default(),
-    };
+/// Adds records of transaction `id` read in file `index` to its parts.
+fn push_part<'a>(
+    parts: &mut BTreeMap<&'a str, Vec<Part>>,
+    id: &'a str,
+    index: usize,
+    mut records: Vec<Record>,
+) {
+    let list = parts.entry(id).or_default();
     match list.last_mut() {
-        Some(p) if p.file == index => p.records.push(record),
+        Some(p) if p.file == index => p.records.append(&mut records),
         _ => list.push(Part {
             file: index,
-            records: vec![record],
+            records,
         }),
     }
 }
