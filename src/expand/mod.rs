@@ -560,6 +560,10 @@ fn expand_one(
     ctx: &mut ExpandCtx,
     budget: &mut Budget,
 ) -> Result<Vec<Vec<u8>>, ExpandError> {
+    if let Some(found) = plain_word(word) {
+        budget.take(ctx, &found)?;
+        return Ok(found);
+    }
     // Brace expansion on the word as written.
     let mut units: Vec<Unit<&WordPart>> = Vec::new();
     for part in &word.parts {
@@ -602,6 +606,40 @@ fn expand_one(
         }
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// A word that expands to itself — quoted text, and unquoted text where no brace, tilde or
+/// glob expansion can apply — as its one field (none for empty unquoted text), without the
+/// expander; `None` for any other word.
+fn plain_word(word: &Word) -> Option<Vec<Vec<u8>>> {
+    // Unquoted bytes that may start an expansion (extglob's `+(` `@(` `!(` among them).
+    let special = |b: &u8| matches!(b, b'{' | b'~' | b'*' | b'?' | b'[' | b'+' | b'@' | b'!');
+    let mut out = Vec::new();
+    let mut quoted = false;
+    for part in &word.parts {
+        match part {
+            WordPart::Literal(v) if !v.iter().any(special) => out.extend_from_slice(v),
+            WordPart::Quoted(v) => {
+                quoted = true;
+                out.extend_from_slice(v);
+            }
+            WordPart::DoubleQuoted(parts) => {
+                quoted = true;
+                for p in parts {
+                    match p {
+                        WordPart::Quoted(v) => out.extend_from_slice(v),
+                        _ => return None,
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(if out.is_empty() && !quoted {
+        Vec::new()
+    } else {
+        vec![out]
+    })
 }
 
 /// Splits on IFS the bytes flagged `SPLIT` (bash's rules: IFS white space is trimmed and

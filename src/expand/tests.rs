@@ -268,6 +268,9 @@ const CASES: &[&str] = &[
     // quoting and concatenation
     "a\"b\"'c' \"\" '' \"$E\" $E a$E \"a b\"",
     "$'a\\tb' \\* \"*\" '*'",
+    // words that expand to themselves (no expander), and their neighbours that do not
+    "plain a'' '' \"\" ''\"\" x\\ y '~' a=b = +x @x !x a+b \\[x] \"[x]\" '{a,b}' ]x",
+    "[x] a@b @ ! + .h*",
     // braces
     "{01..03} {a..e..2} {5..1} x{a,}y {a}{b,c} \"{a,b}\" \\{a,b} {a\\,b,c} {1..3}{a,b}",
     "{a,b{1,2}}c {x,y}{,} {-05..5..3} {1..a} {$S,z} {'q',r}",
