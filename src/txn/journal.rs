@@ -696,6 +696,7 @@ impl Journal {
             }
         }
         self.drop_pruned_files(sandbox, &loaded, &horizon);
+        self.log().forget_pruned(&horizon);
         if freed > 0 {
             total = saved_add(state, -(freed as i64)).unwrap_or(0);
         }

@@ -305,6 +305,20 @@ impl Skims {
     pub(crate) fn forget(&mut self, name: &str) {
         self.files.remove(name);
     }
+
+    /// Forgets the lines pruned up to `horizon` (closed or dropped, at or below it), which
+    /// [`load_skim`] would skip: a file left with none holds only pruned lines, as it would
+    /// if they were read.
+    fn forget_pruned(&mut self, horizon: &str) {
+        for skim in self.files.values_mut() {
+            skim.txns.retain(|(id, records)| {
+                id.as_str() > horizon
+                    || !records
+                        .iter()
+                        .any(|r| matches!(r, Record::End { .. } | Record::Dropped {}))
+            });
+        }
+    }
 }
 
 impl Record {
@@ -355,6 +369,13 @@ impl Log {
     /// Forgets what it wrote to a file (removed from the journal).
     pub(crate) fn forget(&mut self, name: &str) {
         self.skims.forget(name);
+    }
+
+    /// Forgets what it wrote of the lines pruned up to `horizon` (see [`Skims`]).
+    pub(crate) fn forget_pruned(&mut self, horizon: &str) {
+        if !horizon.is_empty() {
+            self.skims.forget_pruned(horizon);
+        }
     }
 
     /// The current segment's name (in [`TXN_DIR`]).
@@ -596,6 +617,23 @@ pub(crate) struct Txn {
 }
 
 impl Txn {
+    /// A line committed as it ran, as [`build`] makes it of its `begin` and `end` skimmed
+    /// (see [`load_skim`]).
+    fn committed(id: &str) -> Txn {
+        Txn {
+            id: id.to_string(),
+            session: String::new(),
+            line: String::new(),
+            changes: Vec::new(),
+            closed: true,
+            counted: true,
+            reverted_before: false,
+            revert_interrupted: false,
+            dropped: false,
+            last_order: 0,
+        }
+    }
+
     pub(crate) fn has_pending(&self) -> bool {
         self.changes.iter().any(Change::has_pending)
     }
@@ -745,6 +783,10 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
     // parsed.
     let mut lines: Vec<(usize, usize, &str, Line<'_>)> = Vec::new();
     let mut pruned: HashSet<&str> = HashSet::new();
+    // The session's own committed lines that changed things and were never reverted — a
+    // `begin` and an `end` as held — are not gathered record by record: unless another
+    // file holds records of theirs, each is a committed transaction as it stands.
+    let mut plain: Vec<(usize, &str, &[Record])> = Vec::new();
     for (index, ((legacy, content), file)) in contents.iter().zip(files.iter_mut()).enumerate() {
         let bytes = match content {
             Content::Bytes(bytes) => bytes,
@@ -753,6 +795,15 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
                 let mut n = 0;
                 for (id, records) in *txns {
                     file.ids.insert(id.clone());
+                    if is_plain_commit(records) {
+                        if !horizon.is_empty() && id.as_str() <= horizon.as_str() {
+                            pruned.insert(id);
+                        } else {
+                            plain.push((index, id, records));
+                        }
+                        n += records.len();
+                        continue;
+                    }
                     for record in records {
                         if !horizon.is_empty()
                             && id.as_str() <= horizon.as_str()
@@ -874,6 +925,18 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
         push_part(&mut parts, rid, i, records);
     }
     let mut txns = BTreeMap::new();
+    for (index, id, records) in plain {
+        match parts.get_mut(id) {
+            Some(list) => list.push(Part {
+                file: index,
+                records: records.to_vec(),
+            }),
+            None if !errors.contains_key(id) => {
+                txns.insert(id.to_string(), Ok(Txn::committed(id)));
+            }
+            None => {}
+        }
+    }
     for (id, list) in parts {
         let own = list
             .iter()
@@ -905,6 +968,21 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
         files,
         horizon,
     }
+}
+
+/// Whether a line's records, as [`Skims`] hold them, are those of a line committed as it
+/// ran: its `begin` and its own `end`, nothing reverted.
+fn is_plain_commit(records: &[Record]) -> bool {
+    matches!(
+        records,
+        [
+            Record::Begin { .. },
+            Record::End {
+                closed_by: None,
+                ..
+            }
+        ]
+    )
 }
 
 /// Adds records of transaction `id` read in file `index` to its parts.
@@ -1298,6 +1376,39 @@ mod tests {
         assert!(valid_rel(b".", true, true).is_ok());
         assert!(valid_rel(b".trash", false, false).is_ok());
         assert!(valid_rel(&[b'x'; 256], false, false).is_err());
+    }
+
+    #[test]
+    fn a_plain_commit_is_the_transaction_its_records_build() {
+        let id = "txn-01795590714603051917-41a92fe0198d-7";
+        let records = vec![
+            Record::Begin {
+                session: String::new(),
+                line: String::new(),
+                time: 0,
+            },
+            Record::End {
+                status: 1,
+                time: 5,
+                closed_by: None,
+            },
+        ];
+        assert!(is_plain_commit(&records));
+        let built = build(id, records, false).unwrap();
+        assert_eq!(format!("{built:?}"), format!("{:?}", Txn::committed(id)));
+        let closed_by = vec![
+            Record::Begin {
+                session: String::new(),
+                line: String::new(),
+                time: 0,
+            },
+            Record::End {
+                status: 1,
+                time: 5,
+                closed_by: Some("rollback".into()),
+            },
+        ];
+        assert!(!is_plain_commit(&closed_by));
     }
 
     #[test]
