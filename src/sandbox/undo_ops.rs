@@ -177,6 +177,32 @@ impl<R: Read> Read for Metered<'_, R> {
     }
 }
 
+impl<'d> Metered<'_, &'d [u8]> {
+    /// The next piece (at most `max` bytes) of data held in memory, charged as [`Read`]
+    /// charges what it reads, without copying it; empty at the end.
+    pub(super) fn piece(&mut self, max: usize) -> io::Result<&'d [u8]> {
+        if self.sandbox.guard.expired() {
+            return Err(io::Error::from(io::ErrorKind::TimedOut));
+        }
+        let (piece, rest) = self.inner.split_at(max.min(self.inner.len()));
+        let n = piece.len() as u64;
+        let ahead = if self.started {
+            crate::limits::GRANT_BYTES
+        } else {
+            crate::limits::LEASE_BYTES
+        };
+        if n > 0 && self.sandbox.take(n, ahead).is_err() {
+            return Err(io::Error::from(io::ErrorKind::QuotaExceeded));
+        }
+        self.started |= n > 0;
+        if self.sandbox.guard.disk_write(n).is_err() {
+            return Err(io::Error::from(io::ErrorKind::StorageFull));
+        }
+        self.inner = rest;
+        Ok(piece)
+    }
+}
+
 impl<R> Drop for Metered<'_, R> {
     fn drop(&mut self) {
         if self.started {
