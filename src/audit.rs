@@ -243,7 +243,8 @@ struct Inner {
     /// Records are written in batches ([`Audit::batch`]).
     batch: bool,
     /// When this session last wrote to the log.
-    last_write: Option<std::time::Instant>,
+    /// When the last write was, on [`crate::limits::coarse_nanos`]'s clock.
+    last_write: Option<u64>,
 }
 
 /// An open audit log.
@@ -635,8 +636,9 @@ impl Inner {
 
     /// Whether a batching log is due to be written.
     fn due(&self) -> bool {
-        self.last_write
-            .is_none_or(|t| t.elapsed() >= BATCH_INTERVAL)
+        self.last_write.is_none_or(|t| {
+            crate::limits::coarse_nanos().saturating_sub(t) >= BATCH_INTERVAL.as_nanos() as u64
+        })
     }
 
     /// Writes what is pending in one `write(2)` (concurrent sessions' records do not
@@ -658,7 +660,7 @@ impl Inner {
         if f.write_all(&self.pending).is_ok() {
             self.uncharged = self.uncharged.saturating_add(len);
         }
-        self.last_write = Some(std::time::Instant::now());
+        self.last_write = Some(crate::limits::coarse_nanos());
         self.pending.clear();
         // Appending leaves the offset at the end of the file: its size, other sessions'
         // records included.
@@ -1091,7 +1093,7 @@ pub fn text(bytes: &[u8]) -> Value {
 /// Escapes the characters JSON leaves raw but a terminal would act on.
 fn escape_controls(json: String) -> String {
     // Most records are plain ASCII below DEL: nothing to escape.
-    if json.bytes().all(|b| b < 0x7f) {
+    if json.is_ascii() && memchr::memchr(0x7f, json.as_bytes()).is_none() {
         return json;
     }
     let mut out = String::with_capacity(json.len());

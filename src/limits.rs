@@ -87,7 +87,7 @@ pub struct Usage {
 /// The monotonic clock at the kernel's tick (a few milliseconds): the line's deadline is
 /// polled by every sandbox operation and expansion step, and this clock is read without
 /// the cost of the precise one. Nanoseconds.
-fn coarse_nanos() -> u64 {
+pub(crate) fn coarse_nanos() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
     u64::try_from(t.tv_sec)
         .unwrap_or(0)

@@ -658,12 +658,12 @@ impl Interp<'_> {
     /// session's.
     fn prefix(&self, state: &ShellState, line: usize) -> Vec<u8> {
         match &state.script_name {
-            Some(name) => format!("{name}: line {line}: ").into_bytes(),
+            Some(name) => runtime::line_prefix(name, line),
             // bash names the source of a function defined on its standard input `main`.
             None if !state.frames.is_empty()
                 && matches!(self.rt.config.error_mode, ErrorMode::Script { .. }) =>
             {
-                format!("main: line {line}: ").into_bytes()
+                runtime::line_prefix("main", line)
             }
             None => self.rt.prefix(line),
         }

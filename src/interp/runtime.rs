@@ -90,7 +90,7 @@ impl Runtime {
     pub fn prefix(&self, line: usize) -> Vec<u8> {
         match &self.config.error_mode {
             ErrorMode::Interactive => b"bash: ".to_vec(),
-            ErrorMode::Script { name } => format!("{name}: line {line}: ").into_bytes(),
+            ErrorMode::Script { name } => line_prefix(name, line),
         }
     }
 
@@ -152,4 +152,15 @@ impl LineState {
         self.commands.store(0, Ordering::Relaxed);
         self.iterations.store(0, Ordering::Relaxed);
     }
+}
+
+/// `NAME: line N: `, the prefix of a script's diagnostics (made for every command that
+/// might report one: without the formatter).
+pub(crate) fn line_prefix(name: &str, line: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len() + 16);
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b": line ");
+    out.extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
+    out.extend_from_slice(b": ");
+    out
 }

@@ -61,8 +61,8 @@ use crate::api::{AppliedEffect, MAX_EFFECTS};
 use crate::audit::text;
 use crate::sandbox::{Before, Fingerprint, Loc, Sandbox, Targets, unique_name};
 use crate::txn::record::{
-    After, Loaded, Log, Record, blob_bytes, blob_dir, load_all, load_skim, saved_add, saved_set,
-    write_horizon,
+    After, Loaded, Log, Record, RecordRef, blob_bytes, blob_dir, load_all, load_skim, saved_add,
+    saved_set, write_horizon,
 };
 pub use crate::txn::record::{Inverse, RelPath};
 use crate::txn::reserve;
@@ -321,9 +321,9 @@ impl Journal {
             let id = unique_name("txn");
             log.stage(
                 &id,
-                &Record::Begin {
-                    session: self.session.clone(),
-                    line: inner.line.clone(),
+                &RecordRef::Begin {
+                    session: &self.session,
+                    line: &inner.line,
                     time: trash::timestamp(),
                 },
             );
@@ -342,7 +342,10 @@ impl Journal {
         flush_written(sandbox, &mut log, active);
         let seq = active.next_seq;
         active.next_seq += 1;
-        let blob = blob_dir(&active.id).join(seq.to_string());
+        let blob = Blob {
+            id: &active.id,
+            seq,
+        };
         let key = match (op, targets.first()) {
             (Op::WriteFile { .. }, Ok(loc)) => Some(RelPath::of(sandbox, loc).bytes().to_vec()),
             _ => None,
@@ -386,11 +389,11 @@ impl Journal {
         log.append(
             sandbox,
             &active.id,
-            &Record::Do {
+            &RecordRef::Do {
                 seq,
-                op: op_name.to_string(),
-                path: op_path(op),
-                undo: plan.undo.clone(),
+                op: op_name,
+                path: &op_path(op),
+                undo: &plan.undo,
             },
             removal,
         )?;
@@ -821,7 +824,7 @@ fn fingerprints(sandbox: &Sandbox, undo: &[Inverse]) -> After {
 }
 
 /// What a change needs recorded (and saved) so that it can be reverted.
-fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Plan, FsError> {
+fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Blob) -> Result<Plan, FsError> {
     let mut plan = Plan::default();
     // An op whose location does not resolve fails on it, and changes nothing to revert.
     let Ok(loc) = targets.first() else {
@@ -864,13 +867,14 @@ fn plan(sandbox: &Sandbox, op: &Op, targets: &Targets, blob: &Path) -> Result<Pl
                 let src = looked(sandbox, a);
                 match looked(sandbox, b) {
                     Some(t) if !t.is_dir && src.is_some_and(|s| !s.is_dir) => {
+                        let blob = blob.path();
                         plan.undo.push(Inverse::Unstash {
                             at: RelPath::of(sandbox, b),
                             blob: blob.to_string_lossy().into_owned(),
                         });
-                        make_blob_dir(sandbox, blob);
+                        make_blob_dir(sandbox, &blob);
                         plan.saved += t.len;
-                        plan.stash = Some((b.clone(), blob.to_path_buf()));
+                        plan.stash = Some((b.clone(), blob));
                     }
                     Some(t) if t.is_dir && src.is_some_and(|s| s.is_dir) => {
                         plan.undo.push(Inverse::Mkdir {
@@ -937,7 +941,7 @@ fn plan_write(
     sandbox: &Sandbox,
     loc: &Loc,
     append: bool,
-    blob: &Path,
+    blob: &Blob,
     plan: &mut Plan,
 ) -> Result<(), FsError> {
     let before = looked(sandbox, loc);
@@ -953,8 +957,9 @@ fn plan_write(
             times: b.times,
         }),
         Some(b) => {
-            make_blob_dir(sandbox, blob);
-            plan.saved += sandbox.save_bytes(loc, blob)?;
+            let blob = blob.path();
+            make_blob_dir(sandbox, &blob);
+            plan.saved += sandbox.save_bytes(loc, &blob)?;
             plan.undo.push(Inverse::Restore {
                 at: RelPath::of(sandbox, loc),
                 blob: blob.to_string_lossy().into_owned(),
@@ -964,6 +969,18 @@ fn plan_write(
         }
     }
     Ok(())
+}
+
+/// Where a change's saved bytes go (`txn/<id>.d/<seq>`), made only when it saves some.
+struct Blob<'a> {
+    id: &'a str,
+    seq: u64,
+}
+
+impl Blob<'_> {
+    fn path(&self) -> PathBuf {
+        blob_dir(self.id).join(self.seq.to_string())
+    }
 }
 
 /// What is at a change's location before it: what the walk that resolved it just now found

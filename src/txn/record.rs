@@ -291,8 +291,7 @@ struct Skim {
 }
 
 impl Skim {
-    fn push(&mut self, id: &str, record: &Record) {
-        let skim = record.skim();
+    fn push(&mut self, id: &str, skim: Option<Record>) {
         match self.txns.last_mut() {
             Some((last, records)) if last == id => records.extend(skim),
             _ => self.txns.push((id.to_string(), skim.into_iter().collect())),
@@ -337,6 +336,48 @@ impl Record {
                 time: 0,
             }),
             other => Some(other.clone()),
+        }
+    }
+}
+
+/// A record as the journal writes it: its JSON, and what [`Skims`] hold of it.
+pub(crate) trait Journaled: Serialize {
+    fn skim(&self) -> Option<Record>;
+}
+
+impl Journaled for Record {
+    fn skim(&self) -> Option<Record> {
+        Record::skim(self)
+    }
+}
+
+/// A line's `begin` and a change's `do`, written from borrowed parts (one of each per line
+/// that changes something): the same JSON as [`Record::Begin`] and [`Record::Do`].
+#[derive(Serialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub(crate) enum RecordRef<'a> {
+    Begin {
+        session: &'a str,
+        line: &'a str,
+        time: u64,
+    },
+    Do {
+        seq: u64,
+        op: &'a str,
+        path: &'a str,
+        undo: &'a [Inverse],
+    },
+}
+
+impl Journaled for RecordRef<'_> {
+    fn skim(&self) -> Option<Record> {
+        match self {
+            RecordRef::Begin { .. } => Some(Record::Begin {
+                session: String::new(),
+                line: String::new(),
+                time: 0,
+            }),
+            RecordRef::Do { .. } => None,
         }
     }
 }
@@ -404,7 +445,7 @@ impl Log {
         &mut self,
         sandbox: &Sandbox,
         id: &str,
-        record: &Record,
+        record: &impl Journaled,
         reserve: bool,
     ) -> Result<(), FsError> {
         let staged = self.staged.len();
@@ -412,7 +453,7 @@ impl Log {
             self.staged.truncate(staged);
             return Err(FsError::Io);
         }
-        self.write(sandbox, staged, Some((id, record)), reserve)
+        self.write(sandbox, staged, Some((id, record.skim())), reserve)
     }
 
     /// Writes what is staged, if anything (before the journal is read).
@@ -430,7 +471,7 @@ impl Log {
         &mut self,
         sandbox: &Sandbox,
         staged: usize,
-        record: Option<(&str, &Record)>,
+        record: Option<(&str, Option<Record>)>,
         reserve: bool,
     ) -> Result<(), FsError> {
         let Log {
@@ -441,6 +482,7 @@ impl Log {
             staged_skims,
             skims,
         } = self;
+        let mut record = record;
         let result = with_reserve(sandbox, reserve, || {
             if cur.is_none() {
                 sandbox.guard().state_write(BLOCK_BYTES)?;
@@ -480,9 +522,9 @@ impl Log {
                     {
                         skim.len = seg.len;
                         for (id, r) in staged_skims.drain(..) {
-                            skim.push(&id, &r);
+                            skim.push(&id, Some(r));
                         }
-                        if let Some((id, record)) = record {
+                        if let Some((id, record)) = record.take() {
                             skim.push(id, record);
                         }
                     } else {
@@ -507,7 +549,7 @@ impl Log {
     /// Stages a record, to be written with the next one in a single `write(2)`: what must be
     /// on disk only before the next record is (a line's `begin` before its first `do`; what a
     /// redirection's file was left as, before the next change or the line's `end`).
-    pub(crate) fn stage(&mut self, id: &str, record: &Record) {
+    pub(crate) fn stage(&mut self, id: &str, record: &impl Journaled) {
         let staged = self.staged.len();
         if push_record(&mut self.staged, id, record) {
             if let Some(skim) = record.skim() {
@@ -539,7 +581,7 @@ impl Log {
 
 /// Appends one record's line, `<id> <json>\n`, to `out`: `false` when it cannot be made
 /// (`out` may then hold part of it).
-fn push_record(out: &mut Vec<u8>, id: &str, record: &Record) -> bool {
+fn push_record(out: &mut Vec<u8>, id: &str, record: &impl Journaled) -> bool {
     out.extend_from_slice(id.as_bytes());
     out.push(b' ');
     if serde_json::to_writer(&mut *out, record).is_err() {
@@ -1409,6 +1451,49 @@ mod tests {
             },
         ];
         assert!(!is_plain_commit(&closed_by));
+    }
+
+    #[test]
+    fn borrowed_records_are_written_as_records() {
+        let undo = vec![Inverse::Truncate {
+            at: RelPath::Text("d/f \"x\"".into()),
+            len: 7,
+            times: Times {
+                atime: (1, 2),
+                mtime: (3, 4),
+            },
+        }];
+        let pairs = [
+            (
+                serde_json::to_string(&RecordRef::Begin {
+                    session: "s-1",
+                    line: "echo \u{1}\"é\" >> f\n",
+                    time: 9,
+                }),
+                serde_json::to_string(&Record::Begin {
+                    session: "s-1".into(),
+                    line: "echo \u{1}\"é\" >> f\n".into(),
+                    time: 9,
+                }),
+            ),
+            (
+                serde_json::to_string(&RecordRef::Do {
+                    seq: 3,
+                    op: "append",
+                    path: "/d/f \"x\"",
+                    undo: &undo,
+                }),
+                serde_json::to_string(&Record::Do {
+                    seq: 3,
+                    op: "append".into(),
+                    path: "/d/f \"x\"".into(),
+                    undo: undo.clone(),
+                }),
+            ),
+        ];
+        for (borrowed, owned) in pairs {
+            assert_eq!(borrowed.unwrap(), owned.unwrap());
+        }
     }
 
     #[test]
