@@ -122,7 +122,8 @@ impl Interp<'_> {
                 .any(|a| matches!(&a.value, AssignValue::Scalar(w) if has_subst(w)));
             return Prepared::Done(if subst { state.last_status } else { 0 });
         };
-        if let Ok(c) = name.to_str().unwrap_or("").parse::<CommandName>()
+        if !self.rt.denied.is_empty()
+            && let Ok(c) = name.to_str().unwrap_or("").parse::<CommandName>()
             && self.rt.denied.contains(&c)
         {
             self.rt.audit().denied(c.as_str());

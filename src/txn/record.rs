@@ -280,7 +280,8 @@ pub(crate) struct Log {
 /// written (a segment that held bytes before the session opened it is never here).
 #[derive(Default)]
 pub(crate) struct Skims {
-    files: HashMap<String, Skim>,
+    /// By file name (a few: the segments not pruned yet).
+    files: Vec<(String, Skim)>,
 }
 
 /// What a session wrote to one segment: each transaction's records in order, without the
@@ -302,14 +303,26 @@ impl Skim {
 impl Skims {
     /// Forgets a file (removed from the journal).
     pub(crate) fn forget(&mut self, name: &str) {
-        self.files.remove(name);
+        self.files.retain(|(n, _)| n != name);
+    }
+
+    fn get(&self, name: &str) -> Option<&Skim> {
+        self.files.iter().rev().find(|(n, _)| n == name).map(|(_, s)| s)
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut Skim> {
+        self.files
+            .iter_mut()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s)
     }
 
     /// Forgets the lines pruned up to `horizon` (closed or dropped, at or below it), which
     /// [`load_skim`] would skip: a file left with none holds only pruned lines, as it would
     /// if they were read.
     fn forget_pruned(&mut self, horizon: &str) {
-        for skim in self.files.values_mut() {
+        for (_, skim) in &mut self.files {
             skim.txns.retain(|(id, records)| {
                 id.as_str() > horizon
                     || !records
@@ -495,13 +508,14 @@ impl Log {
                     .map_err(map_err)?;
                 let len = file.metadata().map_err(map_err)?.len();
                 if len == 0 {
-                    skims.files.insert(
+                    skims.forget(&name);
+                    skims.files.push((
                         name.clone(),
                         Skim {
                             len: 0,
                             txns: Vec::new(),
                         },
-                    );
+                    ));
                 }
                 *cur = Some(Segment { file, len, name });
             }
@@ -517,7 +531,7 @@ impl Log {
                 Ok(()) => {
                     let before = seg.len;
                     seg.len += line.len() as u64;
-                    if let Some(skim) = skims.files.get_mut(&seg.name)
+                    if let Some(skim) = skims.get_mut(&seg.name)
                         && skim.len == before
                     {
                         skim.len = seg.len;
@@ -791,7 +805,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
             None
         };
         let path = Path::new(TXN_DIR).join(&name);
-        if let Some(held) = skims.and_then(|s| s.files.get(&name))
+        if let Some(held) = skims.and_then(|s| s.get(&name))
             && state.metadata(&path).is_ok_and(|m| m.len() == held.len)
         {
             files.push(JournalFile {
