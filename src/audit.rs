@@ -251,6 +251,8 @@ struct Inner {
 pub struct Audit {
     inner: Mutex<Inner>,
     session: String,
+    /// What every record has after its time: `","session":<session>,"event":` (see [`head`]).
+    keys: String,
 }
 
 impl Audit {
@@ -277,9 +279,13 @@ impl Audit {
     }
 
     fn with(inner: Inner, session: &str) -> Audit {
+        let mut keys = String::from("\",\"session\":");
+        push_str(&mut keys, session);
+        keys.push_str(",\"event\":");
         Audit {
             inner: Mutex::new(inner),
             session: session.to_string(),
+            keys,
         }
     }
 
@@ -308,7 +314,7 @@ impl Audit {
 
     /// Writes one event with its fields (each cut as the module doc says).
     pub fn event(&self, event: &str, fields: Map<String, Value>) {
-        let mut text = head(&self.session, event);
+        let mut text = head(&self.keys, event);
         for (k, v) in fields {
             if matches!(k.as_str(), "time" | "session" | "event") {
                 continue;
@@ -325,7 +331,7 @@ impl Audit {
             .inner
             .lock()
             .is_ok_and(|inner| is_line(&inner.line, name, args));
-        let mut text = head(&self.session, "command");
+        let mut text = head(&self.keys, "command");
         text.push_str(",\"argv\":[");
         push_str(&mut text, cut_str(name, FIELD_BYTES));
         if as_line {
@@ -376,7 +382,7 @@ impl Audit {
         text.push('}');
         let mut line = escape_controls(text).into_bytes();
         if line.len() > RECORD_BYTES {
-            let mut short = head(&self.session, event);
+            let mut short = head(&self.keys, event);
             let _ = write!(short, ",\"cut\":{}}}", line.len());
             line = escape_controls(short).into_bytes();
         }
@@ -387,7 +393,7 @@ impl Audit {
         if inner.file.is_none() {
             return;
         }
-        inner.end_run(&self.session);
+        inner.end_run(&self.keys);
         inner.pending.extend_from_slice(&line);
         let now = if inner.batch {
             inner.due()
@@ -404,7 +410,7 @@ impl Audit {
     /// the last write is [`BATCH_INTERVAL`] old).
     pub fn flush(&self) {
         if let Ok(mut inner) = self.inner.lock() {
-            inner.end_line(&self.session);
+            inner.end_line(&self.keys);
             if !inner.batch || inner.due() {
                 inner.write_out();
             }
@@ -436,7 +442,7 @@ impl Audit {
     /// per-line refusal count.
     pub fn new_line(&self, line: &[u8]) {
         if let Ok(mut inner) = self.inner.lock() {
-            inner.end_line(&self.session);
+            inner.end_line(&self.keys);
             inner.refusals = 0;
             inner.line.clear();
             inner
@@ -445,7 +451,7 @@ impl Audit {
         }
         if let Some(plain) = short_text(line) {
             // The usual input: written as `event` would, without a map.
-            let mut text = head(&self.session, "line");
+            let mut text = head(&self.keys, "line");
             text.push_str(",\"line\":");
             push_str(&mut text, plain);
             self.record("line", text);
@@ -471,7 +477,7 @@ impl Audit {
             fn as_text(p: &[u8]) -> &str {
                 short_text(p).unwrap_or_default()
             }
-            let mut text = head(&self.session, "effect");
+            let mut text = head(&self.keys, "effect");
             text.push_str(",\"op\":");
             push_str(&mut text, op);
             if let Some(p) = path {
@@ -539,7 +545,7 @@ impl Audit {
             run.last.extend_from_slice(subject);
             return;
         }
-        inner.end_run(&self.session);
+        inner.end_run(&self.keys);
         if inner.refusals >= MAX_REFUSALS_PER_LINE {
             if event == "denied" {
                 inner.more_denied += 1;
@@ -595,11 +601,11 @@ impl Inner {
     }
 
     /// The run of refusals, as one record (not written yet).
-    fn end_run(&mut self, session: &str) {
+    fn end_run(&mut self, keys: &str) {
         let Some(run) = self.run.take() else {
             return;
         };
-        let mut text = head(session, run.event);
+        let mut text = head(keys, run.event);
         if run.event == "denied" {
             text.push_str(",\"command\":");
             push_bytes(&mut text, &run.first);
@@ -620,10 +626,10 @@ impl Inner {
     }
 
     /// The end of a line: its refusals, and how many were past the cap.
-    fn end_line(&mut self, session: &str) {
-        self.end_run(session);
+    fn end_line(&mut self, keys: &str) {
+        self.end_run(keys);
         if self.more_refused > 0 || self.more_denied > 0 {
-            let mut text = head(session, "refused_more");
+            let mut text = head(keys, "refused_more");
             let _ = write!(text, ",\"count\":{}", self.more_refused);
             if self.more_denied > 0 {
                 let _ = write!(text, ",\"denied\":{}", self.more_denied);
@@ -723,7 +729,7 @@ impl Inner {
 impl Drop for Audit {
     fn drop(&mut self) {
         if let Ok(inner) = self.inner.get_mut() {
-            inner.end_line(&self.session);
+            inner.end_line(&self.keys);
             inner.write_out();
             inner.charge();
         }
@@ -949,14 +955,13 @@ impl Iterator for RevLines {
     }
 }
 
-/// A record's first keys: `time`, `session`, `event` (the object left open).
-fn head(session: &str, event: &str) -> String {
+/// A record's first keys: `time`, then `keys` (the session's, see [`Audit::keys`]) and
+/// `event` (the object left open).
+fn head(keys: &str, event: &str) -> String {
     let mut text = String::with_capacity(192);
     text.push_str("{\"time\":\"");
     push_rfc3339_now(&mut text);
-    text.push_str("\",\"session\":");
-    push_str(&mut text, session);
-    text.push_str(",\"event\":");
+    text.push_str(keys);
     push_str(&mut text, event);
     text
 }

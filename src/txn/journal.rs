@@ -723,13 +723,10 @@ impl Journal {
             }
         }
         for f in &loaded.files {
-            let pruned = f.ids.iter().all(|id| {
-                id.as_str() <= horizon
-                    && match loaded.txns.get(id) {
-                        None => true,
-                        Some(Ok(t)) => t.closed,
-                        Some(Err(_)) => false,
-                    }
+            let pruned = f.all_pruned(horizon, |id| match loaded.txns.get(id) {
+                None => true,
+                Some(Ok(t)) => t.closed,
+                Some(Err(_)) => false,
             });
             if !pruned || f.name == current {
                 continue;

@@ -295,7 +295,12 @@ impl Skim {
     fn push(&mut self, id: &str, skim: Option<Record>) {
         match self.txns.last_mut() {
             Some((last, records)) if last == id => records.extend(skim),
-            _ => self.txns.push((id.to_string(), skim.into_iter().collect())),
+            _ => {
+                // A line's records as held are mostly its `begin` and its `end`.
+                let mut records = Vec::with_capacity(2);
+                records.extend(skim);
+                self.txns.push((id.to_string(), records));
+            }
         }
     }
 }
@@ -307,7 +312,11 @@ impl Skims {
     }
 
     fn get(&self, name: &str) -> Option<&Skim> {
-        self.files.iter().rev().find(|(n, _)| n == name).map(|(_, s)| s)
+        self.files
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s)
     }
 
     fn get_mut(&mut self, name: &str) -> Option<&mut Skim> {
@@ -718,8 +727,24 @@ pub(crate) struct JournalFile {
     /// The session that writes it, and its number (`None`: a file of an older version).
     pub seg: Option<(String, u64)>,
     pub len: u64,
-    /// The transactions it holds records of.
+    /// The transactions it holds records of (but those in `plain_max`).
     pub ids: BTreeSet<String>,
+    /// The newest of the session's own plain committed lines it holds (see [`load`]), whose
+    /// ids are not listed in `ids`: each is committed, so it is pruned once the horizon
+    /// reaches it.
+    pub plain_max: Option<String>,
+}
+
+impl JournalFile {
+    /// Whether every line it holds is pruned by `horizon` — at or below it, and closed or
+    /// out of the journal (`closed` says which of `ids` are).
+    pub(crate) fn all_pruned(&self, horizon: &str, closed: impl Fn(&str) -> bool) -> bool {
+        self.plain_max.as_deref().is_none_or(|id| id <= horizon)
+            && self
+                .ids
+                .iter()
+                .all(|id| id.as_str() <= horizon && closed(id))
+    }
 }
 
 /// The records of one transaction found in one file, in order.
@@ -813,6 +838,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
                 seg,
                 len: held.len,
                 ids: BTreeSet::new(),
+                plain_max: None,
             });
             contents.push((None, Content::Held(&held.txns)));
             continue;
@@ -831,6 +857,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
             seg,
             len: bytes.len() as u64,
             ids: BTreeSet::new(),
+            plain_max: None,
         });
         contents.push((legacy, Content::Bytes(bytes)));
     }
@@ -850,8 +877,10 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
                 // Written by this session: ids of the journal's shape, records whole.
                 let mut n = 0;
                 for (id, records) in *txns {
-                    file.ids.insert(id.clone());
                     if is_plain_commit(records) {
+                        if file.plain_max.as_ref().is_none_or(|m| m < id) {
+                            file.plain_max = Some(id.clone());
+                        }
                         if !horizon.is_empty() && id.as_str() <= horizon.as_str() {
                             pruned.insert(id);
                         } else {
@@ -860,6 +889,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
                         n += records.len();
                         continue;
                     }
+                    file.ids.insert(id.clone());
                     for record in records {
                         if !horizon.is_empty()
                             && id.as_str() <= horizon.as_str()
@@ -983,14 +1013,19 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
     let mut txns = BTreeMap::new();
     for (index, id, records) in plain {
         match parts.get_mut(id) {
+            None if !errors.contains_key(id) => {
+                txns.insert(id.to_string(), Ok(Txn::committed(id)));
+                continue;
+            }
             Some(list) => list.push(Part {
                 file: index,
                 records: records.to_vec(),
             }),
-            None if !errors.contains_key(id) => {
-                txns.insert(id.to_string(), Ok(Txn::committed(id)));
-            }
             None => {}
+        }
+        // Records elsewhere, or refused: listed, so that its state decides for the file.
+        if let Some(file) = files.get_mut(index) {
+            file.ids.insert(id.to_string());
         }
     }
     for (id, list) in parts {
