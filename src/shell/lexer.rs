@@ -431,6 +431,13 @@ impl<'a> Lexer<'a> {
     /// The text bash keeps for the input between two offsets: line continuations removed
     /// and each `$(...)` read in that range replaced by its re-print.
     pub(crate) fn text(&mut self, start: usize, end: usize) -> SourceText {
+        // The usual word: no substitution read in it, nothing for `source_text` to change.
+        let plain = self.slice(start, end);
+        if self.substs.iter().all(|&(s, ..)| s >= end)
+            && memchr::memchr2(b'\\', b'$', plain).is_none()
+        {
+            return SourceText::new(plain);
+        }
         let (mut substs, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.substs)
             .into_iter()
             .partition(|&(s, ..)| s < end);

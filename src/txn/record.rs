@@ -289,6 +289,9 @@ pub(crate) struct Skims {
 struct Skim {
     len: u64,
     txns: Vec<(String, Vec<Record>)>,
+    /// The ids of the lines forgotten once pruned ([`Skims::forget_pruned`]): the file still
+    /// holds them, and records of theirs elsewhere are a pruned line's.
+    forgotten: BTreeSet<String>,
 }
 
 impl Skim {
@@ -332,13 +335,22 @@ impl Skims {
     /// if they were read.
     fn forget_pruned(&mut self, horizon: &str) {
         for (_, skim) in &mut self.files {
-            skim.txns.retain(|(id, records)| {
-                id.as_str() > horizon
-                    || !records
-                        .iter()
-                        .any(|r| matches!(r, Record::End { .. } | Record::Dropped {}))
-            });
+            let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut skim.txns)
+                .into_iter()
+                .partition(|(id, records)| {
+                    id.as_str() <= horizon
+                        && records
+                            .iter()
+                            .any(|r| matches!(r, Record::End { .. } | Record::Dropped {}))
+                });
+            skim.txns = kept;
+            skim.forgotten.extend(gone.into_iter().map(|(id, _)| id));
         }
+    }
+
+    /// Whether a line was forgotten once pruned (see [`Skim::forgotten`]).
+    fn forgot(&self, id: &str) -> bool {
+        self.files.iter().any(|(_, s)| s.forgotten.contains(id))
     }
 }
 
@@ -523,6 +535,7 @@ impl Log {
                         Skim {
                             len: 0,
                             txns: Vec::new(),
+                            forgotten: BTreeSet::new(),
                         },
                     ));
                 }
@@ -970,7 +983,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
     for (index, n, id, line) in lines {
         let is_pruned = match previous {
             Some((seen, p)) if seen == id => p,
-            _ => pruned.contains(id),
+            _ => pruned.contains(id) || skims.is_some_and(|s| s.forgot(id)),
         };
         previous = Some((id, is_pruned));
         if is_pruned {
@@ -1050,7 +1063,7 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
         }
     }
     for (id, e) in errors {
-        if !pruned.contains(id.as_str()) {
+        if !pruned.contains(id.as_str()) && !skims.is_some_and(|s| s.forgot(&id)) {
             txns.insert(id, Err(e));
         }
     }
