@@ -36,11 +36,9 @@ use crate::io::Stream;
 
 /// Every allocation of the process, counted (an atomic add each), so that a line that grows
 /// memory by any path stops at its budget (`limits.heap_bytes`, see [`Guard`]) with
-/// one message instead of the session aborting when the system refuses memory. The
-/// allocator is mimalloc: a line makes about a hundred small allocations, and glibc's
-/// `malloc`/`free` took about an eighth of a state-changing line's time.
+/// one message instead of the session aborting when the system refuses memory.
 #[global_allocator]
-static HEAP: cap::Cap<mimalloc::MiMalloc> = cap::Cap::new(mimalloc::MiMalloc, usize::MAX);
+static HEAP: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
 
 /// Bytes the process has allocated and not freed.
 pub(crate) fn heap_in_use() -> u64 {
