@@ -154,38 +154,17 @@ pub struct Metered<'a, R> {
     started: bool,
 }
 
-impl<R: Read> Read for Metered<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl<R> Metered<'_, R> {
+    /// Fails once the line's deadline has passed.
+    fn check(&self) -> io::Result<()> {
         if self.sandbox.guard.expired() {
             return Err(io::Error::from(io::ErrorKind::TimedOut));
         }
-        let n = self.inner.read(buf)?;
-        let n64 = n as u64;
-        let ahead = if self.started {
-            crate::limits::GRANT_BYTES
-        } else {
-            crate::limits::LEASE_BYTES
-        };
-        if n > 0 && self.sandbox.take(n64, ahead).is_err() {
-            return Err(io::Error::from(io::ErrorKind::QuotaExceeded));
-        }
-        self.started |= n > 0;
-        if self.sandbox.guard.disk_write(n64).is_err() {
-            return Err(io::Error::from(io::ErrorKind::StorageFull));
-        }
-        Ok(n)
+        Ok(())
     }
-}
 
-impl<'d> Metered<'_, &'d [u8]> {
-    /// The next piece (at most `max` bytes) of data held in memory, charged as [`Read`]
-    /// charges what it reads, without copying it; empty at the end.
-    pub(super) fn piece(&mut self, max: usize) -> io::Result<&'d [u8]> {
-        if self.sandbox.guard.expired() {
-            return Err(io::Error::from(io::ErrorKind::TimedOut));
-        }
-        let (piece, rest) = self.inner.split_at(max.min(self.inner.len()));
-        let n = piece.len() as u64;
+    /// Charges `n` bytes about to be written (see the type's doc).
+    fn charge(&mut self, n: u64) -> io::Result<()> {
         let ahead = if self.started {
             crate::limits::GRANT_BYTES
         } else {
@@ -198,6 +177,26 @@ impl<'d> Metered<'_, &'d [u8]> {
         if self.sandbox.guard.disk_write(n).is_err() {
             return Err(io::Error::from(io::ErrorKind::StorageFull));
         }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Metered<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.check()?;
+        let n = self.inner.read(buf)?;
+        self.charge(n as u64)?;
+        Ok(n)
+    }
+}
+
+impl<'d> Metered<'_, &'d [u8]> {
+    /// The next piece (at most `max` bytes) of data held in memory, charged as [`Read`]
+    /// charges what it reads, without copying it; empty at the end.
+    pub(super) fn piece(&mut self, max: usize) -> io::Result<&'d [u8]> {
+        self.check()?;
+        let (piece, rest) = self.inner.split_at(max.min(self.inner.len()));
+        self.charge(piece.len() as u64)?;
         self.inner = rest;
         Ok(piece)
     }

@@ -1485,33 +1485,25 @@ mod tests {
     #[test]
     fn a_plain_commit_is_the_transaction_its_records_build() {
         let id = "txn-01795590714603051917-41a92fe0198d-7";
-        let records = vec![
-            Record::Begin {
-                session: String::new(),
-                line: String::new(),
-                time: 0,
-            },
-            Record::End {
-                status: 1,
-                time: 5,
-                closed_by: None,
-            },
-        ];
+        let line = |closed_by: Option<&str>| {
+            vec![
+                Record::Begin {
+                    session: String::new(),
+                    line: String::new(),
+                    time: 0,
+                },
+                Record::End {
+                    status: 1,
+                    time: 5,
+                    closed_by: closed_by.map(str::to_string),
+                },
+            ]
+        };
+        let records = line(None);
         assert!(is_plain_commit(&records));
         let built = build(id, records, false).unwrap();
         assert_eq!(format!("{built:?}"), format!("{:?}", Txn::committed(id)));
-        let closed_by = vec![
-            Record::Begin {
-                session: String::new(),
-                line: String::new(),
-                time: 0,
-            },
-            Record::End {
-                status: 1,
-                time: 5,
-                closed_by: Some("rollback".into()),
-            },
-        ];
+        let closed_by = line(Some("rollback"));
         assert!(!is_plain_commit(&closed_by));
     }
 
