@@ -917,6 +917,66 @@ fn a_thousand_changing_lines_leave_a_bounded_journal() {
 }
 
 #[test]
+fn pruning_across_rolled_segments_keeps_the_history_exact_for_every_session() {
+    // Enough lines for the segments to roll several times (pruning at each roll), with
+    // undos (revert records in the undoing session's segment) and a second session's lines
+    // in between: the newest lines stay in reach, in order, from either session.
+    let t = tree();
+    let mut a = session(&t.root, "[limits]\nundo_history = 5\n");
+    let mut b = session(&t.root, "[limits]\nundo_history = 5\n");
+    let mut expect: Vec<String> = vec!["alpha".into()];
+    for i in 0..4000 {
+        let line = format!("echo line{i} >> a.txt");
+        let s = if i % 500 == 499 { &mut b } else { &mut a };
+        assert_eq!(s.run(&line).status, 0, "{line}");
+        expect.push(format!("line{i}"));
+        if i % 1000 == 999 {
+            // Undo the last line from the other session, then run it again.
+            let other = if i % 500 == 499 { &mut a } else { &mut b };
+            let u = other.run("undo");
+            assert_eq!(
+                out(&u),
+                format!("undone: {line} (1 change)\n"),
+                "{}",
+                show(&u)
+            );
+            assert_eq!(other.run(&line).status, 0);
+        }
+    }
+    let text = |t: &Tree| fs::read_to_string(t.root.join("a.txt")).unwrap();
+    assert_eq!(text(&t), expect.join("\n") + "\n");
+    let files = txn_files(&t.root);
+    assert!(files.len() <= 4, "{files:?}");
+    // The segments rolled (and were pruned) more than once.
+    let rolled = files.iter().any(|p| {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        stem.rsplit('-').next().unwrap().parse::<u64>().unwrap() >= 3
+    });
+    assert!(rolled, "{files:?}");
+    // The newest lines first, from the session that did not run the last one.
+    let u = b.run("undo 3");
+    assert_eq!(
+        out(&u),
+        "undone: echo line3999 >> a.txt (1 change)\n\
+         undone: echo line3998 >> a.txt (1 change)\n\
+         undone: echo line3997 >> a.txt (1 change)\n",
+        "{}",
+        show(&u)
+    );
+    // The history is the last five lines, those undone before included: `line3999` twice
+    // (undone, then run again), 3998, 3997, 3996.
+    let u = a.run("undo 5");
+    assert_eq!(
+        out(&u),
+        "undone: echo line3996 >> a.txt (1 change)\n",
+        "{}",
+        show(&u)
+    );
+    expect.truncate(expect.len() - 4);
+    assert_eq!(text(&t), expect.join("\n") + "\n");
+}
+
+#[test]
 fn a_session_killed_mid_line_is_rolled_back_from_its_segment() {
     let t = tree();
     for i in 0..3000 {
