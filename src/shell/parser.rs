@@ -1373,18 +1373,37 @@ impl<'a> Parser<'a> {
             if cmd.words.is_empty() || self.alias_next.is_some() {
                 self.expand_alias(cmd.words.is_empty())?;
             }
-            let tok = self.peek()?.clone();
-            if let Some(end) = first_end.take() {
-                cmd.line = match tok.tok {
-                    Tok::Eof | Tok::Operator(Operator::Newline) => end,
-                    _ => self.end_line(&tok),
+            // Looked at in place: a word is taken (not copied) once it is known to be one.
+            let peeked = self.peek()?;
+            let (start, end, tok_line) = (peeked.start, peeked.end, peeked.line);
+            let ends = matches!(peeked.tok, Tok::Eof | Tok::Operator(Operator::Newline));
+            let is_word = matches!(peeked.tok, Tok::Word(_));
+            let redirect = match peeked.tok {
+                Tok::IoNumber(_) => true,
+                Tok::Operator(op) => op.is_redirect(),
+                _ => false,
+            };
+            if let Some(first) = first_end.take() {
+                cmd.line = if ends {
+                    first
+                } else {
+                    self.end_line_at(tok_line, start, end)
                 };
             } else if !any {
-                first_end = Some(self.end_line(&tok));
+                first_end = Some(self.end_line_at(tok_line, start, end));
             }
+            if redirect {
+                any = true;
+                let r = self.redirect()?;
+                cmd.redirects.push(r);
+                continue;
+            }
+            if !is_word {
+                break;
+            }
+            let tok = self.next()?;
             match tok.tok {
                 Tok::Word(word) => {
-                    self.next()?;
                     any = true;
                     let declaration = cmd
                         .words
@@ -1441,16 +1460,6 @@ impl<'a> Parser<'a> {
                     }
                     cmd.words.push(word);
                 }
-                Tok::IoNumber(_) => {
-                    any = true;
-                    let r = self.redirect()?;
-                    cmd.redirects.push(r);
-                }
-                Tok::Operator(op) if op.is_redirect() => {
-                    any = true;
-                    let r = self.redirect()?;
-                    cmd.redirects.push(r);
-                }
                 _ => break,
             }
         }
@@ -1461,10 +1470,10 @@ impl<'a> Parser<'a> {
         Ok(Command::Simple(cmd))
     }
 
-    /// The line a token ends on.
-    fn end_line(&self, tok: &Token) -> usize {
-        let text = self.lx.slice(tok.start, tok.end);
-        tok.line + text.split(|&b| b == b'\n').count() - 1
+    /// The line a token starting on `line` at `start` and ending at `end` ends on.
+    fn end_line_at(&self, line: usize, start: usize, end: usize) -> usize {
+        let text = self.lx.slice(start, end);
+        line + text.split(|&b| b == b'\n').count() - 1
     }
 
     /// The words of `NAME=( ... )` after the `(`, up to the `)` (newlines allowed).
@@ -1501,8 +1510,12 @@ impl<'a> Parser<'a> {
             return Err(syntax_near(&tok, &self.lx));
         };
         let target = self.next()?;
-        let Tok::Word(word) = target.tok.clone() else {
-            return Err(syntax_near_nl(&target, &self.lx));
+        let word = match target.tok {
+            Tok::Word(word) => word,
+            tok => {
+                let target = Token { tok, ..target };
+                return Err(syntax_near_nl(&target, &self.lx));
+            }
         };
         let kind = match op {
             Operator::Less => RedirKind::In(word),
