@@ -314,19 +314,19 @@ impl Skims {
         self.files.retain(|(n, _)| n != name);
     }
 
+    fn at(&self, name: &str) -> Option<usize> {
+        self.files.iter().rposition(|(n, _)| n == name)
+    }
+
     fn get(&self, name: &str) -> Option<&Skim> {
-        self.files
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
+        self.at(name)
+            .and_then(|i| self.files.get(i))
             .map(|(_, s)| s)
     }
 
     fn get_mut(&mut self, name: &str) -> Option<&mut Skim> {
-        self.files
-            .iter_mut()
-            .rev()
-            .find(|(n, _)| n == name)
+        self.at(name)
+            .and_then(|i| self.files.get_mut(i))
             .map(|(_, s)| s)
     }
 
@@ -355,6 +355,15 @@ impl Skims {
 }
 
 impl Record {
+    /// A `begin` as [`load_skim`] reads it: without its session, line and time.
+    fn skimmed_begin() -> Record {
+        Record::Begin {
+            session: String::new(),
+            line: String::new(),
+            time: 0,
+        }
+    }
+
     /// The record as [`load_skim`] reads it: a `begin` without its content; none for a
     /// change's record (which it only checks to be JSON).
     fn skim(&self) -> Option<Record> {
@@ -364,11 +373,7 @@ impl Record {
             | Record::Failed { .. }
             | Record::RevertStep { .. }
             | Record::Skimmed => None,
-            Record::Begin { .. } => Some(Record::Begin {
-                session: String::new(),
-                line: String::new(),
-                time: 0,
-            }),
+            Record::Begin { .. } => Some(Record::skimmed_begin()),
             other => Some(other.clone()),
         }
     }
@@ -406,11 +411,7 @@ pub(crate) enum RecordRef<'a> {
 impl Journaled for RecordRef<'_> {
     fn skim(&self) -> Option<Record> {
         match self {
-            RecordRef::Begin { .. } => Some(Record::Begin {
-                session: String::new(),
-                line: String::new(),
-                time: 0,
-            }),
+            RecordRef::Begin { .. } => Some(Record::skimmed_begin()),
             RecordRef::Do { .. } => None,
         }
     }
@@ -996,11 +997,8 @@ fn load<'a>(state: &Dir, state_in_root: bool, skims: Option<&'a Skims>) -> Loade
             }
             Line::Json(json) if skim && json.starts_with(br#"{"t":"begin","#) => {
                 // Its session and line are not needed to prune.
-                serde_json::from_slice::<serde::de::IgnoredAny>(json).map(|_| Record::Begin {
-                    session: String::new(),
-                    line: String::new(),
-                    time: 0,
-                })
+                serde_json::from_slice::<serde::de::IgnoredAny>(json)
+                    .map(|_| Record::skimmed_begin())
             }
             Line::Json(json) => serde_json::from_slice::<Record>(json),
         };
