@@ -629,7 +629,7 @@ impl Sandbox {
             && let Some(file) = self.appending(b)
         {
             let mut data = self.metered(data);
-            io::copy(&mut data, &mut &*file).map_err(map_err)?;
+            undo_ops::copy(&mut data, &mut &*file).map_err(map_err)?;
             return Ok(file);
         }
         let file = self.open_write_new(loc, data, append, seen).map(Arc::new)?;
@@ -679,7 +679,7 @@ impl Sandbox {
             None => {
                 self.charge(0, 1)?;
                 let mut f = self.create_new(loc).map_err(map_err)?;
-                io::copy(&mut data, &mut f).map_err(map_err)?;
+                undo_ops::copy(&mut data, &mut f).map_err(map_err)?;
                 return Ok(f.into_std());
             }
             Some(b) if b.nlink > 1 => return self.write_shared(loc, data, append, b.len),
@@ -704,7 +704,7 @@ impl Sandbox {
                 f
             }
         };
-        io::copy(&mut data, &mut f).map_err(map_err)?;
+        undo_ops::copy(&mut data, &mut f).map_err(map_err)?;
         Ok(f.into_std())
     }
 
@@ -761,7 +761,7 @@ impl Sandbox {
             .open_with(&tmp, &opts)
             .map_err(map_err)
             .and_then(|mut f| {
-                io::copy(content, &mut f).map_err(map_err)?;
+                undo_ops::copy(content, &mut f).map_err(map_err)?;
                 Ok(f)
             });
         let f = match written {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, SystemTimeSpec};
 use cap_std::fs::{Dir, MetadataExt, OpenOptions};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use trumansh_commands::FsError;
 
 use super::{Loc, Sandbox, Usage, copy_tree, map_err, remove_tree, to_system_time};
@@ -17,7 +17,7 @@ use super::{Loc, Sandbox, Usage, copy_tree, map_err, remove_tree, to_system_time
 pub const USAGE_FILE: &str = "usage";
 
 /// Access and modification times, as (seconds, nanoseconds) since the epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Times {
     pub atime: (i64, i64),
     pub mtime: (i64, i64),
@@ -61,7 +61,7 @@ impl Before {
 /// and for files and links their size and modification time (nanoseconds). A directory is
 /// its inode only (its size and times change with its entries). Our own inverses restore
 /// times exactly, so a chain of changes to one object checks step by step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(tag = "k", rename_all = "snake_case")]
 pub enum Fingerprint {
     /// Nothing is there.
@@ -199,6 +199,34 @@ impl<'d> Metered<'_, &'d [u8]> {
         self.charge(piece.len() as u64)?;
         self.inner = rest;
         Ok(piece)
+    }
+}
+
+/// Copies `data` to `out` as [`io::copy`] would, in reads of up to 8 KiB, without zeroing an
+/// 8 KiB buffer for a short copy (what `io::copy` does on each call from a reader without
+/// its own `read_buf`, such as [`Metered`]): the first read goes to a small buffer, a larger
+/// one is made only for data that fills it.
+pub(super) fn copy(data: &mut dyn Read, out: &mut dyn io::Write) -> io::Result<u64> {
+    let mut small = [0u8; 512];
+    let mut large = Vec::new();
+    let mut total = 0u64;
+    loop {
+        let buf: &mut [u8] = if large.is_empty() {
+            &mut small
+        } else {
+            &mut large
+        };
+        let n = match data.read(buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        out.write_all(&buf[..n])?;
+        total += n as u64;
+        if n == buf.len() && large.is_empty() {
+            large = vec![0; 8 * 1024];
+        }
     }
 }
 
@@ -389,7 +417,7 @@ impl Sandbox {
         let src = self.open_read(loc)?;
         let mut dst = self.state.create(blob).map_err(map_err)?;
         let mut metered = self.metered(src);
-        io::copy(&mut metered, &mut dst).map_err(map_err)
+        copy(&mut metered, &mut dst).map_err(map_err)
     }
 
     /// Puts saved bytes back into a location (created if missing), with its mode and times.
