@@ -4,6 +4,7 @@
 //! Layer: above `sandbox`, below `exec`.
 
 pub mod journal;
+mod json;
 mod record;
 pub mod reserve;
 mod revert;
