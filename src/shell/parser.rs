@@ -301,6 +301,19 @@ fn unsupported(message: String, line: usize) -> ParseError {
 }
 
 /// The word as a single unquoted literal, if it is one (reserved words must be unquoted).
+/// The reserved words that start (or would wrongly close) a compound command, where a
+/// command begins.
+const RESERVED: [&str; 19] = [
+    "if", "while", "until", "for", "case", "{", "[[", "function", "select", "coproc", "then",
+    "else", "elif", "fi", "do", "done", "esac", "}", "in",
+];
+
+/// How a command begins, when not with a plain word: a reserved word, or `(`.
+enum Head {
+    Reserved(&'static str),
+    Paren,
+}
+
 fn plain_literal(word: &Word) -> Option<&[u8]> {
     match word.parts.as_slice() {
         [WordPart::Literal(v)] => Some(v),
@@ -774,15 +787,25 @@ impl<'a> Parser<'a> {
 
     fn command(&mut self) -> Result<Command, ParseError> {
         self.expand_alias(true)?;
-        let first = self.peek()?.clone();
-        let compound = match &first.tok {
-            Tok::Word(w) => match plain_literal(w) {
-                Some(b"if") => Some(self.if_clause()?),
-                Some(b"while") => Some(self.while_clause(false)?),
-                Some(b"until") => Some(self.while_clause(true)?),
-                Some(b"for") => Some(self.for_clause()?),
-                Some(b"case") => Some(self.case_clause()?),
-                Some(b"{") => {
+        // What the first token is, looked at in place (a simple command's words are then
+        // taken from it, not copied).
+        let first = self.peek()?;
+        let (line, end) = (first.line, first.end);
+        let head = match &first.tok {
+            Tok::Word(w) => plain_literal(w)
+                .and_then(|l| RESERVED.iter().find(|r| r.as_bytes() == l))
+                .map(|r| Head::Reserved(r)),
+            Tok::Operator(Operator::LParen) => Some(Head::Paren),
+            _ => None,
+        };
+        let compound = match head {
+            Some(Head::Reserved(word)) => match word.as_bytes() {
+                b"if" => Some(self.if_clause()?),
+                b"while" => Some(self.while_clause(false)?),
+                b"until" => Some(self.while_clause(true)?),
+                b"for" => Some(self.for_clause()?),
+                b"case" => Some(self.case_clause()?),
+                b"{" => {
                     self.next()?;
                     self.enter()?;
                     let body = self.list(End::Words(&["}"]))?;
@@ -790,33 +813,31 @@ impl<'a> Parser<'a> {
                     self.leave();
                     Some(Compound::Brace(body))
                 }
-                Some(b"[[") => Some(self.cond_command()?),
-                Some(b"function") => return self.function_keyword(),
-                Some(b"select") => {
+                b"[[" => Some(self.cond_command()?),
+                b"function" => return self.function_keyword(),
+                b"select" => {
                     return Err(unsupported(
                         "`select': select loops are not supported by this shell".into(),
-                        first.line,
+                        line,
                     ));
                 }
-                Some(b"coproc") => {
+                b"coproc" => {
                     return Err(unsupported(
                         "`coproc': coprocesses are not supported by this shell".into(),
-                        first.line,
+                        line,
                     ));
                 }
-                Some(
-                    b"then" | b"else" | b"elif" | b"fi" | b"do" | b"done" | b"esac" | b"}" | b"in",
-                ) => {
+                _ => {
+                    // `then`, `fi`, `}`, ...: a word that closes what was not opened.
                     let tok = self.next()?;
                     return Err(syntax_near(&tok, &self.lx));
                 }
-                _ => None,
             },
-            Tok::Operator(Operator::LParen) => {
+            Some(Head::Paren) => {
                 self.next()?;
-                Some(self.paren_command(&first)?)
+                Some(self.paren_command(line, end)?)
             }
-            _ => None,
+            None => None,
         };
         match compound {
             Some(c) => {
@@ -845,17 +866,15 @@ impl<'a> Parser<'a> {
     }
 
     /// After `(`: `((expression))`, or a subshell.
-    fn paren_command(&mut self, open: &Token) -> Result<Compound, ParseError> {
-        if self.lx.slice(open.end, open.end + 1) == b"(" {
+    /// `line` and `end`: the `(` token's line and end.
+    fn paren_command(&mut self, line: usize, end: usize) -> Result<Compound, ParseError> {
+        if self.lx.slice(end, end + 1) == b"(" {
             let save = (self.lx.pos, self.lx.line);
-            self.lx.pos = open.end + 1;
+            self.lx.pos = end + 1;
             let start = self.lx.pos;
             if let Some(mut expr) = self.lx.read_arith(ArithEnd::DoubleParen)? {
                 expr.text = self.lx.text(start, self.lx.pos.saturating_sub(2));
-                return Ok(Compound::Arith {
-                    expr,
-                    line: open.line,
-                });
+                return Ok(Compound::Arith { expr, line });
             }
             (self.lx.pos, self.lx.line) = save;
         }
