@@ -221,12 +221,17 @@ impl ExpandError {
 /// Expands command words into fields: brace, tilde, parameter expansion, word splitting,
 /// pathname expansion, quote removal. `${X:=y}` assigns through the host at once.
 pub fn expand_words(words: &[Word], ctx: &mut ExpandCtx) -> Result<Vec<OsString>, ExpandError> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(words.len());
     let mut budget = Budget {
         words: ctx.max_words,
         bytes: ctx.max_bytes,
     };
     for word in words {
+        if let Some(field) = plain_word(word) {
+            budget.take(ctx, field.as_slice())?;
+            out.extend(field.map(glob::bytes_to_os));
+            continue;
+        }
         for fields in expand_one(word, ctx, &mut budget)? {
             out.push(glob::bytes_to_os(fields));
         }
@@ -554,16 +559,12 @@ struct Expander<'c, 'a> {
     ctx: &'c mut ExpandCtx<'a>,
 }
 
-/// Expands one word into its fields (bytes).
+/// Expands one word that is not plain (see [`plain_word`]) into its fields (bytes).
 fn expand_one(
     word: &Word,
     ctx: &mut ExpandCtx,
     budget: &mut Budget,
 ) -> Result<Vec<Vec<u8>>, ExpandError> {
-    if let Some(found) = plain_word(word) {
-        budget.take(ctx, &found)?;
-        return Ok(found);
-    }
     // Brace expansion on the word as written.
     let mut units: Vec<Unit<&WordPart>> = Vec::new();
     for part in &word.parts {
@@ -609,9 +610,10 @@ fn expand_one(
 }
 
 /// A word that expands to itself — quoted text, and unquoted text where no brace, tilde or
-/// glob expansion can apply — as its one field (none for empty unquoted text), without the
-/// expander; `None` for any other word.
-fn plain_word(word: &Word) -> Option<Vec<Vec<u8>>> {
+/// glob expansion can apply — as its one field (`Some(None)`: none, for empty unquoted text),
+/// without the expander; `None` for any other word.
+#[allow(clippy::option_option)] // not plain; plain, no field; plain, its field
+fn plain_word(word: &Word) -> Option<Option<Vec<u8>>> {
     // Unquoted bytes that may start an expansion (extglob's `+(` `@(` `!(` among them).
     let special = |b: &u8| matches!(b, b'{' | b'~' | b'*' | b'?' | b'[' | b'+' | b'@' | b'!');
     let mut out = Vec::new();
@@ -636,9 +638,9 @@ fn plain_word(word: &Word) -> Option<Vec<Vec<u8>>> {
         }
     }
     Some(if out.is_empty() && !quoted {
-        Vec::new()
+        None
     } else {
-        vec![out]
+        Some(out)
     })
 }
 
