@@ -49,6 +49,10 @@
 //! finishes every revert that was killed part-way, and says so.
 
 use std::collections::HashMap;
+
+/// The maps a line keeps by path: hashed fast (a line's first write hashes its path
+/// several times; the keys are few, the seed random per process).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -117,11 +121,11 @@ struct Active {
     failed: bool,
     saved: u64,
     /// Redirection targets opened by this line, by virtual path.
-    written: HashMap<PathBuf, Written>,
+    written: FastMap<PathBuf, Written>,
     /// Files this line wrote, by physical path: the first record whose inverse takes the
     /// file back to before the line (or to before its appends), so that a loop writing the
     /// same file saves its old bytes once.
-    cover: HashMap<Vec<u8>, Cover>,
+    cover: FastMap<Vec<u8>, Cover>,
 }
 
 /// See [`Active::cover`].
@@ -332,8 +336,8 @@ impl Journal {
                 next_seq: 1,
                 failed: false,
                 saved: 0,
-                written: HashMap::new(),
-                cover: HashMap::new(),
+                written: FastMap::default(),
+                cover: FastMap::default(),
             });
         }
         let Some(active) = inner.active.as_mut() else {
