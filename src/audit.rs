@@ -76,6 +76,7 @@
 //! meanwhile); [`RevLines`] reads one from its end, in bounded memory, for `trumansh log
 //! --tail`. A reader skips a line longer than [`READ_LINE_BYTES`] (no record is).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs::File;
@@ -380,13 +381,12 @@ impl Audit {
     /// out at once, after them and after the refusals not written yet.
     fn record(&self, event: &str, mut text: String) {
         text.push('}');
-        let mut line = escape_controls(text).into_bytes();
+        let mut line = escape_controls(&text);
         if line.len() > RECORD_BYTES {
             let mut short = head(&self.keys, event);
             let _ = write!(short, ",\"cut\":{}}}", line.len());
-            line = escape_controls(short).into_bytes();
+            line = Cow::Owned(escape_controls(&short).into_owned());
         }
-        line.push(b'\n');
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
@@ -394,7 +394,8 @@ impl Audit {
             return;
         }
         inner.end_run(&self.keys);
-        inner.pending.extend_from_slice(&line);
+        inner.pending.extend_from_slice(line.as_bytes());
+        inner.pending.push(b'\n');
         let now = if inner.batch {
             inner.due()
         } else {
@@ -595,9 +596,9 @@ impl Inner {
 
     /// Adds a finished record to what is not written yet.
     fn push_record(&mut self, text: &str) {
-        let mut text = escape_controls(text.to_string());
-        text.push_str("}\n");
-        self.pending.extend_from_slice(text.as_bytes());
+        self.pending
+            .extend_from_slice(escape_controls(text).as_bytes());
+        self.pending.extend_from_slice(b"}\n");
     }
 
     /// The run of refusals, as one record (not written yet).
@@ -1096,10 +1097,10 @@ pub fn text(bytes: &[u8]) -> Value {
 }
 
 /// Escapes the characters JSON leaves raw but a terminal would act on.
-fn escape_controls(json: String) -> String {
+fn escape_controls(json: &str) -> Cow<'_, str> {
     // Most records are plain ASCII below DEL: nothing to escape.
     if json.is_ascii() && memchr::memchr(0x7f, json.as_bytes()).is_none() {
-        return json;
+        return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
@@ -1116,7 +1117,7 @@ fn escape_controls(json: String) -> String {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Appends the current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
@@ -1214,7 +1215,7 @@ mod tests {
     #[test]
     fn escapes_what_a_terminal_would_act_on() {
         let v = text(b"a\x1b[31mred\x7f\xc2\x9b\xff\xe2\x80\xaeb\n");
-        let json = escape_controls(serde_json::to_string(&v).unwrap());
+        let json = escape_controls(&serde_json::to_string(&v).unwrap()).into_owned();
         assert_eq!(
             json, r#""a\u001b[31mred\u007f\u009b\\xFF\u202eb\n""#,
             "{json}"
