@@ -529,6 +529,12 @@ impl Interp<'_> {
 /// The fd a device path names: `/dev/stdin`, `/dev/stdout`, `/dev/stderr` and
 /// `/dev/fd/0`..`2` (however written: `/dev//stdout`), as Linux's links to the process's fds.
 fn fd_path(state: &ShellState, target: &OsString) -> Option<u8> {
+    // Normalizing only drops components: a path with no `dev` in it cannot name one.
+    let dev = |b: &[u8]| memchr::memmem::find(b, b"dev").is_some();
+    let relative = !target.as_bytes().starts_with(b"/");
+    if !dev(target.as_bytes()) && (!relative || !dev(state.cwd.as_os_str().as_bytes())) {
+        return None;
+    }
     let path = normalize_lexical(&state.resolve(target));
     let name = path.strip_prefix("/dev").ok()?;
     ["stdin", "stdout", "stderr"]

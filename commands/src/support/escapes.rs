@@ -9,8 +9,9 @@ pub fn utf8_locale(vars: &Vars) -> bool {
         .iter()
         .find_map(|n| vars.get(n).filter(|v| !v.is_empty()))
         .unwrap_or("C")
-        .to_ascii_lowercase();
-    v.contains("utf-8") || v.contains("utf8")
+        .as_bytes();
+    let has = |name: &[u8]| v.windows(name.len()).any(|w| w.eq_ignore_ascii_case(name));
+    has(b"utf-8") || has(b"utf8")
 }
 
 /// Bash's `u32cvt`: UTF-8 (the old 6-byte form, no range check) in a UTF-8 locale; in the C
