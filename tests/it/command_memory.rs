@@ -1,9 +1,10 @@
 //! The commands that hold input hold it in bounded memory: `sort` spills sorted runs to
 //! scratch files in the state directory (charged to the quota, gone afterwards) and merges
-//! them to GNU's output; `uniq`, `tail`, `cut` and `tr` stream, and a line longer than the
-//! session's hold cap (the policy's `read_bytes`, made small here) ends with one GNU-style
-//! `memory exhausted` while the session answers the next line. Each session runs the binary
-//! under an address-space limit (`prlimit --as`).
+//! them to GNU's output; `uniq`, `tail`, `cut`, `tr`, `tee`, `split`, `xxd` and `rev` stream,
+//! and a line (or, for `column`, `diff`, `awk`, `jq`, `split -n` and `xxd -s -N`, what the
+//! command holds) past the session's hold cap (the policy's `read_bytes`, made small here)
+//! ends with one GNU-style `memory exhausted` while the session answers the next line. Each
+//! session runs the binary under an address-space limit (`prlimit --as`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
@@ -163,5 +164,78 @@ echo ok
             "status 1\nstatus 1\n0\nstatus 2\nstatus 1\na,x\n{}\na\n{n}\na,\nok\n",
             n - 2
         )
+    );
+}
+
+#[test]
+fn input_past_the_hold_cap_ends_each_holding_command_with_one_message() {
+    let (_tmp, root) = tree();
+    // One line of 4 MiB, and 150,000 short lines (about 2 MB), against a hold cap of 1 MiB.
+    let mut line = b"a,".to_vec();
+    line.extend(std::iter::repeat_n(b'x', 4 << 20));
+    line.push(b'\n');
+    fs::write(root.join("line"), &line).unwrap();
+    let many = lines(150_000);
+    fs::write(root.join("many"), &many).unwrap();
+    // Two files each within the read cap whose comparison holds more than the cap.
+    fs::write(root.join("m1"), many.get(..700_000).unwrap()).unwrap();
+    fs::write(root.join("m2"), many.get(100_000..800_000).unwrap()).unwrap();
+    let input = "\
+column many; echo \"status $?\"
+column -t < line; echo \"status $?\"
+rev line; echo \"status $?\"
+diff m1 m2; echo \"status $?\"
+cat line | diff - m1; echo \"status $?\"
+awk '{ print length($0) }' line; echo \"status $?\"
+awk '{ a[NR] = $0 } END { print length(a) }' many; echo \"status $?\"
+jq -n '[range(1e8)] | length'; echo \"status $?\"
+jq -n 'reduce range(40) as $i (\"x\"; . + .) | length'; echo \"status $?\"
+jq -R . line; echo \"status $?\"
+split -n 2 many part; echo \"status $?\"
+xxd -s -2000000 many; echo \"status $?\"
+xxd -r < line; echo \"status $?\"
+echo alive
+";
+    let (out, err, _) = session(&root, "[limits]\nread_bytes = 1048576\n", input);
+    assert_eq!(
+        err,
+        "column: memory exhausted\ncolumn: memory exhausted\nrev: memory exhausted\n\
+         diff: memory exhausted\ndiff: memory exhausted\n\
+         awk: fatal: memory exhausted\n\
+         awk: cmd. line:1: (FILENAME=many FNR=50462) fatal: memory exhausted\n\
+         jq: error (at <unknown>): memory exhausted\n\
+         jq: error (at <unknown>): memory exhausted\n\
+         jq: error (at line:0): memory exhausted\n\
+         split: memory exhausted\nxxd: memory exhausted\nxxd: memory exhausted\n"
+    );
+    assert_eq!(
+        out,
+        "status 1\nstatus 1\nstatus 1\nstatus 2\nstatus 2\nstatus 2\nstatus 2\nstatus 5\n\
+         status 5\nstatus 2\nstatus 1\nstatus 2\nstatus 2\nalive\n"
+    );
+    assert!(!root.join("partaa").exists());
+}
+
+#[test]
+fn streaming_commands_hold_one_chunk_and_answer_as_gnu() {
+    let (_tmp, root) = tree();
+    // About 2 MB through tee, split, xxd -r and rev under a hold cap of 1 MiB.
+    let many = lines(150_000);
+    fs::write(root.join("many"), &many).unwrap();
+    let input = "\
+cat many | tee t1 t2 | cmp - many && cmp t1 many && cmp t2 many && echo tee ok
+head -c 1000 many > t3; tail -c +1001 many | tee -a t3 > /dev/null; cmp t3 many && echo tee -a ok
+split -b 1500000 many s_; cat s_aa s_ab | cmp - many && wc -c < s_aa && ls s_*
+split -l 100000 many l_; cat l_aa l_ab | cmp - many && wc -l < l_aa
+xxd -p many | xxd -r -p | cmp - many && echo xxd -p ok
+xxd many | xxd -r | cmp - many && echo xxd ok
+rev many | rev | cmp - many && echo rev ok
+echo alive
+";
+    let (out, err, _) = session(&root, "[limits]\nread_bytes = 1048576\n", input);
+    assert_eq!(err, "");
+    assert_eq!(
+        out,
+        "tee ok\ntee -a ok\n1500000\ns_aa\ns_ab\n100000\nxxd -p ok\nxxd ok\nrev ok\nalive\n"
     );
 }

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::io::Read;
 
 use crate::support::input::open_input;
+use crate::text::lines::{EXHAUSTED, RecordError, Records, split_eol};
 use crate::{Ctx, Outcome, Stop};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -264,14 +265,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 return Ok(o);
             }
         } else {
-            let mut all = Vec::new();
-            reader
-                .read_to_end(&mut all)
-                .map_err(|e| fail(crate::FsError::from_io(&e).strerror(), 2))?;
             let back = usize::try_from(s.unsigned_abs()).unwrap_or(usize::MAX);
-            let from = all.len().saturating_sub(back);
-            start = from as u64;
-            data_prefix = all.split_off(from);
+            let (total, last) = last_bytes(&mut *reader, back, ctx)?;
+            start = total - last.len() as u64;
+            data_prefix = last;
             reader = Box::new(std::io::empty());
         }
     }
@@ -448,28 +445,76 @@ fn hexval(c: u8) -> Option<u8> {
         .and_then(|d| u8::try_from(d).ok())
 }
 
-/// `-r`: a dump back into bytes. Plain (`-p`): every pair of hex digits, anything else
-/// skipped. Otherwise each line is `ADDR:` then hex pairs up to two spaces in a row (the
-/// text column); a line's address moves the output forward (filled with zeros).
-fn reverse(r: &mut dyn Read, plain: bool, ctx: &Ctx, mut o: Outcome) -> Result<Outcome, Stop> {
-    let mut all = Vec::new();
-    r.read_to_end(&mut all)
-        .map_err(|e| fail(crate::FsError::from_io(&e).strerror(), 2))?;
+/// The last `back` bytes of the input (a negative `-s`: the input is read to its end,
+/// keeping no more than them, at most the session's hold cap), and how many bytes it had.
+fn last_bytes(r: &mut dyn Read, back: usize, ctx: &Ctx) -> Result<(u64, Vec<u8>), Stop> {
+    let hold = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+    let mut kept = std::collections::VecDeque::new();
+    let mut total: u64 = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(fail(crate::FsError::from_io(&e).strerror(), 2)),
+        };
+        total += n as u64;
+        kept.extend(buf.get(..n).unwrap_or_default());
+        kept.drain(..kept.len().saturating_sub(back));
+        if kept.len() > hold {
+            return Err(fail(EXHAUSTED, 2));
+        }
+        if ctx.expired() {
+            break;
+        }
+    }
+    Ok((total, kept.into()))
+}
+
+/// `-r`: a dump back into bytes, streamed. Plain (`-p`): every pair of hex digits, anything
+/// else skipped. Otherwise each line (held whole, up to the hold cap) is `ADDR:` then hex
+/// pairs up to two spaces in a row (the text column); a line's address moves the output
+/// forward (filled with zeros).
+fn reverse(input: &mut dyn Read, plain: bool, ctx: &Ctx, mut o: Outcome) -> Result<Outcome, Stop> {
     let mut out = Vec::new();
     if plain {
         let mut hi: Option<u8> = None;
-        for &c in &all {
-            let Some(v) = hexval(c) else { continue };
-            match hi.take() {
-                None => hi = Some(v),
-                Some(h) => out.push((h << 4) | v),
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(fail(crate::FsError::from_io(&e).strerror(), 2).after(o)),
+            };
+            for &c in buf.get(..n).unwrap_or_default() {
+                let Some(digit) = hexval(c) else { continue };
+                match hi.take() {
+                    None => hi = Some(digit),
+                    Some(high) => out.push((high << 4) | digit),
+                }
+            }
+            o.out(std::mem::take(&mut out));
+            if !ctx.flush(&mut o) {
+                break;
             }
         }
-        o.out(out);
         return Ok(o);
     }
+    let cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+    let mut records = Records::from_reader(Box::new(input), b'\n');
+    let mut record = Vec::new();
     let mut written: u64 = 0;
-    for line in all.split(|&b| b == b'\n') {
+    loop {
+        record.clear();
+        match records.append_capped(&mut record, cap) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(RecordError::TooLong) => return Err(fail(EXHAUSTED, 2).after(o)),
+            Err(RecordError::Io(e)) => return Err(fail(e.strerror(), 2).after(o)),
+        }
+        let line = split_eol(&record, b'\n').0;
         let Some(colon) = line.iter().position(|&b| b == b':') else {
             continue;
         };
@@ -480,9 +525,17 @@ fn reverse(r: &mut dyn Read, plain: bool, ctx: &Ctx, mut o: Outcome) -> Result<O
             .filter_map(|&c| hexval(c))
             .fold(0u64, |a, d| a.wrapping_mul(16).wrapping_add(u64::from(d)));
         if addr > written {
-            let gap = usize::try_from(addr - written).unwrap_or(0).min(1 << 30);
-            out.resize(out.len() + gap, 0);
+            // Zeros up to the address, a chunk at a time.
+            let mut gap = usize::try_from(addr - written).unwrap_or(0).min(1 << 30);
             written = addr;
+            while gap > 0 {
+                let n = gap.min(64 * 1024);
+                o.out(vec![0u8; n]);
+                gap -= n;
+                if !ctx.flush(&mut o) {
+                    return Ok(o);
+                }
+            }
         }
         let body = line.get(colon + 1..).unwrap_or_default();
         let end = body

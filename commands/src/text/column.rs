@@ -4,7 +4,8 @@
 //! entry a line when the widest does not fit. `-t` makes a table of the lines split at runs
 //! of blanks, or at each of the `-s` characters, joined by `-o` (two spaces); `-L` keeps
 //! empty lines. Bytes above 127 are shown as `\xNN`, as util-linux does in the C locale.
-//! The input is read whole, as util-linux does.
+//! The input is read whole, as util-linux does, and held up to the session's hold cap: past
+//! it `column: memory exhausted` (status 1). The output streams.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
@@ -12,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::operands_or_stdin;
-use crate::text::lines::{Records, Sink, split_eol};
+use crate::text::lines::{EXHAUSTED, RecordError, Records, Sink, split_eol};
 use crate::{Ctx, Outcome, quote};
 
 /// Columnate lists.
@@ -73,10 +74,28 @@ fn tabs_to(out: &mut Vec<u8>, chcnt: &mut usize, endcol: usize) {
     }
 }
 
-fn fill_columns(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<u8>) {
+/// Where the output goes: a sink handed to the outcome in chunks; `poll` is false when
+/// nobody reads any more.
+struct Out<'a, 'c> {
+    sink: Sink,
+    o: &'a mut Outcome,
+    ctx: &'a Ctx<'c>,
+}
+
+impl Out<'_, '_> {
+    fn poll(&mut self) -> bool {
+        self.sink.poll(self.o, self.ctx)
+    }
+}
+
+fn fill_columns(ents: &[Vec<u8>], maxlength: usize, width: usize, w: &mut Out) {
     let numcols = (width / maxlength).max(1);
     let numrows = ents.len().div_ceil(numcols);
     for row in 0..numrows {
+        if !w.poll() {
+            return;
+        }
+        let out = &mut w.sink.buf;
         let (mut endcol, mut chcnt, mut base) = (maxlength, 0, row);
         for _ in 0..numcols {
             let Some(e) = ents.get(base) else { break };
@@ -93,10 +112,14 @@ fn fill_columns(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<
     }
 }
 
-fn fill_rows(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<u8>) {
+fn fill_rows(ents: &[Vec<u8>], maxlength: usize, width: usize, w: &mut Out) {
     let numcols = width / maxlength;
     let (mut chcnt, mut col, mut endcol) = (0, 0, maxlength);
     for (k, e) in ents.iter().enumerate() {
+        if !w.poll() {
+            return;
+        }
+        let out = &mut w.sink.buf;
         out.extend_from_slice(e);
         chcnt += cols(e);
         if k + 1 == ents.len() {
@@ -112,7 +135,7 @@ fn fill_rows(ents: &[Vec<u8>], maxlength: usize, width: usize, out: &mut Vec<u8>
         }
     }
     if chcnt > 0 {
-        out.push(b'\n');
+        w.sink.buf.push(b'\n');
     }
 }
 
@@ -128,7 +151,7 @@ fn cells(line: &[u8], seps: Option<&[u8]>) -> Vec<Vec<u8>> {
     }
 }
 
-fn table(rows: &[Vec<Vec<u8>>], sep: &[u8], out: &mut Vec<u8>) {
+fn table(rows: &[Vec<Vec<u8>>], sep: &[u8], w: &mut Out) {
     let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0usize; ncols];
     for row in rows {
@@ -137,11 +160,15 @@ fn table(rows: &[Vec<Vec<u8>>], sep: &[u8], out: &mut Vec<u8>) {
         }
     }
     for row in rows {
-        for (i, w) in widths.iter().enumerate() {
+        if !w.poll() {
+            return;
+        }
+        let out = &mut w.sink.buf;
+        for (i, width) in widths.iter().enumerate() {
             let cell = row.get(i).map_or(&[][..], Vec::as_slice);
             out.extend_from_slice(cell);
             if i + 1 < ncols {
-                out.resize(out.len() + w.saturating_sub(cols(cell)), b' ');
+                out.resize(out.len() + width.saturating_sub(cols(cell)), b' ');
                 out.extend_from_slice(sep);
             }
         }
@@ -176,7 +203,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     let width = output_width(&a, ctx)?;
     let mut o = Outcome::ok();
     let mut status = 0;
-    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let blank = |l: &[u8]| l.iter().all(|&c| c == b' ' || c == b'\t');
+    let seps = a.separator.as_ref().map(|s| s.as_bytes());
+    // The entries (or the table's rows) as they will be shown, and the bytes they hold.
+    let mut ents: Vec<Vec<u8>> = Vec::new();
+    let mut rows: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut held = 0usize;
+    let cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+    let entry = std::mem::size_of::<Vec<u8>>();
     let mut buf = Vec::new();
     let files = if a.files.is_empty() {
         operands_or_stdin(a.files)
@@ -197,54 +231,73 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
             }
         };
         loop {
-            match input.next_into(&mut buf) {
-                Ok(true) => lines.push(split_eol(&buf, b'\n').0.to_vec()),
+            buf.clear();
+            match input.append_capped(&mut buf, cap.saturating_sub(held)) {
+                Ok(true) => {}
                 Ok(false) => break,
-                Err(e) => {
+                Err(RecordError::TooLong) => return Ok(exhausted(o)),
+                Err(RecordError::Io(e)) => {
                     o.err(format!("column: read failed: {}\n", e.strerror()));
                     return Ok(o.with_status(1));
                 }
             }
+            let line = split_eol(&buf, b'\n').0;
+            if blank(line) && !(a.table && a.keep_empty) {
+                continue;
+            }
+            if a.table {
+                let row = cells(line, seps);
+                held += entry + row.iter().map(|c| entry + c.len()).sum::<usize>();
+                rows.push(row);
+            } else {
+                let e = safe(line);
+                held += entry + e.len();
+                ents.push(e);
+            }
+            if held > cap {
+                return Ok(exhausted(o));
+            }
         }
     }
-    let blank = |l: &[u8]| l.iter().all(|&c| c == b' ' || c == b'\t');
-    let mut sink = Sink::new();
+    let mut w = Out {
+        sink: Sink::new(),
+        o: &mut o,
+        ctx,
+    };
     if a.table {
-        let seps = a.separator.as_ref().map(|s| s.as_bytes());
-        let rows: Vec<Vec<Vec<u8>>> = lines
-            .iter()
-            .filter(|l| a.keep_empty || !blank(l))
-            .map(|l| cells(l, seps))
-            .collect();
         let sep = a
             .output_separator
             .as_ref()
             .map_or(&b"  "[..], |s| s.as_bytes());
-        table(&rows, sep, &mut sink.buf);
+        table(&rows, sep, &mut w);
     } else {
-        let ents: Vec<Vec<u8>> = lines
-            .iter()
-            .filter(|l| !blank(l))
-            .map(|l| safe(l))
-            .collect();
         let longest = ents.iter().map(|e| cols(e)).max().unwrap_or(0);
         if ents.is_empty() {
         } else if longest >= width {
             for e in &ents {
-                sink.buf.extend_from_slice(e);
-                sink.buf.push(b'\n');
+                if !w.poll() {
+                    break;
+                }
+                w.sink.buf.extend_from_slice(e);
+                w.sink.buf.push(b'\n');
             }
         } else {
             let maxlength = (longest + TAB) & !(TAB - 1);
             if a.fillrows {
-                fill_rows(&ents, maxlength, width, &mut sink.buf);
+                fill_rows(&ents, maxlength, width, &mut w);
             } else {
-                fill_columns(&ents, maxlength, width, &mut sink.buf);
+                fill_columns(&ents, maxlength, width, &mut w);
             }
         }
     }
-    sink.drain(&mut o);
+    w.sink.drain(w.o);
     Ok(o.with_status(status))
+}
+
+/// More input than the hold cap: util-linux holds it all, this stops with one message.
+fn exhausted(mut o: Outcome) -> Outcome {
+    o.err(format!("column: {EXHAUSTED}\n"));
+    o.with_status(1)
 }
 
 #[cfg(test)]

@@ -202,6 +202,15 @@ impl FileOut {
         }
     }
 
+    /// Appends from the first write on (`tee -a`): the file's length now is where its
+    /// writes start.
+    #[must_use]
+    pub fn appending(mut self, ctx: &Ctx) -> Self {
+        self.started = true;
+        self.written = ctx.fs.stat(&self.path, true).map_or(0, |m| m.len);
+        self
+    }
+
     /// Whether a write was made already.
     pub fn started(&self) -> bool {
         self.started

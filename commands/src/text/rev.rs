@@ -9,7 +9,7 @@ use std::io::Read;
 use crate::Stop;
 use crate::support::args::{help_of, parse_args};
 use crate::support::input::open_input;
-use crate::text::lines::{Records, Sink};
+use crate::text::lines::{EXHAUSTED, RecordError, Records, Sink};
 use crate::{Ctx, FsError, Outcome};
 
 /// Reverse lines characterwise.
@@ -27,24 +27,40 @@ pub struct RevArgs {
 
 const ILSEQ: &str = "Invalid or incomplete multibyte or wide character";
 
-/// Reverses one input; `Err` holds the diagnostic that ended it.
+/// Why an input ended early.
+enum Stopped {
+    /// A diagnostic; the next file is read.
+    Input(String),
+    /// A line longer than the hold cap: `rev: memory exhausted`, and nothing more is read.
+    Exhausted,
+}
+
+/// Reverses one input, one line held at a time (at most the session's hold cap).
 fn rev_one(
     records: &mut Records,
     label: &str,
     sink: &mut Sink,
     o: &mut Outcome,
     ctx: &Ctx,
-) -> Result<bool, String> {
+) -> Result<bool, Stopped> {
+    let cap = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
     let mut line = Vec::new();
     let mut count = 0u64;
     loop {
-        match records.next_into(&mut line) {
+        line.clear();
+        match records.append_capped(&mut line, cap) {
             Ok(false) => return Ok(true),
             Ok(true) => {}
-            Err(e) => return Err(format!("rev: {label}: {count}: {}\n", e.strerror())),
+            Err(RecordError::TooLong) => return Err(Stopped::Exhausted),
+            Err(RecordError::Io(e)) => {
+                return Err(Stopped::Input(format!(
+                    "rev: {label}: {count}: {}\n",
+                    e.strerror()
+                )));
+            }
         }
         if line.iter().any(|&b| b >= 0x80) {
-            return Err(format!("rev: {label}: {count}: {ILSEQ}\n"));
+            return Err(Stopped::Input(format!("rev: {label}: {count}: {ILSEQ}\n")));
         }
         count += 1;
         // A NUL ends the line as `wcslen` sees it; what follows it is lost.
@@ -92,11 +108,12 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         let mut records = Records::from_reader(Box::new(ctx.stdin), b'\n');
         match rev_one(&mut records, "stdin", &mut sink, &mut o, ctx) {
             Ok(_) => {}
-            Err(msg) => {
+            Err(Stopped::Input(msg)) => {
                 sink.drain(&mut o);
                 o.err(msg);
                 status = 1;
             }
+            Err(Stopped::Exhausted) => return Ok(exhausted(sink, o)),
         }
     }
     for name in &a.files {
@@ -122,15 +139,23 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         ) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(msg) => {
+            Err(Stopped::Input(msg)) => {
                 sink.drain(&mut o);
                 o.err(msg);
                 status = 1;
             }
+            Err(Stopped::Exhausted) => return Ok(exhausted(sink, o)),
         }
     }
     sink.drain(&mut o);
     Ok(o.with_status(status))
+}
+
+/// What was reversed so far, then `rev: memory exhausted` (status 1).
+fn exhausted(mut sink: Sink, mut o: Outcome) -> Outcome {
+    sink.drain(&mut o);
+    o.err(format!("rev: {EXHAUSTED}\n"));
+    o.with_status(1)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::Stop;
 use crate::support::args::parse_args;
 use crate::support::input::open_input;
 use crate::support::size::{SizeError, parse_size};
+use crate::text::lines::{EXHAUSTED, FILE_CHUNK, FileOut, RecordError, read_held};
 use crate::{Ctx, Effect, Op, Outcome, quote};
 
 /// Output pieces of FILE to PREFIXaa, PREFIXab, ...; default size is 1000 lines, and
@@ -136,29 +137,63 @@ struct Job<'a> {
     names: Names,
     verbose: bool,
     o: Outcome,
+    /// The output file being written in parts (one larger than [`Job::chunk`]).
+    open: Option<FileOut>,
+    /// The most bytes of one output file held before they are written.
+    chunk: usize,
 }
 
 impl Job<'_> {
-    /// Writes one output file; false when the suffixes are exhausted (reported).
-    fn emit(&mut self, data: Vec<u8>) -> bool {
+    /// The next output file's name (announced under `--verbose`); `None` when the suffixes
+    /// are exhausted (reported).
+    fn next_name(&mut self) -> Option<OsString> {
         let Some(name) = self.names.next() else {
             self.o.err("split: output file suffixes exhausted\n");
             self.o.status = 1;
+            return None;
+        };
+        let name = OsStr::from_bytes(&name).to_os_string();
+        if self.verbose {
+            self.o.out(format!("creating file {}\n", quote(&name)));
+        }
+        Some(name)
+    }
+
+    /// Writes one output file (the end of the one written in parts, if any); false when
+    /// the suffixes are exhausted (reported) or a part could not be written.
+    fn emit(&mut self, data: Vec<u8>) -> bool {
+        if let Some(mut f) = self.open.take() {
+            return (data.is_empty() || f.write(self.ctx, &mut self.o, data))
+                && self.ctx.flush(&mut self.o);
+        }
+        let Some(name) = self.next_name() else {
             return false;
         };
-        let name = OsStr::from_bytes(&name);
-        if self.verbose {
-            self.o.out(format!("creating file {}\n", quote(name)));
-        }
         self.o.effect(Effect::new(
             Op::WriteFile {
-                path: self.ctx.resolve(name),
+                path: self.ctx.resolve(&name),
                 data,
                 append: false,
             },
-            format!("split: {}", quote(name)),
+            format!("split: {}", quote(&name)),
         ));
         self.ctx.flush(&mut self.o)
+    }
+
+    /// Writes the first bytes of an output file larger than [`Job::chunk`] (the file is
+    /// created by the first part, appended to by the next); false as [`Job::emit`].
+    fn part(&mut self, data: Vec<u8>) -> bool {
+        if self.open.is_none() {
+            let Some(name) = self.next_name() else {
+                return false;
+            };
+            let msg = format!("split: {}", quote(&name));
+            self.open = Some(FileOut::new(self.ctx.resolve(&name), msg.clone(), msg));
+        }
+        match &mut self.open {
+            Some(f) => f.write(self.ctx, &mut self.o, data),
+            None => false,
+        }
     }
 }
 
@@ -336,10 +371,14 @@ fn names_of(a: &SplitArgs, prefix: &OsStr, mode: Mode) -> Result<Names, Stop> {
     })
 }
 
-/// Streams `-l`/`-b`/`-C`: fills one file at a time.
-fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<(), String> {
+/// Streams `-l`/`-b`/`-C`: fills one file at a time, holding at most [`Job::chunk`] bytes
+/// of it (written in parts past that); under `-C` a line and what is gathered before it
+/// are held, up to the hold cap (`Err(None)`: `memory exhausted`).
+fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<(), Option<String>> {
+    let hold = usize::try_from(job.ctx.hold_bytes()).unwrap_or(usize::MAX);
     let mut cur: Vec<u8> = Vec::new();
     let mut lines_in: u64 = 0;
+    let mut bytes_in: u64 = 0;
     let mut buf = vec![0u8; 64 * 1024];
     // `-C`: the record being gathered, not yet placed.
     let mut rec: Vec<u8> = Vec::new();
@@ -347,7 +386,7 @@ fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<()
         let n = match input.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
-            Err(e) => return Err(crate::FsError::from_io(&e).to_string()),
+            Err(e) => return Err(Some(crate::FsError::from_io(&e).to_string())),
         };
         for &c in buf.get(..n).unwrap_or_default() {
             match mode {
@@ -365,12 +404,20 @@ fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<()
                 }
                 Mode::Bytes(max) => {
                     cur.push(c);
-                    if cur.len() as u64 == max && !job.emit(std::mem::take(&mut cur)) {
-                        return Ok(());
+                    // Counted apart from `cur`: what was written in parts counts too.
+                    bytes_in += 1;
+                    if bytes_in == max {
+                        bytes_in = 0;
+                        if !job.emit(std::mem::take(&mut cur)) {
+                            return Ok(());
+                        }
                     }
                 }
                 Mode::LineBytes(max) => {
                     rec.push(c);
+                    if cur.len() + rec.len() > hold {
+                        return Err(None);
+                    }
                     let full = rec.len() as u64 == max;
                     if c != sep && !full {
                         continue;
@@ -388,6 +435,12 @@ fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<()
                 }
                 Mode::Chunks(..) => {}
             }
+            if cur.len() >= job.chunk
+                && !matches!(mode, Mode::LineBytes(_))
+                && !job.part(std::mem::take(&mut cur))
+            {
+                return Ok(());
+            }
         }
     }
     if !rec.is_empty() {
@@ -399,7 +452,7 @@ fn stream(job: &mut Job, input: &mut dyn Read, mode: Mode, sep: u8) -> Result<()
         }
         cur.append(&mut rec);
     }
-    if !cur.is_empty() {
+    if !cur.is_empty() || job.open.is_some() {
         job.emit(cur);
     }
     Ok(())
@@ -487,6 +540,10 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         names,
         verbose: a.verbose,
         o: Outcome::ok(),
+        open: None,
+        chunk: usize::try_from(ctx.hold_bytes())
+            .unwrap_or(usize::MAX)
+            .clamp(1, FILE_CHUNK),
     };
     if matches!(mode, Mode::Chunks(..)) && input == "-" {
         // A pipe's size is unknown (GNU reads a regular file's size; stdin is a pipe here).
@@ -503,15 +560,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     };
     match mode {
         Mode::Chunks(kind, n, only) => {
-            let mut data = Vec::new();
-            if let Err(e) = reader.read_to_end(&mut data) {
-                return Err(Stop::Fail(format!(
-                    "{}: {}",
-                    quote(&input),
-                    crate::FsError::from_io(&e)
-                ))
-                .after(job.o));
-            }
+            // The chunks are cut from the whole input, held up to the hold cap.
+            let data = match read_held(ctx, reader.as_mut()) {
+                Ok(d) => d,
+                Err(RecordError::TooLong) => return Err(Stop::Fail(EXHAUSTED.into()).after(job.o)),
+                Err(RecordError::Io(e)) => {
+                    return Err(Stop::Fail(format!("{}: {e}", quote(&input))).after(job.o));
+                }
+            };
             let parts = split_chunks(&data, kind, n, sep);
             if let Some(k) = only {
                 let k = usize::try_from(k - 1).unwrap_or(0);
@@ -527,12 +583,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 }
             }
         }
-        _ => {
-            if let Err(e) = stream(&mut job, &mut reader, mode, sep) {
+        _ => match stream(&mut job, &mut reader, mode, sep) {
+            Ok(()) => {}
+            Err(Some(e)) => {
                 job.o.err(format!("split: {}: {e}\n", quote(&input)));
                 job.o.status = 1;
             }
-        }
+            Err(None) => return Err(Stop::Fail(EXHAUSTED.into()).after(job.o)),
+        },
     }
     Ok(job.o)
 }

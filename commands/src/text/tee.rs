@@ -3,14 +3,18 @@
 //! `-a`); GNU opens every file before copying, so the effects come first and a file that
 //! cannot be written (`tee: d: Is a directory`) is reported before the output, and the others
 //! are still written. `-` is a file named `-`, as in GNU 9.1; `/dev/stdout` and `/dev/stderr`
-//! are the command's own outputs, `/dev/null` nothing.
+//! are the command's own outputs, `/dev/null` nothing. An input larger than one chunk (the
+//! session's hold cap, at most [`FILE_CHUNK`]) streams: each chunk goes to stdout and is
+//! appended to each file, so tee holds one chunk at a time.
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::path::Path;
 
 use crate::Stop;
 use crate::support::argmatch::argmatch;
 use crate::support::args::parse_args;
+use crate::text::lines::{FILE_CHUNK, FileOut};
 use crate::{Ctx, Effect, Op, Outcome, normalize_lexical, quote_if_needed};
 
 /// Copy standard input to each FILE, and also to standard output.
@@ -45,10 +49,14 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         check_mode(mode)?;
     }
     let mut o = Outcome::ok();
-    let input = ctx.stdin.read_all().unwrap_or_default();
+    let chunk = usize::try_from(ctx.hold_bytes())
+        .unwrap_or(usize::MAX)
+        .clamp(1, FILE_CHUNK);
+    let (input, mut more) = read_chunk(ctx, chunk);
     // `/dev/stdout` and `/dev/stderr` are the command's own fds: written after stdout, in
     // their order, as GNU writes each chunk to stdout and then to each file.
     let mut streams = Vec::new();
+    let mut files = Vec::new();
     for file in &a.files {
         let path = normalize_lexical(&ctx.resolve(file));
         if path == Path::new("/dev/stdout") || path == Path::new("/dev/fd/1") {
@@ -62,24 +70,86 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         if path == Path::new("/dev/null") {
             continue;
         }
-        o.effect(Effect::new(
-            Op::WriteFile {
-                path: ctx.resolve(file),
-                data: input.clone(),
-                append: a.append,
-            },
+        files.push((
+            ctx.resolve(file),
             format!("{}: {}", ctx.name, quote_if_needed(file)),
         ));
     }
-    o.out(&input);
-    for to_stderr in streams {
-        if to_stderr {
-            o.err(&input);
-        } else {
-            o.out(&input);
+    if !more {
+        for (path, msg) in files {
+            o.effect(Effect::new(
+                Op::WriteFile {
+                    path,
+                    data: input.clone(),
+                    append: a.append,
+                },
+                msg,
+            ));
+        }
+        copy_out(&mut o, &input, &streams);
+        return Ok(o);
+    }
+    // Streaming: every file is opened (written with the first chunk) before any output.
+    let mut outs: Vec<FileOut> = files
+        .into_iter()
+        .map(|(path, msg)| {
+            let f = FileOut::new(path, msg.clone(), msg);
+            if a.append { f.appending(ctx) } else { f }
+        })
+        .collect();
+    // With `-p` or `--output-error`, the files are still written once stdout is closed.
+    let keep_going = a.p || a.output_error.is_some();
+    let mut stdout_open = true;
+    let mut data = input;
+    loop {
+        let mut live = Vec::with_capacity(outs.len());
+        for mut f in outs {
+            if f.write(ctx, &mut o, data.clone()) {
+                live.push(f);
+            } else if ctx.expired() {
+                return Ok(o);
+            }
+        }
+        outs = live;
+        if stdout_open {
+            copy_out(&mut o, &data, &streams);
+            if !ctx.flush(&mut o) {
+                if !keep_going {
+                    return Ok(o);
+                }
+                stdout_open = false;
+            }
+        }
+        if !more {
+            return Ok(o);
+        }
+        (data, more) = read_chunk(ctx, chunk);
+        if data.is_empty() {
+            return Ok(o);
         }
     }
-    Ok(o)
+}
+
+/// Up to `max` bytes of stdin, and whether there may be more.
+fn read_chunk(ctx: &Ctx, max: usize) -> (Vec<u8>, bool) {
+    let mut data = Vec::new();
+    let mut r = ctx.stdin;
+    // A read error ends the input where it happened, as a short read would.
+    let _ = (&mut r).take(max as u64).read_to_end(&mut data);
+    let more = data.len() == max;
+    (data, more)
+}
+
+/// A chunk to stdout, then to `/dev/stdout` and `/dev/stderr` operands in their order.
+fn copy_out(o: &mut Outcome, data: &[u8], streams: &[bool]) {
+    o.out(data);
+    for &to_stderr in streams {
+        if to_stderr {
+            o.err(data);
+        } else {
+            o.out(data);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! output; `-q`, `-s`, `-i`, `-w`, `-b`, `-B`, `-a`, `-d`, `-N`, `--unidirectional-new-file`,
 //! `-x PAT`, `--label`, `--color=never`. The script is GNU's own (see [`analyze`]); the files
 //! are read whole through the view, as GNU slurps them, and the hunks stream out as they are
-//! printed. Exit status 0 same, 1 different, 2 trouble.
+//! printed. What a comparison holds (both files and its per-line tables) is bounded by the
+//! session's hold cap: past it `diff: memory exhausted`, status 2, as GNU's `xalloc_die`.
+//! Exit status 0 same, 1 different, 2 trouble.
 
 // a and b, x and y: the two sides.
 #![allow(clippy::many_single_char_names)]
@@ -23,7 +25,12 @@ use output::{Format, Style};
 use crate::support::args::parse_args;
 use crate::support::datetime::{broken_down, session_zone, strftime, to_epoch};
 use crate::support::input::names_stdin;
+use crate::text::lines::{EXHAUSTED, RecordError, read_held};
 use crate::{Ctx, FileKind, FsError, Meta, Outcome, Stop, fnmatch};
+
+/// What comparing two files holds per line beyond its bytes (where the line starts, its
+/// equivalence class, the marks and the search's diagonals): about eight words.
+const LINE_COST: u64 = 64;
 
 /// Compare FILES line by line.
 #[derive(clap::Parser, Debug)]
@@ -397,6 +404,14 @@ impl Run<'_, '_> {
         ));
     }
 
+    /// More to hold than the hold cap: GNU's `memory exhausted` (status 2), and nothing more
+    /// is compared.
+    fn exhausted(&mut self) -> i32 {
+        self.o.err(format!("diff: {EXHAUSTED}\n"));
+        self.closed = true;
+        2
+    }
+
     fn message(&mut self, text: &str) {
         self.o.out(text);
         if !self.ctx.flush(&mut self.o) {
@@ -535,10 +550,13 @@ impl Run<'_, '_> {
             return Ok(Vec::new());
         }
         if s.stdin {
-            return self.ctx.stdin.read_all().map_err(|e| {
-                let e = FsError::from_io(&e);
-                self.error(&s.name.clone(), &e);
-                2
+            let mut r = self.ctx.stdin;
+            return read_held(self.ctx, &mut r).map_err(|e| match e {
+                RecordError::TooLong => self.exhausted(),
+                RecordError::Io(e) => {
+                    self.error(&s.name.clone(), &e);
+                    2
+                }
             });
         }
         self.ctx.fs.read(&s.path).map_err(|e| {
@@ -576,6 +594,13 @@ impl Run<'_, '_> {
             };
             self.message(&t);
             return 1;
+        }
+        let cost = |b: &[u8]| {
+            let lines = memchr::memchr_iter(b'\n', b).count() as u64 + 1;
+            (b.len() as u64).saturating_add(lines.saturating_mul(LINE_COST))
+        };
+        if cost(&b0).saturating_add(cost(&b1)) > self.ctx.hold_bytes() {
+            return self.exhausted();
         }
         let (t0, t1) = (Text::new(b0), Text::new(b1));
         let script = analyze::diff(&t0, &t1, &self.opts);

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use crate::support::datetime::{broken_down, session_zone, strftime, to_epoch};
 use crate::support::regex_gnu::Regex;
+use crate::text::lines::EXHAUSTED;
 use crate::{Ctx, Effect, Op, Outcome, RunRequest, RunWhat};
 
 use super::ast::{Bi, BinOp, CmpOp, Expr, GetSrc, LValue, Pattern, Program, Redirect, Stmt, Var};
@@ -37,8 +38,6 @@ pub const ARGC: usize = 16;
 pub const IGNORECASE: usize = 17;
 
 const MAX_CALL_DEPTH: usize = 1000;
-/// The most bytes of strings the program may hold in arrays and output buffers.
-const MAX_BYTES: usize = if cfg!(test) { 4 << 20 } else { 256 << 20 };
 const MAX_ELEMENTS: usize = 20_000_000;
 
 type Map = HashMap<Rc<[u8]>, Value, BuildHasherDefault<DefaultHasher>>;
@@ -141,6 +140,10 @@ pub struct Interp<'a> {
     depth: usize,
     ticks: u32,
     bytes: usize,
+    /// The most bytes of strings the program may hold in arrays and output buffers, and the
+    /// longest string or record: the session's hold cap (4 MiB in unit tests). Past it:
+    /// `fatal: memory exhausted`.
+    hold: usize,
     seed: f64,
     rand_state: u64,
     in_end: bool,
@@ -153,6 +156,12 @@ pub struct Interp<'a> {
     executed: bool,
     pending: Vec<u8>,
     warned_args: Vec<usize>,
+}
+
+/// More to hold than the hold cap (a string, a record, the arrays' strings): one fatal
+/// error, `memory exhausted`.
+fn exhausted<T>() -> R<T> {
+    fatal(EXHAUSTED)
 }
 
 fn fatal<T>(msg: impl Into<String>) -> R<T> {
@@ -213,6 +222,10 @@ impl<'a> Interp<'a> {
             depth: 0,
             ticks: 0,
             bytes: 0,
+            hold: {
+                let hold = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
+                if cfg!(test) { hold.min(4 << 20) } else { hold }
+            },
             seed: 0.0,
             rand_state: 0,
             in_end: false,
@@ -636,8 +649,8 @@ impl<'a> Interp<'a> {
 
     fn account(&mut self, n: usize) -> R<()> {
         self.bytes = self.bytes.saturating_add(n);
-        if self.bytes > MAX_BYTES {
-            return fatal("out of memory: the program holds more than 256 MiB of strings");
+        if self.bytes > self.hold {
+            return exhausted();
         }
         Ok(())
     }
@@ -832,6 +845,9 @@ impl<'a> Interp<'a> {
                 Err(e) => {
                     self.rt = rt;
                     self.main = None;
+                    if e.kind() == std::io::ErrorKind::OutOfMemory {
+                        return exhausted();
+                    }
                     let name = self.special_text(FILENAME);
                     self.warn(&format!(
                         "error reading input file `{}': {}",
@@ -897,7 +913,7 @@ impl<'a> Interp<'a> {
             }
             match crate::support::input::open_input(self.ctx, &os) {
                 Ok(r) => {
-                    self.main = Some(RecReader::new(r));
+                    self.main = Some(RecReader::new(r, self.hold));
                     return Ok(true);
                 }
                 Err(e) => {
@@ -919,7 +935,7 @@ impl<'a> Interp<'a> {
         }
         if !self.used_file {
             self.used_file = true;
-            self.main = Some(RecReader::new(Box::new(self.ctx.stdin)));
+            self.main = Some(RecReader::new(Box::new(self.ctx.stdin), self.hold));
             return Ok(true);
         }
         Ok(false)
@@ -1799,8 +1815,8 @@ impl Interp<'_> {
                     Value::Num(n) => num_to_str(*n, &self.convfmt, &mut x),
                     Value::Uninit => {}
                 }
-                if x.len() > MAX_BYTES {
-                    return fatal("string too long");
+                if x.len() > self.hold {
+                    return exhausted();
                 }
                 Value::Str(Rc::from(x))
             }
@@ -2215,8 +2231,8 @@ impl<'a> Interp<'a> {
             out.extend_from_slice(s.get(pos..a).unwrap_or_default());
             builtins::sub_repl(&repl, s.get(a..b).unwrap_or_default(), &mut out);
             count += 1;
-            if out.len() > MAX_BYTES {
-                return fatal("string too long");
+            if out.len() > self.hold {
+                return exhausted();
             }
             if !global {
                 pos = b;
@@ -2281,8 +2297,8 @@ impl<'a> Interp<'a> {
                 out.extend_from_slice(s.get(copied..a).unwrap_or_default());
                 builtins::gensub_repl(&repl, &s, &caps, &mut out);
                 copied = b;
-                if out.len() > MAX_BYTES {
-                    return fatal("string too long");
+                if out.len() > self.hold {
+                    return exhausted();
                 }
                 if !global {
                     break;
@@ -2361,7 +2377,8 @@ impl<'a> Interp<'a> {
                             Err(_) => return Ok(Value::Num(-1.0)),
                         }
                     };
-                    self.files_in.insert(name.clone(), RecReader::new(r));
+                    self.files_in
+                        .insert(name.clone(), RecReader::new(r, self.hold));
                 }
                 let mode = self.rs_mode.clone();
                 let mut rt = Vec::new();
@@ -2381,6 +2398,7 @@ impl<'a> Interp<'a> {
                         Ok(Value::Num(1.0))
                     }
                     Ok(false) => Ok(Value::Num(0.0)),
+                    Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => exhausted(),
                     Err(_) => Ok(Value::Num(-1.0)),
                 }
             }
@@ -2406,7 +2424,7 @@ impl<'a> Interp<'a> {
                     self.account(data.len())?;
                     let reader: Box<dyn std::io::Read + 'a> = Box::new(Cursor::new(data));
                     self.cmds_in
-                        .insert(cmd.clone(), (RecReader::new(reader), status));
+                        .insert(cmd.clone(), (RecReader::new(reader, self.hold), status));
                 }
                 let mode = self.rs_mode.clone();
                 let mut rt = Vec::new();
@@ -2425,6 +2443,7 @@ impl<'a> Interp<'a> {
                         Ok(Value::Num(1.0))
                     }
                     Ok(false) => Ok(Value::Num(0.0)),
+                    Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => exhausted(),
                     Err(_) => Ok(Value::Num(-1.0)),
                 }
             }

@@ -17,6 +17,9 @@ pub enum RsMode {
 
 pub struct RecReader<'a> {
     src: Box<dyn Read + 'a>,
+    /// The longest record held (the session's hold cap; gawk has no limit): past it a read
+    /// fails with `OutOfMemory` (`memory exhausted`).
+    cap: usize,
     buf: Vec<u8>,
     start: usize,
     eof: bool,
@@ -25,13 +28,12 @@ pub struct RecReader<'a> {
 }
 
 const CHUNK: usize = 64 * 1024;
-/// The longest record kept (gawk has no limit; this bounds memory).
-pub const MAX_RECORD: usize = 256 << 20;
 
 impl<'a> RecReader<'a> {
-    pub fn new(src: Box<dyn Read + 'a>) -> Self {
+    pub fn new(src: Box<dyn Read + 'a>, cap: usize) -> Self {
         RecReader {
             src,
+            cap,
             buf: Vec::new(),
             start: 0,
             eof: false,
@@ -48,8 +50,11 @@ impl<'a> RecReader<'a> {
             self.buf.drain(..self.start);
             self.start = 0;
         }
-        if self.buf.len() > MAX_RECORD {
-            return Err(io::Error::other("record too long"));
+        if self.buf.len() > self.cap {
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                crate::text::lines::EXHAUSTED,
+            ));
         }
         let old = self.buf.len();
         self.buf.resize(old + CHUNK, 0);

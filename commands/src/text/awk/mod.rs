@@ -36,6 +36,7 @@ mod value;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 
+use crate::text::lines::{EXHAUSTED, RecordError, read_held};
 use crate::{CommandName, Ctx, Outcome, Stop};
 
 use interp::{Abort, Interp, process_escapes, split_assignment};
@@ -170,7 +171,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
                 let v = value.unwrap_or_default();
                 let os = std::ffi::OsStr::from_bytes(&v);
                 let text = if v == b"-" {
-                    ctx.stdin.read_all().ok()
+                    let mut r = ctx.stdin;
+                    match read_held(ctx, &mut r) {
+                        Ok(t) => Some(t),
+                        Err(RecordError::TooLong) => {
+                            o.err(format!("{me}: fatal: {EXHAUSTED}\n"));
+                            o.status = 2;
+                            return Ok(o);
+                        }
+                        Err(RecordError::Io(_)) => None,
+                    }
                 } else {
                     ctx.fs.read(&ctx.resolve(os)).ok()
                 };

@@ -6,6 +6,13 @@
 //! inputs and `--slurpfile`/`--rawfile`/`-f` files through `ctx.fs`, `$ENV`/`env` from the
 //! shell's exported variables, never the host's; `import`/`include` are refused; `debug`,
 //! `stderr` and `halt_error` write to the command's stderr.
+//!
+//! Bounded: every call of a definition (the library's and the program's: every recursion,
+//! `repeat`, `recurse`, `while`...) and every value of `range` goes through `_tm_poll`, which
+//! looks at the line's deadline (and heap budget) and stops the filter quietly once it has
+//! passed; an array built by `[f]` or a sum `l + r` holds at most the session's hold cap
+//! (`jq: error (at ...): memory exhausted`, status 5), and so does an input value, a `-R` line or what `-s`
+//! gathers (`jq: error (at NAME:LINE): memory exhausted`, status 2).
 
 mod json;
 mod rewrite;
@@ -16,13 +23,15 @@ use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
 use std::rc::Rc;
 
+use jaq_core::load::parse::{BinaryOp, Def, Term};
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::native::{Fun, bome, v};
-use jaq_core::{Compiler, DataT, Native, Vars, data};
+use jaq_core::{Bind, Compiler, DataT, Exn, Native, ValXs, Vars, data};
 use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
 
 use crate::support::input::open_input;
+use crate::text::lines::{EXHAUSTED, RecordError, read_held};
 use crate::{Ctx, Outcome, Stop};
 use json::{Dump, Parser};
 
@@ -88,6 +97,99 @@ struct Data<'a> {
     inputs: Inputs<'a, Val>,
     shared: Rc<RefCell<Shared>>,
     now: f64,
+    /// The most bytes an array built by `[f]` holds (the session's hold cap).
+    hold: usize,
+    /// Whether the line's deadline has passed (or its heap budget), looked at now.
+    expired: &'a dyn Fn() -> bool,
+    /// Steps counted by [`poll`], and whether the filter was stopped.
+    ticks: std::cell::Cell<u32>,
+    stopped: std::cell::Cell<bool>,
+}
+
+/// One step of the evaluation: every 1024th looks at the line's deadline. False once it has
+/// passed: the filter stops ([`stop`]).
+fn poll(data: &Data) -> bool {
+    if data.stopped.get() {
+        return false;
+    }
+    let t = data.ticks.get().wrapping_add(1);
+    data.ticks.set(t);
+    if t.is_multiple_of(1024) && (data.expired)() {
+        data.stopped.set(true);
+        return false;
+    }
+    true
+}
+
+/// What ends a filter whose line is out of time: a halt (no `try` catches it); the runtime
+/// reports the deadline.
+fn stop<'a, T: 'a>() -> Box<dyn Iterator<Item = Result<T, Exn<'a, Val>>> + 'a> {
+    Box::new(std::iter::once(Err(Exn::halt(5))))
+}
+
+/// `_tm_poll`: the identity (for values, paths and updates) that polls ([`poll`]); every
+/// definition's body starts with it ([`polled`]).
+fn poll_fun() -> Fun<Kind> {
+    let native = Native::new(|cv| {
+        let data: &&Data = cv.0.data();
+        if poll(data) { bome(Ok(cv.1)) } else { stop() }
+    })
+    .with_paths(|cv| {
+        let data: &&Data = cv.0.data();
+        if poll(data) {
+            Box::new(std::iter::once(Ok(cv.1)))
+        } else {
+            stop()
+        }
+    })
+    .with_update(|cv, f| {
+        let data: &&Data = cv.0.data();
+        if poll(data) { f(cv.1) } else { stop() }
+    });
+    ("_tm_poll", v(0), native)
+}
+
+/// A definition whose body starts with `_tm_poll |`, and so do the bodies of the
+/// definitions its body starts with (the library's loops: `def repeat(f): def rec: ...`).
+fn polled<S: From<&'static str>>(d: Def<S>) -> Def<S> {
+    let body = match d.body {
+        Term::Def(defs, t) => Term::Def(defs.into_iter().map(polled).collect(), t),
+        body => body,
+    };
+    Def {
+        name: d.name,
+        args: d.args,
+        body: Term::BinOp(
+            Box::new(Term::Call("_tm_poll".into(), Vec::new())),
+            BinaryOp::Pipe(None),
+            Box::new(body),
+        ),
+    }
+}
+
+/// `range($from; $upto; $by)` as jq 1.6's (nothing when `$by` is 0), each value polled.
+fn range<'a>(data: &'a Data<'a>, from: Val, upto: Val, by: Val) -> ValXs<'a, Val> {
+    let dir = by.partial_cmp(&Val::from(0isize));
+    let mut next = Some(from);
+    Box::new(std::iter::from_fn(move || {
+        let x = next.take()?;
+        let more = match dir {
+            Some(std::cmp::Ordering::Greater) => x < upto,
+            Some(std::cmp::Ordering::Less) => x > upto,
+            _ => false,
+        };
+        if !more {
+            return None;
+        }
+        if !poll(data) {
+            return Some(Err(Exn::halt(5)));
+        }
+        match x.clone() + by.clone() {
+            Ok(n) => next = Some(n),
+            Err(e) => return Some(Err(Exn::from(e))),
+        }
+        Some(Ok(x))
+    }))
 }
 
 impl<'a> data::HasLut<'a, Kind> for &'a Data<'a> {
@@ -183,8 +285,53 @@ fn own_funs() -> Vec<Fun<Kind>> {
             let now = cv.0.data().now;
             bome(Ok(Val::Num(jaq_json::Num::Float(now))))
         }),
+        ("range", v(3), |mut cv| {
+            let by = cv.0.pop_var();
+            let upto = cv.0.pop_var();
+            let from = cv.0.pop_var();
+            range(cv.0.data(), from, upto, by)
+        }),
+        // `l + r` (see `rewrite`): a sum longer than the hold cap is refused.
+        ("_tm_add", v(2), |mut cv| {
+            let r = cv.0.pop_var();
+            let l = cv.0.pop_var();
+            let word = std::mem::size_of::<Val>();
+            let size = |v: &Val| match v {
+                Val::TStr(s) | Val::BStr(s) => s.len(),
+                Val::Arr(a) => a.len().saturating_mul(word),
+                Val::Obj(m) => m.len().saturating_mul(2 * word),
+                _ => 0,
+            };
+            if size(&l).saturating_add(size(&r)) > cv.0.data().hold {
+                return bome(Err(jaq_core::Error::str(EXHAUSTED)));
+            }
+            bome(l + r)
+        }),
+        // `[f]` (see `rewrite`): the array holds at most the hold cap.
+        ("_tm_arr", [Bind::Fun(())].into(), |mut cv| {
+            let (f, fc) = cv.0.pop_fun();
+            let hold = cv.0.data().hold;
+            let mut out = Vec::new();
+            for x in f.run((fc, cv.1)) {
+                match x {
+                    Ok(x) => {
+                        if (out.len() + 1).saturating_mul(std::mem::size_of::<Val>()) > hold
+                            || out.try_reserve(1).is_err()
+                        {
+                            return bome(Err(jaq_core::Error::str(EXHAUSTED)));
+                        }
+                        out.push(x);
+                    }
+                    Err(e) => return Box::new(std::iter::once(Err(e))),
+                }
+            }
+            bome(Ok(Val::Arr(out.into())))
+        }),
     ];
-    list.into_iter().map(run).collect()
+    list.into_iter()
+        .map(run)
+        .chain(std::iter::once(poll_fun()))
+        .collect()
 }
 
 /// jaq's and jaq-std's native filters, less those that would reach the host.
@@ -198,7 +345,10 @@ fn funs() -> impl Iterator<Item = Fun<Kind>> {
         .chain(jaq_std::funs::<Kind>())
         .chain(jaq_json::funs::<Kind>())
         .filter(|(name, _, _): &(&str, _, Native<Kind>)| {
-            !matches!(*name, "env" | "now" | "debug_empty" | "stderr_empty")
+            !matches!(
+                *name,
+                "env" | "now" | "debug_empty" | "stderr_empty" | "range"
+            )
         })
         .chain(input)
         .chain(own_funs())
@@ -245,10 +395,10 @@ fn fail2(msg: &str) -> Stop {
 
 fn read_file(ctx: &Ctx, name: &str) -> Result<Vec<u8>, &'static str> {
     let mut r = open_input(ctx, name.as_ref()).map_err(|e| e.strerror())?;
-    let mut buf = Vec::new();
-    r.read_to_end(&mut buf)
-        .map_err(|e| crate::FsError::from_io(&e).strerror())?;
-    Ok(buf)
+    read_held(ctx, r.as_mut()).map_err(|e| match e {
+        RecordError::TooLong => EXHAUSTED,
+        RecordError::Io(e) => e.strerror(),
+    })
 }
 
 fn string_val(s: &str) -> Val {
@@ -435,6 +585,10 @@ fn parse_opts(args: &[OsString], ctx: &Ctx) -> Result<Opts, Stop> {
 /// one parser for all files; `-R` lines; `-s` everything into one array (or one string).
 struct Reader<'a> {
     ctx: &'a Ctx<'a>,
+    /// The most bytes of input held for one value (a `-R` line, all of `-s`).
+    hold: usize,
+    /// Bytes read since the last value was complete (all of them under `-s`).
+    pending: usize,
     files: std::vec::IntoIter<OsString>,
     current: Option<BufReader<Box<dyn Read + 'a>>>,
     parser: Parser,
@@ -534,11 +688,22 @@ impl Reader<'_> {
             if chunk.last() == Some(&b'\n') {
                 self.shared.borrow_mut().line += 1;
             }
+            self.pending = self.pending.saturating_add(chunk.len());
+            if self.pending > self.hold {
+                let mut sh = self.shared.borrow_mut();
+                sh.failures += 1;
+                let at = format!("{}:{}", sh.name.clone().unwrap_or_default(), sh.line);
+                let msg = format!("jq: error (at {at}): {EXHAUSTED}\n");
+                sh.stderr.extend_from_slice(msg.as_bytes());
+                self.finished = true;
+                return;
+            }
             if self.raw {
                 self.partial.extend_from_slice(&chunk);
                 if !self.slurp && self.partial.last() == Some(&b'\n') {
                     self.partial.pop();
                     let line = std::mem::take(&mut self.partial);
+                    self.pending = 0;
                     self.queue.push_back(Ok(Val::utf8_str(
                         String::from_utf8_lossy(&line).into_owned(),
                     )));
@@ -546,6 +711,9 @@ impl Reader<'_> {
             } else {
                 let mut out = Vec::new();
                 self.parser.feed(&chunk, &mut out);
+                if !out.is_empty() && !self.slurp {
+                    self.pending = 0;
+                }
                 self.take(out);
                 if self.parser.failed() {
                     self.finished = true;
@@ -880,7 +1048,8 @@ fn compile_text(code: &str, globals: &[String]) -> Result<jaq_core::Filter<Kind>
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs())
-        .chain(own);
+        .chain(own)
+        .map(polled);
     let loader = Loader::new(defs);
     let modules = loader
         .load(&arena, File { code, path: () })
@@ -1017,8 +1186,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
     } else {
         std::mem::take(&mut opts.files)
     };
+    let hold = usize::try_from(ctx.hold_bytes()).unwrap_or(usize::MAX);
     let reader = Reader {
         ctx,
+        hold,
+        pending: 0,
         files: files.into_iter(),
         current: None,
         parser: Parser::default(),
@@ -1037,11 +1209,16 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         .now
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
+    let expired = || ctx.expired();
     let data = Data {
         lut: &filter.lut,
         inputs: &inputs,
         shared: shared.clone(),
         now,
+        hold,
+        expired: &expired,
+        ticks: std::cell::Cell::new(0),
+        stopped: std::cell::Cell::new(false),
     };
     let jctx = jaq_core::Ctx::<Kind>::new(&data, Vars::new(values));
 

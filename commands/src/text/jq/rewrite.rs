@@ -1,7 +1,10 @@
 //! jq 1.6's update operators on jaq's parser: the program is parsed by jaq, its `l |= r`,
 //! `l = r`, `l op= r` and `l //= r` are rewritten to calls of jq 1.6's `_modify`/`_assign`
 //! (defined in [`super::DEFS`] on `setpath`/`delpaths` that create missing objects and
-//! arrays as jq does), and the tree is printed back as jq text for jaq to compile.
+//! arrays as jq does), and the tree is printed back as jq text for jaq to compile. Each
+//! definition's body starts with `_tm_poll |`, `[f]` is `_tm_arr(f)` and `l + r` is
+//! `_tm_add`, so that the program's loops look at the deadline and what it builds stays
+//! within the hold cap.
 
 use std::fmt::Write as _;
 
@@ -32,7 +35,7 @@ fn def(o: &mut String, d: &Def<&str>) {
         o.push_str(&d.args.join("; "));
         o.push(')');
     }
-    o.push_str(": ");
+    o.push_str(": _tm_poll | ");
     term(o, &d.body);
     o.push_str(";\n");
 }
@@ -115,6 +118,15 @@ fn binop(o: &mut String, l: &Term<&str>, op: &BinaryOp<&str>, r: &Term<&str>) {
         BinaryOp::Alt => "//",
         BinaryOp::Or => "or",
         BinaryOp::And => "and",
+        BinaryOp::Math(m) if m.as_str() == "+" => {
+            // `r` outside, `l` inside, as jq 1.6 pairs their outputs.
+            o.push('(');
+            paren(o, r);
+            o.push_str(" as $__tm_r | ");
+            paren(o, l);
+            o.push_str(" as $__tm_l | _tm_add($__tm_l; $__tm_r))");
+            return;
+        }
         BinaryOp::Math(m) => m.as_str(),
         BinaryOp::Cmp(c) => c.as_str(),
         BinaryOp::Assign => return call2(o, "_tm_assign", l, r),
@@ -137,7 +149,11 @@ fn update_with(o: &mut String, l: &Term<&str>, op: &str, r: &Term<&str>) {
     paren(o, r);
     o.push_str(" as $__tm_v | _tm_modify(");
     term(o, l);
-    let _ = write!(o, "; . {op} $__tm_v))");
+    if op == "+" {
+        o.push_str("; _tm_add(.; $__tm_v)))");
+    } else {
+        let _ = write!(o, "; . {op} $__tm_v))");
+    }
 }
 
 fn call2(o: &mut String, name: &str, l: &Term<&str>, r: &Term<&str>) {
@@ -157,9 +173,9 @@ fn term(o: &mut String, t: &Term<&str>) {
         Term::Str(fmt, parts) => string(o, fmt.as_ref(), parts),
         Term::Arr(None) => o.push_str("[]"),
         Term::Arr(Some(t)) => {
-            o.push('[');
+            o.push_str("_tm_arr(");
             term(o, t);
-            o.push(']');
+            o.push(')');
         }
         Term::Obj(entries) => {
             o.push('{');
@@ -342,12 +358,22 @@ mod tests {
     #[test]
     fn update_operators_become_jq_calls() {
         let text = rewrite("def f: .a = 1; f | .b += 2 | .c |= . + 1").unwrap_or_default();
-        assert!(text.contains("_tm_assign(.[\"a\"]; 1)"), "{text}");
         assert!(
-            text.contains("as $__tm_v | _tm_modify(.[\"b\"]; . + $__tm_v)"),
+            text.contains("def f: _tm_poll | _tm_assign(.[\"a\"]; 1);"),
             "{text}"
         );
-        assert!(text.contains("_tm_modify(.[\"c\"]; ((.) + (1)))"), "{text}");
+        assert!(
+            text.contains("as $__tm_v | _tm_modify(.[\"b\"]; _tm_add(.; $__tm_v))"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "_tm_modify(.[\"c\"]; ((1) as $__tm_r | (.) as $__tm_l | _tm_add($__tm_l; $__tm_r)))"
+            ),
+            "{text}"
+        );
+        let arr = rewrite("[1, 2]").unwrap_or_default();
+        assert!(arr.starts_with("_tm_arr(") && arr.ends_with(')'), "{arr}");
     }
 
     #[test]
