@@ -832,7 +832,7 @@ impl Interp<'_> {
                         match value {
                             Ok(v) => last = v,
                             Err(e) => {
-                                let status = self.expansion_failed(state, &e, line, streams);
+                                let status = self.expansion_failed(state, &e, (line, io), streams);
                                 state.set_status(status);
                                 return Flow::Normal;
                             }
@@ -1886,7 +1886,7 @@ impl Interp<'_> {
                         }
                         self.write_out(&io.err, &m, streams);
                     } else {
-                        self.shell_error(&child, streams, l, msg);
+                        self.shell_error(&child, &io.err, streams, l, msg);
                     }
                 };
                 syntax(message.as_bytes());

@@ -256,7 +256,7 @@ impl Interp<'_> {
                         .map(|f| f.to_string_lossy().into_owned())
                         .collect(),
                     Err(e) => {
-                        let status = self.expansion_failed(state, &e, line, out);
+                        let status = self.expansion_failed(state, &e, (line, io), out);
                         state.set_status(status);
                         return Flow::Normal;
                     }
@@ -282,7 +282,7 @@ impl Interp<'_> {
                 self.xtrace(state, &t, io, out);
             }
             if let Err(msg) = super::host::assign(state, var, item) {
-                self.shell_error(state, out, line, msg.as_bytes());
+                self.shell_error(state, &io.err, out, line, msg.as_bytes());
                 status = 1;
                 break;
             }
@@ -364,7 +364,7 @@ impl Interp<'_> {
         let r = self.with_expand(state, io, line, out, |ctx| {
             expand::expand_word_nosplit(word, ctx)
         });
-        r.map_err(|e| self.expansion_failed(state, &e, line, out))
+        r.map_err(|e| self.expansion_failed(state, &e, (line, io), out))
     }
 
     /// Whether `value` matches the pattern word: with the extended operators when `extglob`
@@ -390,7 +390,7 @@ impl Interp<'_> {
                 always_ext || state.opts.extglob,
                 state.opts.nocasematch,
             )),
-            Err(e) => Err(self.expansion_failed(state, &e, line, out)),
+            Err(e) => Err(self.expansion_failed(state, &e, (line, io), out)),
         }
     }
 
@@ -410,7 +410,7 @@ impl Interp<'_> {
         }
         let value = super::host::arith_command(state, &text, "((");
         self.flush_warnings(state, line, out);
-        value.map_err(|e| self.expansion_failed(state, &e, line, out))
+        value.map_err(|e| self.expansion_failed(state, &e, (line, io), out))
     }
 
     /// An arithmetic error in a command (`(( ))`, `let`, `for ((`): its message; the command
@@ -419,10 +419,10 @@ impl Interp<'_> {
         &self,
         state: &mut ShellState,
         e: &ExpandError,
-        line: usize,
+        (line, io): (usize, &Io),
         out: &dyn StreamSink,
     ) -> i32 {
-        self.shell_error(state, out, line, e.message.as_bytes());
+        self.shell_error(state, &io.err, out, line, e.message.as_bytes());
         1
     }
 
@@ -480,10 +480,10 @@ impl Interp<'_> {
                     }
                     "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
                         let x = super::host::arith(state, &String::from_utf8_lossy(&left));
-                        let x = x.map_err(|e| self.arith_failed(state, &e, line, out))?;
+                        let x = x.map_err(|e| self.arith_failed(state, &e, (line, io), out))?;
                         let right = self.expand_nosplit(state, rhs, io, line, out)?;
                         let y = super::host::arith(state, &String::from_utf8_lossy(&right));
-                        let y = y.map_err(|e| self.arith_failed(state, &e, line, out))?;
+                        let y = y.map_err(|e| self.arith_failed(state, &e, (line, io), out))?;
                         Ok(match op.as_str() {
                             "-eq" => x == y,
                             "-ne" => x != y,
@@ -514,7 +514,7 @@ impl Interp<'_> {
         out: &dyn StreamSink,
     ) -> Result<bool, i32> {
         let p = self.with_expand(state, io, line, out, |ctx| expand::expand_pattern(re, ctx));
-        let p = p.map_err(|e| self.expansion_failed(state, &e, line, out))?;
+        let p = p.map_err(|e| self.expansion_failed(state, &e, (line, io), out))?;
         let source = p.regex_source();
         let translated =
             trumansh_commands::translate_regex(&source, trumansh_commands::RegexSyntax::Extended);

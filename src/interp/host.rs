@@ -80,7 +80,7 @@ impl Interp<'_> {
             return;
         }
         for w in std::mem::take(&mut state.warnings) {
-            self.shell_error(state, streams, line, w.as_bytes());
+            self.session_error(state, streams, line, w.as_bytes());
         }
     }
 
@@ -98,6 +98,7 @@ impl Interp<'_> {
             bytes.retain(|&b| b != 0);
             self.shell_error(
                 state,
+                &io.err,
                 streams,
                 line,
                 b"warning: command substitution: ignored null byte in input\n",

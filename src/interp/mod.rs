@@ -274,7 +274,7 @@ impl Interp<'_> {
                 None => return (Flow::Normal, None),
                 Some(Ok(parsed)) => {
                     for w in &parsed.warnings {
-                        self.shell_error(state, out, w.line, w.message.as_bytes());
+                        self.session_error(state, out, w.line, w.message.as_bytes());
                     }
                     let flow = run(state, &parsed.script);
                     if flow != Flow::Normal {
@@ -429,7 +429,7 @@ impl Interp<'_> {
             Ok(_) => {}
             Err(c) => {
                 let msg = format!("TIMEFORMAT: `{c}': invalid format character");
-                self.shell_error(state, out, line, msg.as_bytes());
+                self.shell_error(state, &io.err, out, line, msg.as_bytes());
             }
         }
         flow
@@ -450,7 +450,7 @@ impl Interp<'_> {
         if n > max {
             rt.limit_hit("pipeline_len", max as u64);
             let msg = format!("pipeline too long: {n} commands (the limit is {max})\n");
-            self.shell_error(state, out, line, msg.as_bytes());
+            self.session_error(state, out, line, msg.as_bytes());
             self.line.abort();
             state.set_status(2);
             return Flow::Normal;
@@ -527,7 +527,7 @@ impl Interp<'_> {
                     human_ms(ms)
                 )
             };
-            self.shell_error(state, out, line, msg.as_bytes());
+            self.session_error(state, out, line, msg.as_bytes());
         }
         self.line.abort();
         state.set_status(match (heap, cancelled) {
@@ -648,7 +648,7 @@ impl Interp<'_> {
             let msg = format!(
                 "limit reached: more than {max} {what} in one command line (limits.{key}); the rest was skipped\n"
             );
-            self.shell_error(state, out, line, msg.as_bytes());
+            self.session_error(state, out, line, msg.as_bytes());
         }
         self.line.abort();
         state.set_status(2);
@@ -688,14 +688,33 @@ impl Interp<'_> {
         emitter.write(target, bytes);
     }
 
-    /// Writes a diagnostic with the shell's prefix for the current mode.
-    fn shell_error(&self, state: &ShellState, out: &dyn StreamSink, line: usize, msg: &[u8]) {
+    /// A diagnostic with the shell's prefix for the current mode, ending in a newline.
+    fn diagnostic(&self, state: &ShellState, line: usize, msg: &[u8]) -> Vec<u8> {
         let mut text = self.prefix(state, line);
         text.extend_from_slice(msg);
         if !text.ends_with(b"\n") {
             text.push(b'\n');
         }
-        out.write(Stream::Stderr, &text);
+        text
+    }
+
+    /// Writes one of the shell's own errors to the stderr of the command at hand (`err`), as
+    /// bash does: `{ : ${x?}; } 2>/dev/null` shows nothing.
+    fn shell_error(
+        &self,
+        state: &ShellState,
+        err: &crate::exec::Out,
+        out: &dyn StreamSink,
+        line: usize,
+        msg: &[u8],
+    ) {
+        self.write_out(err, &self.diagnostic(state, line, msg), out);
+    }
+
+    /// Writes a diagnostic to the session's stderr, whatever the command's stderr is: the
+    /// sandbox's own notices (a limit, the deadline) and the parser's warnings.
+    fn session_error(&self, state: &ShellState, out: &dyn StreamSink, line: usize, msg: &[u8]) {
+        out.write(Stream::Stderr, &self.diagnostic(state, line, msg));
     }
 
     /// What a handler may read, for the executor.
@@ -723,11 +742,11 @@ impl Interp<'_> {
         &self,
         state: &mut ShellState,
         e: &ExpandError,
-        line: usize,
+        (line, io): (usize, &Io),
         out: &dyn StreamSink,
     ) -> i32 {
         if !e.message.is_empty() {
-            self.shell_error(state, out, line, e.message.as_bytes());
+            self.shell_error(state, &io.err, out, line, e.message.as_bytes());
         }
         if e.fatal {
             self.fatal(state, e.status);

@@ -279,7 +279,7 @@ impl Interp<'_> {
                     {
                         let mut msg = target.as_bytes().to_vec();
                         msg.extend_from_slice(b": cannot overwrite existing file");
-                        self.shell_error(state, streams, line, &msg);
+                        self.shell_error(state, &fds.io.err, streams, line, &msg);
                         return Err(1);
                     }
                     let target = match fd_path(state, &target) {
@@ -290,7 +290,7 @@ impl Interp<'_> {
                             &target,
                             append,
                             &mut fds.opened,
-                            (line, streams),
+                            (line, &fds.io.err, streams),
                         )?,
                     };
                     match (&r.kind, fd.unwrap_or(1)) {
@@ -304,7 +304,7 @@ impl Interp<'_> {
                 RedirKind::DupOut(src) => {
                     let Some(from) = fds.io.output(*src) else {
                         let msg = format!("{src}: Bad file descriptor\n");
-                        self.shell_error(state, streams, line, msg.as_bytes());
+                        self.shell_error(state, &fds.io.err, streams, line, msg.as_bytes());
                         return Err(1);
                     };
                     fds.io.set_output(fd.unwrap_or(1), from);
@@ -312,7 +312,7 @@ impl Interp<'_> {
                 RedirKind::DupIn(src) => {
                     let Some(from) = fds.io.input(*src) else {
                         let msg = format!("{src}: Bad file descriptor\n");
-                        self.shell_error(state, streams, line, msg.as_bytes());
+                        self.shell_error(state, &fds.io.err, streams, line, msg.as_bytes());
                         return Err(1);
                     };
                     fds.io.set_input(fd.unwrap_or(0), from);
@@ -344,7 +344,7 @@ impl Interp<'_> {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");
                                 msg.extend_from_slice(e.strerror().as_bytes());
-                                self.shell_error(state, streams, line, &msg);
+                                self.shell_error(state, &fds.io.err, streams, line, &msg);
                                 return Err(1);
                             }
                         }
@@ -364,7 +364,13 @@ impl Interp<'_> {
                     let path = state.resolve(&target);
                     if trumansh_commands::FsView::stat(&self.rt.sandbox, &path, true).is_err() {
                         let mut opened = Vec::new();
-                        self.open_output(state, &target, true, &mut opened, (line, streams))?;
+                        self.open_output(
+                            state,
+                            &target,
+                            true,
+                            &mut opened,
+                            (line, &fds.io.err, streams),
+                        )?;
                         fds.opened.extend(opened);
                     }
                     if fd.unwrap_or(0) == 0 {
@@ -374,7 +380,7 @@ impl Interp<'_> {
                                 let mut msg = target.as_bytes().to_vec();
                                 msg.extend_from_slice(b": ");
                                 msg.extend_from_slice(e.strerror().as_bytes());
-                                self.shell_error(state, streams, line, &msg);
+                                self.shell_error(state, &fds.io.err, streams, line, &msg);
                                 return Err(1);
                             }
                         }
@@ -403,7 +409,7 @@ impl Interp<'_> {
         let data = self.with_expand(state, io, line, streams, |ctx| {
             expand::expand_word_nosplit(word, ctx)
         });
-        data.map_err(|e| self.expansion_failed(state, &e, line, streams))
+        data.map_err(|e| self.expansion_failed(state, &e, (line, io), streams))
     }
 
     /// Expands a redirection's word to exactly one path.
@@ -423,10 +429,10 @@ impl Interp<'_> {
             Ok(_) => {
                 let mut msg = source_text(word);
                 msg.extend_from_slice(b": ambiguous redirect");
-                self.shell_error(state, streams, line, &msg);
+                self.shell_error(state, &io.err, streams, line, &msg);
                 Err(1)
             }
-            Err(e) => Err(self.expansion_failed(state, &e, line, streams)),
+            Err(e) => Err(self.expansion_failed(state, &e, (line, io), streams)),
         }
     }
 
@@ -441,6 +447,8 @@ impl Interp<'_> {
         streams: &dyn StreamSink,
     ) -> Io {
         let mut opened = Vec::new();
+        // A file that cannot be opened again is reported where the shell's errors go.
+        let report = terminal.err.clone();
         let mut again = |this: &Self, state: &mut ShellState, out: Out, default: Out| match out {
             Out::File(t) => this
                 .open_output(
@@ -448,7 +456,7 @@ impl Interp<'_> {
                     &t.path.clone().into_os_string(),
                     true,
                     &mut opened,
-                    (state.lineno, streams),
+                    (state.lineno, &report, streams),
                 )
                 .unwrap_or(default),
             Out::Stream(s) => Out::Stream(s),
@@ -481,7 +489,7 @@ impl Interp<'_> {
         target: &OsString,
         append: bool,
         opened: &mut Vec<Opened>,
-        (line, streams): (usize, &dyn StreamSink),
+        (line, err, streams): (usize, &Out, &dyn StreamSink),
     ) -> Result<Out, i32> {
         if target.as_bytes() == b"/dev/null" {
             return Ok(Out::Null);
@@ -519,7 +527,7 @@ impl Interp<'_> {
                 let mut msg = target.as_bytes().to_vec();
                 msg.extend_from_slice(b": ");
                 msg.extend_from_slice(e.strerror().as_bytes());
-                self.shell_error(state, streams, line, &msg);
+                self.shell_error(state, err, streams, line, &msg);
                 Err(1)
             }
         }

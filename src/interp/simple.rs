@@ -73,7 +73,9 @@ impl Interp<'_> {
         };
         let words = match words {
             Ok(w) => w,
-            Err(e) => return Prepared::Done(self.expansion_failed(state, &e, line, streams)),
+            Err(e) => {
+                return Prepared::Done(self.expansion_failed(state, &e, (line, &fds.io), streams));
+            }
         };
         // 2. Assignments (values: no splitting, no globbing). Alone, each is made before the
         // next is expanded (`a=1 b=$a`); before a command, they are for it only.
@@ -255,7 +257,7 @@ impl Interp<'_> {
                     if integer {
                         // `declare -i n; n+=2` adds.
                         return host::shaped(state, &a.name, v, Some(&old)).map_err(|m| {
-                            self.shell_error(state, streams, line, m.as_bytes());
+                            self.shell_error(state, &io.err, streams, line, m.as_bytes());
                             1
                         });
                     }
@@ -264,7 +266,7 @@ impl Interp<'_> {
                     Ok(v)
                 }
             }
-            Err(e) => Err(self.expansion_failed(state, &e, line, streams)),
+            Err(e) => Err(self.expansion_failed(state, &e, (line, io), streams)),
         }
     }
 
@@ -287,7 +289,7 @@ impl Interp<'_> {
                 let sub = self.expand_nosplit(state, index, io, line, streams)?;
                 let sub = String::from_utf8_lossy(&sub).into_owned();
                 let sub = host::subscript(state, &a.name, &sub)
-                    .map_err(|e| self.expansion_failed(state, &e, line, streams))?;
+                    .map_err(|e| self.expansion_failed(state, &e, (line, io), streams))?;
                 let v = self.expand_nosplit(state, word, io, line, streams)?;
                 let v = String::from_utf8_lossy(&v).into_owned();
                 host::assign_element(state, &a.name, sub, v.clone(), a.append).map(|()| v)
@@ -314,7 +316,7 @@ impl Interp<'_> {
                 status: 1,
                 fatal,
             };
-            self.expansion_failed(state, &e, line, streams)
+            self.expansion_failed(state, &e, (line, io), streams)
         })
     }
 
@@ -350,7 +352,7 @@ impl Interp<'_> {
                     f.into_iter()
                         .map(|f| (None, f.to_string_lossy().into_owned())),
                 ),
-                Err(e) => return Err(self.expansion_failed(state, &e, line, streams)),
+                Err(e) => return Err(self.expansion_failed(state, &e, (line, io), streams)),
             }
         }
         Ok(items)
@@ -821,7 +823,7 @@ impl Interp<'_> {
                 "{}: maximum function nesting level exceeded ({max})\n",
                 def.name
             );
-            self.shell_error(state, streams, line, msg.as_bytes());
+            self.shell_error(state, &io.err, streams, line, msg.as_bytes());
             self.limit(
                 state,
                 streams,
