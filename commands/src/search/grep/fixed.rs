@@ -26,6 +26,9 @@ fn word_byte(b: u8) -> bool {
 /// `-w`, every occurrence (overlapping).
 pub(super) struct Fixed {
     longest: AhoCorasick,
+    /// One pattern with `-i` (neither `-w` nor `-x`): searched by [`Folded`], which skips
+    /// where the automaton's prefilter stops at every byte that may start the pattern.
+    folded: Option<Folded>,
     all: Option<AhoCorasick>,
     eol: u8,
     line: bool,
@@ -73,8 +76,13 @@ impl Fixed {
         } else {
             None
         };
+        let folded = match pats {
+            [p] if icase && !line && !word && !p.is_empty() => Some(Folded::new(p)),
+            _ => None,
+        };
         Ok(Fixed {
             longest,
+            folded,
             all,
             eol,
             line,
@@ -96,12 +104,7 @@ impl Fixed {
         }
         let mut from = start;
         loop {
-            let m = self
-                .longest
-                .try_find(Input::new(hay).range(from..))
-                .ok()
-                .flatten()?;
-            let (s, e) = (m.start(), m.end());
+            let (s, e) = self.find_from(hay, from)?;
             // A pattern holding the terminator (only possible with `-z` and a NUL in a
             // pattern file) never matches across lines.
             if hay.get(s..e).is_some_and(|m| memchr(self.eol, m).is_none()) {
@@ -109,6 +112,19 @@ impl Fixed {
             }
             from = s + 1;
         }
+    }
+
+    /// The leftmost-longest occurrence at or after `from`, lines not looked at.
+    fn find_from(&self, hay: &[u8], from: usize) -> Option<(usize, usize)> {
+        if let Some(f) = &self.folded {
+            return f.find(hay, from);
+        }
+        let m = self
+            .longest
+            .try_find(Input::new(hay).range(from..))
+            .ok()
+            .flatten()?;
+        Some((m.start(), m.end()))
     }
 
     /// Whether one line (without its terminator) matches.
@@ -119,11 +135,7 @@ impl Fixed {
         if self.word {
             return self.find_word(line, 0).is_some();
         }
-        self.longest
-            .try_find(Input::new(line))
-            .ok()
-            .flatten()
-            .is_some()
+        self.find_from(line, 0).is_some()
     }
 
     /// `-x`: whether the line is one of the patterns (the longest anchored match is the whole
@@ -202,6 +214,48 @@ impl Fixed {
     }
 }
 
+/// One pattern, ASCII case folded, found by Boyer-Moore-Horspool, as GNU's `kwset` finds it:
+/// the byte under the pattern's last position says how far the pattern can move on (up to
+/// its length), so most of the text is never looked at.
+struct Folded {
+    /// The pattern, lower-cased.
+    pat: Vec<u8>,
+    /// For each byte, how far the pattern moves when that byte is under its last position
+    /// and no occurrence ends there.
+    skip: [usize; 256],
+}
+
+impl Folded {
+    fn new(pat: &[u8]) -> Folded {
+        let pat = pat.to_ascii_lowercase();
+        let m = pat.len();
+        let mut skip = [m; 256];
+        for (i, &b) in pat.iter().enumerate().take(m.saturating_sub(1)) {
+            skip[usize::from(b)] = m - 1 - i;
+            skip[usize::from(b.to_ascii_uppercase())] = m - 1 - i;
+        }
+        Folded { pat, skip }
+    }
+
+    /// The first occurrence at or after `from`.
+    fn find(&self, hay: &[u8], from: usize) -> Option<(usize, usize)> {
+        let m = self.pat.len();
+        let (&last, head) = self.pat.split_last()?;
+        let mut end = from.checked_add(m)?;
+        while let Some(&b) = hay.get(end - 1) {
+            if b.to_ascii_lowercase() == last
+                && hay
+                    .get(end - m..end - 1)
+                    .is_some_and(|w| w.eq_ignore_ascii_case(head))
+            {
+                return Some((end - m, end));
+            }
+            end += self.skip[usize::from(b)];
+        }
+        None
+    }
+}
+
 /// Whether a `-G`/`-E` pattern is a plain string (nothing special in it, in either syntax),
 /// so that the string automaton gives exactly what the regular expression would.
 pub(super) fn is_plain(p: &[u8], extended: bool) -> bool {
@@ -211,4 +265,45 @@ pub(super) fn is_plain(p: &[u8], extended: bool) -> bool {
         b"\\.[]*^$"
     };
     !p.iter().any(|c| special.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Folded;
+
+    /// Every occurrence a plain scan finds, first one first.
+    fn naive(hay: &[u8], pat: &[u8], from: usize) -> Option<(usize, usize)> {
+        (from..=hay.len().checked_sub(pat.len())?)
+            .find(|&s| hay[s..s + pat.len()].eq_ignore_ascii_case(pat))
+            .map(|s| (s, s + pat.len()))
+    }
+
+    #[test]
+    fn the_folded_search_finds_what_a_plain_scan_finds() {
+        // Small alphabets, so that near misses and overlaps are frequent.
+        let alphabet = b"aAbB\nx-";
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let pat: Vec<u8> = (0..=next(4))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            let hay: Vec<u8> = (0..next(40))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            let f = Folded::new(&pat);
+            for from in 0..=hay.len() + 1 {
+                assert_eq!(
+                    f.find(&hay, from),
+                    naive(&hay, &pat, from.min(hay.len() + 1)),
+                    "{pat:?} in {hay:?} from {from}"
+                );
+            }
+        }
+    }
 }
