@@ -62,7 +62,7 @@ pub mod txn;
 
 pub use api::{AppliedEffect, MAX_EFFECTS, Outcome, Report, Request};
 pub use io::{Captured, Sink, Stream};
-pub use session::{Config, ErrorMode, Session};
+pub use session::{Config, ErrorMode, Reads, Session};
 
 // The front ends and the owner's tools at their old public paths.
 pub use cli::{owner, replay};

@@ -16,7 +16,7 @@ use trumansh_commands::CommandName;
 use crate::api::{Outcome, Report, Request};
 use crate::audit::{Audit, Budget, fields, text};
 use crate::exec::LineInput;
-pub use crate::interp::{Config, ErrorMode, PATH};
+pub use crate::interp::{Config, ErrorMode, PATH, Reads};
 use crate::interp::{Interp, LineState, Runtime, ShellState};
 use crate::io::human_bytes;
 pub use crate::io::{Captured, Sink, Stream};
@@ -110,6 +110,18 @@ impl Session {
         if let ErrorMode::Script { name } = &config.error_mode {
             // `$0`: the script's name (`bash` for stdin and `-c`).
             state.arg0.clone_from(name);
+        }
+        if !config.args.is_empty() {
+            state.positional = Arc::new(config.args.clone());
+        }
+        match config.reads {
+            Reads::Stdin => {}
+            Reads::Command => state.reads = "c",
+            Reads::File => {
+                state.reads = "";
+                // `BASH_SOURCE`: the script, at its own level and in its functions.
+                state.source_files.push(Arc::from(state.arg0.as_str()));
+            }
         }
         state.max_array_elements = config.policy.limits.array_elements;
         state.max_array_bytes = config.policy.limits.array_bytes;
@@ -332,22 +344,25 @@ impl Session {
     ) {
         self.syntax_error = !matches!(error, ParseError::Unsupported { .. });
         self.state.set_status(2);
+        // End of input inside a command is reported on the line after the last one (a last
+        // line without its newline counts).
+        let after_last = || {
+            first_line
+                + memchr::memchr_iter(b'\n', input).count()
+                + usize::from(!input.is_empty() && !input.ends_with(b"\n"))
+        };
         match error {
+            ParseError::Incomplete { message } | ParseError::Syntax { message, .. }
+                if message.is_empty() || message == UNEXPECTED_EOF =>
+            {
+                self.syntax_message(sink, after_last(), format!("{UNEXPECTED_EOF}\n").as_bytes());
+            }
             ParseError::Incomplete { message } => {
-                // End of input inside a command. An open quote names what it was looking for
-                // (on the command's first line); a trailing operator is bash's "unexpected end
-                // of file", reported on the line after the last one.
-                if message.is_empty() {
-                    let lines =
-                        input.split(|&b| b == b'\n').count() - usize::from(input.ends_with(b"\n"));
-                    let line = first_line + lines;
-                    self.shell_error(sink, line, b"syntax error: unexpected end of file\n");
-                } else {
-                    self.shell_error(sink, first_line, message.as_bytes());
-                }
+                // An open quote names what it was looking for, on the command's first line.
+                self.syntax_message(sink, first_line, message.as_bytes());
             }
             ParseError::Syntax { message, line } => {
-                self.shell_error(sink, line, message.as_bytes());
+                self.syntax_message(sink, line, message.as_bytes());
                 if matches!(self.rt.config.error_mode, ErrorMode::Script { .. })
                     && message.starts_with("syntax error near")
                 {
@@ -356,11 +371,11 @@ impl Session {
                     let mut echo = b"`".to_vec();
                     echo.extend_from_slice(text);
                     echo.extend_from_slice(b"'");
-                    self.shell_error(sink, line, &echo);
+                    self.syntax_message(sink, line, &echo);
                 }
             }
             ParseError::Unsupported { message, line } => {
-                self.shell_error(sink, line, message.as_bytes());
+                self.syntax_message(sink, line, message.as_bytes());
             }
         }
     }
@@ -482,7 +497,23 @@ impl Session {
     fn shell_error(&self, sink: &mut dyn Sink, line: usize, msg: &[u8]) {
         sink.write(Stream::Stderr, &self.rt.prefixed(line, msg));
     }
+
+    /// Writes a syntax error: bash names a `-c` string's (`bash: -c: line 1: `).
+    fn syntax_message(&self, sink: &mut dyn Sink, line: usize, msg: &[u8]) {
+        if self.rt.config.reads != Reads::Command {
+            return self.shell_error(sink, line, msg);
+        }
+        let mut out = format!("{}: -c: line {line}: ", self.state.arg0).into_bytes();
+        out.extend_from_slice(msg);
+        if !out.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+        sink.write(Stream::Stderr, &out);
+    }
 }
+
+/// bash's message for an input that ends inside a command.
+const UNEXPECTED_EOF: &str = "syntax error: unexpected end of file";
 
 /// The `n`th line (0-based) of an input, without its newline.
 fn nth_line(input: &[u8], n: usize) -> &[u8] {

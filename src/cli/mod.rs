@@ -16,7 +16,7 @@ use crate::frontend::mcp::ServeError;
 use crate::frontend::{self, OnSyntaxError};
 use crate::policy::{self, Policy};
 use crate::sandbox::{Sandbox, SandboxConfig};
-use crate::session::{Config, ErrorMode, Session};
+use crate::session::{Config, ErrorMode, Reads, Session};
 use crate::transcript::{self, Header, LineNumbers, Recorder};
 use owner::{LogOptions, OwnerError, RestoreOptions};
 use replay::ReplayOptions;
@@ -64,8 +64,16 @@ struct Cli {
     /// the format is in docs/TRANSCRIPTS.md. Keep FILE outside the root: the agent would see it.
     #[arg(long, value_name = "FILE", global = true)]
     record: Option<PathBuf>,
-    /// Run this script file (a host path), as `bash FILE`.
+    /// Run this script file (a host path), as `bash FILE`. With `-c`, the script's `$0`, as
+    /// in `bash -c SCRIPT NAME`.
     file: Option<PathBuf>,
+    /// The script's arguments: `$1`, `$2`, ... (`bash FILE ARGS`, `bash -c SCRIPT NAME ARGS`).
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    args: Vec<String>,
     #[command(subcommand)]
     subcommand: Option<Sub>,
 }
@@ -240,6 +248,16 @@ fn run() -> ExitCode {
     let stdin_tty = std::io::stdin().is_terminal();
     let interactive = cli.command.is_none() && cli.file.is_none() && stdin_tty && !cli.json;
     config.stdout_is_tty = std::io::stdout().is_terminal() && !cli.json;
+    config.reads = if cli.json {
+        Reads::Stdin
+    } else if cli.command.is_some() {
+        Reads::Command
+    } else if cli.file.is_some() {
+        Reads::File
+    } else {
+        Reads::Stdin
+    };
+    config.args.clone_from(&cli.args);
     config.error_mode = match &cli.file {
         Some(f) => ErrorMode::Script {
             name: f.to_string_lossy().into_owned(),

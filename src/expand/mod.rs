@@ -191,29 +191,50 @@ pub struct ExpandCtx<'a> {
 
 /// Why expansion failed; `message` is bash's text without the shell prefix
 /// (`X: parameter null or not set`, `${x!}: bad substitution`, `$X: ambiguous redirect`).
-/// `status` is 1 for all of them, as in bash. `fatal`: a non-interactive bash exits the
-/// script here (`${X:?}` and bad substitutions); the rest only fail the command.
+/// `status` is 1 for all of them, as in bash. Assignments made by `${X:=y}` before the
+/// error are kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpandError {
     pub message: String,
     pub status: i32,
-    /// Assignments made by `${X:=y}` before the error are still in `assigned`.
-    pub fatal: bool,
+    /// What the error ends.
+    pub ends: Ends,
+}
+
+/// What an expansion error ends, as in a non-interactive bash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ends {
+    /// The command only (`$X: ambiguous redirect`).
+    Command,
+    /// The rest of the command line (a bad substitution found as it is read, an arithmetic
+    /// error, a readonly variable assigned); a subshell exits.
+    Line,
+    /// The shell (`${X?}`, `set -u`, a bad `${X@op}`).
+    Shell,
 }
 
 impl ExpandError {
+    /// An error that abandons the command line.
     pub fn fatal(message: String) -> Self {
         ExpandError {
             message,
             status: 1,
-            fatal: true,
+            ends: Ends::Line,
+        }
+    }
+    /// An error that ends a non-interactive shell.
+    pub fn exits(message: String) -> Self {
+        ExpandError {
+            message,
+            status: 1,
+            ends: Ends::Shell,
         }
     }
     pub fn plain(message: String) -> Self {
         ExpandError {
             message,
             status: 1,
-            fatal: false,
+            ends: Ends::Command,
         }
     }
 }

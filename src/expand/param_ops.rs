@@ -132,14 +132,15 @@ pub(super) fn is_at_list(p: &ParamExp) -> bool {
                 && (p.name == "@" || matches!(p.op, Some((ParamOp::Names { at: true }, _)))))
 }
 
-fn bad_substitution(p: &ParamExp, status: i32) -> ExpandError {
+/// `${X@op}` with an operator that is not one (found as it runs): ends a non-interactive
+/// shell, as bash's.
+fn bad_substitution(p: &ParamExp) -> ExpandError {
     let mut text = Vec::new();
     display_part(&WordPart::Param(p.clone()), &mut text);
-    ExpandError {
-        message: format!("{}: bad substitution", String::from_utf8_lossy(&text)),
-        status,
-        fatal: true,
-    }
+    ExpandError::exits(format!(
+        "{}: bad substitution",
+        String::from_utf8_lossy(&text)
+    ))
 }
 
 impl Expander<'_, '_> {
@@ -171,11 +172,10 @@ impl Expander<'_, '_> {
             && !matches!(res.target.as_str(), "@" | "*")
             && self.ctx.host.nounset()
         {
-            return Err(ExpandError {
-                message: format!("{}: unbound variable", res.shown),
-                status: 127,
-                fatal: true,
-            });
+            return Err(ExpandError::exits(format!(
+                "{}: unbound variable",
+                res.shown
+            )));
         }
         let flag = if quoted { Q } else { SPLIT };
         if p.length {
@@ -252,7 +252,7 @@ impl Expander<'_, '_> {
                     } else {
                         String::from_utf8_lossy(&msg).into_owned()
                     };
-                    return Err(ExpandError::fatal(format!("{}: {msg}", res.shown)));
+                    return Err(ExpandError::exits(format!("{}: {msg}", res.shown)));
                 }
                 self.emit(res.value, quoted, out);
             }
@@ -666,7 +666,7 @@ impl Expander<'_, '_> {
             return Ok(Value::Unset);
         }
         if !word.parts.is_empty() || !b"QEPAaUuLKk".contains(&op) {
-            return Err(bad_substitution(pe, 127));
+            return Err(bad_substitution(pe));
         }
         let target = res.target.as_str();
         let variable = is_identifier(target);

@@ -256,11 +256,7 @@ pub(super) fn arith(state: &mut ShellState, text: &str) -> Result<i64, ExpandErr
         state,
         command: None,
     };
-    arith::eval(text, &mut env).map_err(|e| ExpandError {
-        message: e.message,
-        status: 1,
-        fatal: true,
-    })
+    arith::eval(text, &mut env).map_err(|e| ExpandError::fatal(e.message))
 }
 
 /// Arithmetic for a command (`let`, `(( ))`, `for ((`): an expression error is named after
@@ -279,10 +275,10 @@ pub(super) fn arith_command(
             arith::ArithErrorKind::Expression => format!("{command}: {}", e.message),
             _ => e.message,
         };
-        ExpandError {
-            message,
-            status: 1,
-            fatal: e.kind == arith::ArithErrorKind::Fatal,
+        if e.kind == arith::ArithErrorKind::Fatal {
+            ExpandError::fatal(message)
+        } else {
+            ExpandError::plain(message)
         }
     })
 }

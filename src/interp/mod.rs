@@ -26,13 +26,13 @@ mod state;
 use std::sync::atomic::Ordering;
 
 pub(crate) use complete::command_names;
-pub use runtime::{Config, ErrorMode};
+pub use runtime::{Config, ErrorMode, Reads};
 pub(crate) use runtime::{LineState, Runtime};
 pub use state::PATH;
 pub(crate) use state::ShellState;
 
 use crate::exec::{Env, StreamSink};
-use crate::expand::ExpandError;
+use crate::expand::{Ends, ExpandError};
 use crate::io::{Stream, human_ms};
 use crate::shell::ast::{AndOr, AndOrOp, Command, Pipeline, Script};
 use redirect::Fds;
@@ -239,7 +239,9 @@ impl Interp<'_> {
         if !state.proc_out.is_empty() {
             self.run_proc_outs(state, true, out);
         }
-        if state.exit.is_some() {
+        if let Some(status) = state.exit {
+            // The trap sees the status the shell exits with.
+            state.set_status(status);
             self.exit_trap(state, &io, out);
         }
     }
@@ -378,13 +380,24 @@ impl Interp<'_> {
             self.run_trap(state, "ERR", io, out);
         }
         if state.opts.errexit && state.last_status != 0 && state.exit.is_none() {
-            self.fatal(state, state.last_status);
+            self.exit_shell(state, state.last_status);
         }
     }
 
-    /// An error that ends a non-interactive bash: a nested shell (or a pipeline stage)
-    /// exits with `status`; at the top, the rest of the input is dropped and the session
-    /// goes on.
+    /// An error that ends a non-interactive bash (`set -e`, `${X?}`, `set -u`): a script
+    /// (`-c`, a file) ends with `status`, as bash's; in an agent's session (line mode, JSON,
+    /// MCP) only the rest of the input is dropped, as [`Interp::fatal`] does.
+    fn exit_shell(&self, state: &mut ShellState, status: i32) {
+        if !state.nested() && !self.stage && self.rt.config.reads != Reads::Stdin {
+            state.exit = Some(status);
+        } else {
+            self.fatal(state, status);
+        }
+    }
+
+    /// An error that abandons the command line in a non-interactive bash: a nested shell
+    /// (or a pipeline stage) exits with `status`; at the top, the rest of the input is
+    /// dropped and the session goes on.
     pub(super) fn fatal(&self, state: &mut ShellState, status: i32) {
         if state.nested() || self.stage {
             state.exit = Some(status);
@@ -575,15 +588,14 @@ impl Interp<'_> {
             Command::Function(def) => {
                 std::sync::Arc::make_mut(&mut state.functions)
                     .insert(def.name.clone(), std::sync::Arc::clone(def));
-                let files = std::sync::Arc::make_mut(&mut state.function_files);
-                match state.source_files.last() {
-                    Some(f) => {
-                        files.insert(def.name.clone(), std::sync::Arc::clone(f));
-                    }
-                    None => {
-                        files.remove(&def.name);
-                    }
-                }
+                // Its `BASH_SOURCE`: the file being read; bash names a `-c` string
+                // `environment` and its standard input `main`.
+                let file = match state.source_files.last() {
+                    Some(f) => std::sync::Arc::clone(f),
+                    None if state.reads == "c" => std::sync::Arc::from("environment"),
+                    None => std::sync::Arc::from("main"),
+                };
+                std::sync::Arc::make_mut(&mut state.function_files).insert(def.name.clone(), file);
                 state.set_status(0);
                 Flow::Normal
             }
@@ -654,19 +666,22 @@ impl Interp<'_> {
         state.set_status(2);
     }
 
-    /// The prefix of a diagnostic on `line`: the script's name in a script, else the
-    /// session's.
+    /// The prefix of a diagnostic on `line`: as bash's, `bash: ` in an interactive shell;
+    /// else the file being read (`BASH_SOURCE[0]`: the running function's, else the
+    /// `source`d file's or the script's), or `$0`.
     fn prefix(&self, state: &ShellState, line: usize) -> Vec<u8> {
-        match &state.script_name {
-            Some(name) => runtime::line_prefix(name, line),
-            // bash names the source of a function defined on its standard input `main`.
-            None if !state.frames.is_empty()
-                && matches!(self.rt.config.error_mode, ErrorMode::Script { .. }) =>
-            {
-                runtime::line_prefix("main", line)
-            }
-            None => self.rt.prefix(line),
+        if matches!(self.rt.config.error_mode, ErrorMode::Interactive) && !state.child {
+            return self.rt.prefix(line);
         }
+        let file = match state.frames.last() {
+            Some(f) => state.function_files.get(&f.name),
+            None => state.source_files.last(),
+        };
+        let name = match file {
+            Some(f) if !f.is_empty() => f,
+            _ => state.script_name.as_deref().unwrap_or(&state.arg0),
+        };
+        runtime::line_prefix(name, line)
     }
 
     /// Writes the shell's own bytes (a trace, a report) to one of a command's outputs.
@@ -748,8 +763,14 @@ impl Interp<'_> {
         if !e.message.is_empty() {
             self.shell_error(state, &io.err, out, line, e.message.as_bytes());
         }
-        if e.fatal {
-            self.fatal(state, e.status);
+        match e.ends {
+            Ends::Command => {}
+            Ends::Line => self.fatal(state, e.status),
+            Ends::Shell => {
+                // A `-c` shell itself (not a subshell of it) exits 127, as bash's.
+                let top = state.reads == "c" && state.subshell == 0 && !self.stage;
+                self.exit_shell(state, if top { 127 } else { e.status });
+            }
         }
         e.status
     }

@@ -24,11 +24,31 @@ pub enum ErrorMode {
     Script { name: String },
 }
 
+/// Where the session's commands come from, as bash's `$-` tells (`s`, `c`, neither).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reads {
+    /// Line mode, `--json`, MCP, the REPL: an agent's session, which survives an error that
+    /// would end a non-interactive bash (`set -e`, `${X?}`, `set -u`): only the rest of the
+    /// input is skipped.
+    #[default]
+    Stdin,
+    /// `-c STRING`: such an error ends the shell, as in `bash -c` (status 127 for an
+    /// expansion error, as bash's).
+    Command,
+    /// A script file: such an error ends the script, as in `bash FILE`; `BASH_SOURCE` names
+    /// the file.
+    File,
+}
+
 /// Session settings.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub sandbox: SandboxConfig,
     pub error_mode: ErrorMode,
+    /// Where the commands come from.
+    pub reads: Reads,
+    /// The positional parameters (`$1`, ...): a script's arguments.
+    pub args: Vec<String>,
     pub identity: Identity,
     /// Whether handlers see stdout as a terminal (ls columns).
     pub stdout_is_tty: bool,
@@ -44,6 +64,8 @@ impl Config {
             error_mode: ErrorMode::Script {
                 name: "bash".into(),
             },
+            reads: Reads::Stdin,
+            args: Vec::new(),
             identity: Identity::default(),
             stdout_is_tty: false,
             policy: Policy::default(),

@@ -310,11 +310,10 @@ impl Interp<'_> {
         result.map_err(|msg| {
             // Assigning a readonly variable ends the command line, as in a non-interactive
             // bash; the other failures only fail the assignment.
-            let fatal = msg.ends_with(": readonly variable");
-            let e = expand::ExpandError {
-                message: msg,
-                status: 1,
-                fatal,
+            let e = if msg.ends_with(": readonly variable") {
+                expand::ExpandError::fatal(msg)
+            } else {
+                expand::ExpandError::plain(msg)
             };
             self.expansion_failed(state, &e, (line, io), streams)
         })

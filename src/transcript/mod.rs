@@ -54,7 +54,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 
 use crate::io::Stream;
-use crate::session::{Config, ErrorMode, Session};
+use crate::session::{Config, ErrorMode, Reads, Session};
 
 mod record;
 mod replay;
@@ -109,6 +109,10 @@ pub struct Header {
     pub errors: ErrorMode,
     /// `lines=stream` or `lines=each`.
     pub lines: LineNumbers,
+    /// Where the session read its commands: `reads=command` (`-c`) or `reads=file` (a script
+    /// file), whose errors that end a non-interactive bash end the session; written only then
+    /// (the default is standard input, an agent's session).
+    pub reads: Reads,
     /// Whether the session's stdout was a terminal (`stdout=terminal`; `ls` prints columns).
     /// Written only when true.
     pub stdout_is_tty: bool,
@@ -128,6 +132,7 @@ impl Default for Header {
                 name: "bash".into(),
             },
             lines: LineNumbers::Stream,
+            reads: Reads::Stdin,
             stdout_is_tty: false,
             tree: None,
         }
@@ -141,6 +146,7 @@ impl Header {
             mount_point: session.sandbox().mount_point().to_path_buf(),
             errors: session.config().error_mode.clone(),
             lines,
+            reads: session.config().reads,
             stdout_is_tty: session.config().stdout_is_tty,
             tree: None,
         }
@@ -151,6 +157,7 @@ impl Header {
     pub fn configure(&self, config: &mut Config) {
         config.sandbox.mount_point = Some(self.mount_point.clone());
         config.error_mode = self.errors.clone();
+        config.reads = self.reads;
         config.stdout_is_tty = self.stdout_is_tty;
     }
 
@@ -171,6 +178,11 @@ impl Header {
             LineNumbers::Stream => b" lines=stream",
             LineNumbers::Each => b" lines=each",
         });
+        match self.reads {
+            Reads::Stdin => {}
+            Reads::Command => out.extend_from_slice(b" reads=command"),
+            Reads::File => out.extend_from_slice(b" reads=file"),
+        }
         if self.stdout_is_tty {
             out.extend_from_slice(b" stdout=terminal");
         }
@@ -239,6 +251,18 @@ impl Header {
                         b"stream" => LineNumbers::Stream,
                         b"each" => LineNumbers::Each,
                         _ => return Err(format!("lines must be `stream` or `each`: `{shown}`")),
+                    };
+                }
+                b"reads" => {
+                    header.reads = match value.as_slice() {
+                        b"stdin" => Reads::Stdin,
+                        b"command" => Reads::Command,
+                        b"file" => Reads::File,
+                        _ => {
+                            return Err(format!(
+                                "reads must be `stdin`, `command` or `file`: `{shown}`"
+                            ));
+                        }
                     };
                 }
                 b"stdout" => {
@@ -773,11 +797,16 @@ mod tests {
                     name: "./my script.sh".into(),
                 },
                 lines: LineNumbers::Each,
+                reads: Reads::File,
                 stdout_is_tty: true,
                 tree: None,
             },
             Header {
                 errors: ErrorMode::Interactive,
+                ..Header::default()
+            },
+            Header {
+                reads: Reads::Command,
                 ..Header::default()
             },
         ] {
@@ -786,7 +815,7 @@ mod tests {
             let line = line.strip_suffix(b"\n").unwrap_or(&line);
             assert_eq!(
                 line.split(|&b| b == b' ').count() - 1,
-                if header.stdout_is_tty { 7 } else { 6 }
+                6 + usize::from(header.stdout_is_tty) + usize::from(header.reads != Reads::Stdin)
             );
             assert_eq!(Header::parse(line), Ok(header));
         }

@@ -845,15 +845,16 @@ fn dash_c_and_script_files_record_their_sessions() {
     assert_eq!((out.as_str(), status), ("hi\n", 2));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
-        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream\n\
+        "# trumansh transcript v1 mount-point=/home/user errors=script:bash lines=stream \
+         reads=command\n\
          $ echo hi\n\
          hi\n\
          $ cd nope\n\
          [stderr] bash: line 2: cd: nope: No such file or directory\n\
          [exit 1]\n\
          $ echo ;;\n\
-         [stderr] bash: line 3: syntax error near unexpected token `;;'\n\
-         [stderr] bash: line 3: `echo ;;'\n\
+         [stderr] bash: -c: line 3: syntax error near unexpected token `;;'\n\
+         [stderr] bash: -c: line 3: `echo ;;'\n\
          [exit 2]\n"
     );
     assert_eq!(replay(&file, &[]).2, 0);
@@ -871,7 +872,8 @@ fn dash_c_and_script_files_record_their_sessions() {
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         format!(
-            "# trumansh transcript v1 mount-point=/home/user errors=script:{} lines=stream\n\
+            "# trumansh transcript v1 mount-point=/home/user errors=script:{} lines=stream \
+             reads=file\n\
              $ echo one\n\
              one\n\
              $ cd nope\n\

@@ -51,6 +51,9 @@ mod race;
 mod readme;
 /// The interactive REPL through a real pty; a new key binding or prompt behaviour.
 mod repl;
+/// `-c`, a script FILE and stdin against real bash: what ends the shell, `$-`, `BASH_SOURCE`,
+/// the names of errors in functions; a new difference between the three.
+mod script_modes;
 /// The agent racing itself through pipeline stages past the hidden and read-only checks.
 mod self_race;
 /// Fifos, sockets and devices in the tree, against real bash on it; a new command's answer to one.
