@@ -172,10 +172,21 @@ impl Expander<'_, '_> {
             && !matches!(res.target.as_str(), "@" | "*")
             && self.ctx.host.nounset()
         {
-            return Err(ExpandError::exits(format!(
-                "{}: unbound variable",
-                res.shown
-            )));
+            let all = p.index.as_ref().and_then(all_subscript).is_some();
+            match (p.length, &p.index) {
+                // `${X[@]}` of an unset array is nothing, as `$@` (bash 5.2).
+                (false, Some(_)) if all => {}
+                // `${#X[@]}`, `${#X[1]}`: named without the subscript; the line ends.
+                (true, Some(_)) => {
+                    return Err(ExpandError::fatal(format!("{}: unbound variable", p.name)));
+                }
+                _ => {
+                    return Err(ExpandError::exits(format!(
+                        "{}: unbound variable",
+                        res.shown
+                    )));
+                }
+            }
         }
         let flag = if quoted { Q } else { SPLIT };
         if p.length {
@@ -346,14 +357,45 @@ impl Expander<'_, '_> {
                 target: String::new(),
                 value: Value::Unset,
             }),
-            Some(t) if !valid_param_name(&t) => {
-                Err(ExpandError::fatal(format!("{t}: invalid variable name")))
+            Some(t) => {
+                // `r='a[1]'; ${!r}`: an element (`a[@]`, `a[*]`: every element).
+                let element = t
+                    .strip_suffix(']')
+                    .and_then(|s| s.split_once('['))
+                    .filter(|(n, _)| is_identifier(n));
+                let Some((array, sub)) = element else {
+                    if !valid_param_name(&t) {
+                        return Err(ExpandError::fatal(format!("{t}: invalid variable name")));
+                    }
+                    return Ok(Resolved {
+                        shown,
+                        value: self.value_of(&t),
+                        target: t,
+                    });
+                };
+                let value = match sub {
+                    "@" | "*" => Value::List {
+                        items: self
+                            .ctx
+                            .host
+                            .elements(array)
+                            .into_iter()
+                            .map(String::into_bytes)
+                            .collect(),
+                        star: sub == "*",
+                    },
+                    _ => self
+                        .ctx
+                        .host
+                        .element(array, sub)?
+                        .map_or(Value::Unset, |v| Value::One(v.into_bytes())),
+                };
+                Ok(Resolved {
+                    shown,
+                    value,
+                    target: t.clone(),
+                })
             }
-            Some(t) => Ok(Resolved {
-                shown,
-                value: self.value_of(&t),
-                target: t,
-            }),
         }
     }
 

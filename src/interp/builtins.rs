@@ -48,6 +48,7 @@ pub(super) enum Builtin {
     Hash,
     Umask,
     Times,
+    Caller,
     Dirs,
     Pushd,
     Popd,
@@ -83,6 +84,7 @@ impl Builtin {
             "hash" => Builtin::Hash,
             "umask" => Builtin::Umask,
             "times" => Builtin::Times,
+            "caller" => Builtin::Caller,
             "dirs" => Builtin::Dirs,
             "pushd" => Builtin::Pushd,
             "popd" => Builtin::Popd,
@@ -113,6 +115,35 @@ impl Builtin {
 
 pub(super) use super::options::option_on;
 use super::options::{flag_option, set_option, set_options, set_shopt, shopt_options};
+
+/// `caller [N]`: where the running function (or `source`d file) was called from, `LINE FILE`;
+/// with N, the call N levels up, `LINE FUNCTION FILE`. Status 1 when there is no such call.
+fn caller(state: &ShellState, args: &[String], said: &mut Said) {
+    let stack = super::host::call_stack(state);
+    let Some(n) = args.first() else {
+        match stack.first() {
+            Some(level) => {
+                let file = stack.get(1).map_or("NULL", |l| l.file.as_str());
+                said.out
+                    .extend_from_slice(format!("{} {file}\n", level.line).as_bytes());
+            }
+            None => said.status = 1,
+        }
+        return;
+    };
+    let Ok(n) = n.trim().parse::<usize>() else {
+        said.err(&format!("caller: {n}: invalid number"), 2);
+        said.err_raw
+            .extend_from_slice(b"caller: usage: caller [expr]\n");
+        return;
+    };
+    match (stack.get(n), stack.get(n + 1)) {
+        (Some(level), Some(up)) => said
+            .out
+            .extend_from_slice(format!("{} {} {}\n", level.line, up.name, up.file).as_bytes()),
+        _ => said.status = 1,
+    }
+}
 
 /// Whether a name is a valid variable name.
 fn is_name(s: &str) -> bool {
@@ -944,6 +975,7 @@ impl Interp<'_> {
                 said.out
                     .extend_from_slice(b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
             }
+            Builtin::Caller => caller(state, &args, &mut said),
             Builtin::Dirs | Builtin::Pushd | Builtin::Popd => {
                 self.dir_stack(state, b, &args, &mut said);
             }

@@ -529,18 +529,19 @@ impl Interp<'_> {
             // bash: a bad regular expression is status 2.
             return Err(2);
         };
-        if let Some(caps) = re.captures(text) {
-            let whole = caps.get(0).map(|m| m.as_bytes()).unwrap_or_default();
-            state.vars.set(
-                "BASH_REMATCH",
-                String::from_utf8_lossy(whole).into_owned(),
-                false,
-            );
-            Ok(true)
-        } else {
-            state.vars.set("BASH_REMATCH", String::new(), false);
-            Ok(false)
-        }
+        // `BASH_REMATCH`: an array of the match and each group (one that took no part is
+        // empty); emptied when nothing matches.
+        let caps = re.captures(text);
+        let items = caps.as_ref().map_or_else(Vec::new, |caps| {
+            caps.iter()
+                .map(|m| {
+                    let m = m.map(|m| m.as_bytes()).unwrap_or_default();
+                    (None, String::from_utf8_lossy(m).into_owned())
+                })
+                .collect()
+        });
+        let _ = super::host::assign_array(state, "BASH_REMATCH", items, false, false);
+        Ok(caps.is_some())
     }
 
     /// `-f x`, `-z s`, `-v name`, ... of `[[ ]]`: the operators `test` has.

@@ -214,39 +214,83 @@ fn file_read(script: &Script) -> Option<&crate::shell::ast::Redirect> {
     .then_some(redirect)
 }
 
-/// `BASH_SOURCE`: the file each function being run was defined in (innermost first), then
-/// the files being read (the innermost `source`d one first, the script last).
-fn bash_source(state: &ShellState) -> Vec<String> {
-    let mut out: Vec<String> = state
-        .frames
-        .iter()
-        .rev()
-        .map(|f| {
-            state
-                .function_files
-                .get(&f.name)
-                .map(ToString::to_string)
-                .unwrap_or_default()
-        })
-        .collect();
-    out.extend(state.source_files.iter().rev().map(ToString::to_string));
+/// One level of the call stack: a function call, a `source`d file, or a script's own level.
+pub(super) struct Level {
+    /// `FUNCNAME`: the function, `source` or `main`.
+    pub name: String,
+    /// `BASH_SOURCE`: the file the function was defined in, the file `source`d, the script.
+    pub file: String,
+    /// `BASH_LINENO`: the line it was called from (0 for the script's own level).
+    pub line: usize,
+}
+
+/// The call stack as bash keeps it, innermost first: the function calls and `source`d files
+/// in progress in the order they were entered, then `main` for a script's own level (not a
+/// `-c` string's or standard input's). `FUNCNAME`, `BASH_SOURCE` and `BASH_LINENO` are its
+/// columns; `caller` walks it.
+pub(super) fn call_stack(state: &ShellState) -> Vec<Level> {
+    let main = state.source_files.len() > state.source_lines.len();
+    let mut out = Vec::with_capacity(state.frames.len() + state.source_files.len());
+    let (mut i, mut j) = (0, 0);
+    loop {
+        // Outermost first: a file `source`d before a function was called (its index below
+        // the files open then) is further out than that call.
+        let source = state
+            .source_files
+            .get(j)
+            .filter(|_| state.frames.get(i).is_none_or(|f| j < f.sources));
+        if let Some(file) = source {
+            out.push(if main && j == 0 {
+                Level {
+                    name: "main".into(),
+                    file: file.to_string(),
+                    line: 0,
+                }
+            } else {
+                Level {
+                    name: "source".into(),
+                    file: file.to_string(),
+                    line: state
+                        .source_lines
+                        .get(j - usize::from(main))
+                        .copied()
+                        .unwrap_or(0),
+                }
+            });
+            j += 1;
+        } else if let Some(f) = state.frames.get(i) {
+            out.push(Level {
+                name: f.name.clone(),
+                file: state
+                    .function_files
+                    .get(&f.name)
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                line: f.line,
+            });
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    out.reverse();
     out
 }
 
-/// `BASH_LINENO`: the line each function and `source` in progress was called from
-/// (innermost first), then 0 for a script's own level.
-fn bash_lineno(state: &ShellState) -> Vec<String> {
-    let mut lines: Vec<String> = state
-        .frames
-        .iter()
-        .rev()
-        .map(|f| f.line.to_string())
-        .collect();
-    lines.extend(state.source_lines.iter().rev().map(usize::to_string));
-    if state.source_files.len() > state.source_lines.len() {
-        lines.push("0".into());
+/// One column of [`call_stack`]: `FUNCNAME` (empty outside a function, as bash shows it),
+/// `BASH_SOURCE` or `BASH_LINENO`.
+fn stack_column(state: &ShellState, name: &str) -> Vec<String> {
+    if name == "FUNCNAME" && state.frames.is_empty() {
+        return Vec::new();
     }
-    lines
+    call_stack(state)
+        .into_iter()
+        .map(|l| match name {
+            "FUNCNAME" => l.name,
+            "BASH_SOURCE" => l.file,
+            _ => l.line.to_string(),
+        })
+        .collect()
 }
 
 /// Evaluates arithmetic text on `state`'s variables.
@@ -670,9 +714,9 @@ pub(super) fn param(state: &ShellState, name: &str) -> Option<String> {
         b"LINENO" => Some(state.lineno.to_string()),
         b"RANDOM" => Some(state.next_random().to_string()),
         b"SECONDS" => Some(state.started.elapsed().as_secs().to_string()),
-        b"FUNCNAME" => state.frames.last().map(|f| f.name.clone()),
-        b"BASH_SOURCE" => bash_source(state).into_iter().next(),
-        b"BASH_LINENO" => bash_lineno(state).into_iter().next(),
+        b"FUNCNAME" | b"BASH_SOURCE" | b"BASH_LINENO" => {
+            stack_column(state, name).into_iter().next()
+        }
         b"PIPESTATUS" => state.pipestatus.first().map(i32::to_string),
         b"BASH_SUBSHELL" => Some(state.subshell.to_string()),
         b"BASHPID" => Some(SHELL_PID.to_string()),
@@ -750,22 +794,7 @@ impl expand::Host for Host<'_, '_> {
         match name {
             "@" | "*" => self.state.positional.as_ref().clone(),
             "PIPESTATUS" => self.state.pipestatus.iter().map(i32::to_string).collect(),
-            "FUNCNAME" => {
-                let mut names: Vec<String> = self
-                    .state
-                    .frames
-                    .iter()
-                    .rev()
-                    .map(|f| f.name.clone())
-                    .collect();
-                // A script's own level is `main` (not a `-c` string's).
-                if !names.is_empty() && !self.state.source_files.is_empty() {
-                    names.push("main".into());
-                }
-                names
-            }
-            "BASH_SOURCE" => bash_source(self.state),
-            "BASH_LINENO" => bash_lineno(self.state),
+            "FUNCNAME" | "BASH_SOURCE" | "BASH_LINENO" => stack_column(self.state, name),
             _ => elements(self.state, name),
         }
     }

@@ -673,12 +673,9 @@ impl Interp<'_> {
         if matches!(self.rt.config.error_mode, ErrorMode::Interactive) && !state.child {
             return self.rt.prefix(line);
         }
-        let file = match state.frames.last() {
-            Some(f) => state.function_files.get(&f.name),
-            None => state.source_files.last(),
-        };
-        let name = match file {
-            Some(f) if !f.is_empty() => f,
+        let stack = host::call_stack(state);
+        let name = match stack.first() {
+            Some(level) if !level.file.is_empty() => level.file.as_str(),
             _ => state.script_name.as_deref().unwrap_or(&state.arg0),
         };
         runtime::line_prefix(name, line)

@@ -839,6 +839,7 @@ impl Interp<'_> {
             positional: std::mem::replace(&mut state.positional, Arc::new(args)),
             loop_depth: std::mem::replace(&mut state.loop_depth, 0),
             line,
+            sources: state.source_files.len(),
         };
         state.frames.push(frame);
         state.nesting += 1;

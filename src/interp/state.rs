@@ -82,6 +82,9 @@ pub(crate) struct Frame {
     pub loop_depth: usize,
     /// The line it was called from (`BASH_LINENO`).
     pub line: usize,
+    /// How many files were being read (`source_files`) when it was called: where it sits
+    /// among them in the call stack.
+    pub sources: usize,
 }
 
 /// An array a declaration builtin's `NAME=(...)` argument gives: the name, the items (with
@@ -199,6 +202,7 @@ impl ShellState {
         vars.set("HOSTNAME", identity.hostname.clone(), false);
         vars.set("PATH", PATH.into(), true);
         vars.set("SHELL", "/bin/bash".into(), true);
+        vars.set("SHLVL", "1".into(), true);
         vars.set("IFS", " \t\n".into(), false);
         default_vars(&mut vars, identity);
         ShellState::fresh(home.to_path_buf(), vars)
@@ -267,6 +271,12 @@ impl ShellState {
             }
         }
         vars.set("IFS", " \t\n".into(), false);
+        // One level deeper than the exported `SHLVL` (1 when there is none), as bash counts.
+        let level = vars
+            .get("SHLVL")
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .unwrap_or(0);
+        vars.set("SHLVL", level.saturating_add(1).to_string(), true);
         default_vars(&mut vars, identity);
         let mut child = ShellState::fresh(self.cwd.clone(), vars);
         // Exported functions go to child shells (bash passes them in the environment).

@@ -142,10 +142,11 @@ pub fn first_command_lines(
     if p.unit()?.is_none() {
         return Ok(None);
     }
-    // A command ended by the end of the text counts its last line even without a newline.
+    // A command ended by the end of the text counts its last line even without a newline
+    // (a here-document's delimiter included).
     let at_end = p.peeked.as_ref().is_some_and(|t| t.tok == Tok::Eof);
-    let (_, _, line, _) = p.lx.into_text();
-    let partial = at_end && !input.ends_with(b"\n");
+    let (text, pos, line, _) = p.lx.into_text();
+    let partial = (at_end || pos >= text.bytes().len()) && !input.ends_with(b"\n");
     Ok(Some(line.saturating_sub(first_line) + usize::from(partial)))
 }
 

@@ -78,6 +78,19 @@ const AGREE: &[&str] = &[
     "f() { echo \"src=${BASH_SOURCE[*]} fn=${FUNCNAME[*]} ln=${BASH_LINENO[*]} 0=$0\"; }\nf\n",
     "echo \"top=${BASH_SOURCE[*]}/${#BASH_SOURCE[@]} flags=$-\"\n",
     "g() { (( 1/0 )); echo \"g $?\"; }\nf() { g; }\nf\n",
+    // The call stack: `caller`, and a file `source`d in a function and at the top.
+    "f() { caller; echo \"rc $?\"; caller 0; caller 1; echo \"rc1 $?\"; caller x; echo \"rcx $?\"; }\n\
+     g() { f; }\ng\ncaller; echo \"top $?\"\ncaller 0; echo \"top0 $?\"\n",
+    "printf 'echo \"F=${FUNCNAME[*]} L=${BASH_LINENO[*]} S=${BASH_SOURCE[*]}\"; caller 0; caller\\n' \
+     > inc.sh\nh() { source inc.sh; }\nh\nsource inc.sh\necho \"$FUNCNAME|$BASH_SOURCE|$BASH_LINENO\"\n",
+    // A here-document whose delimiter ends the input without a newline.
+    "cat <<EOF\nx\nEOF",
+    "cat <<-'EOF'\n\tx $y\n\tEOF",
+    // `BASH_REMATCH`, indirection to an element, `set -u` with arrays, `SHLVL`.
+    "[[ abcd =~ b(c)(x)?(d) ]]; declare -p BASH_REMATCH; [[ a =~ z ]]; declare -p BASH_REMATCH\n",
+    "a=(x 'y z'); r='a[1]'; echo \"${!r}\"; r='a[@]'; printf '<%s>' \"${!r}\"; echo\n",
+    "set -u; a=(); echo \"${a[@]}|${b[*]}|${a[@]:1}\" ok; echo ${#c[@]}; echo same\necho \"next $?\"\n",
+    "echo $SHLVL; bash -c 'echo $SHLVL'; (echo $SHLVL)\n",
     // Errors that abandon the line only, in every mode.
     ": ${x!}; echo same\necho \"next $?\"\n",
     "x=abc; : ${x:1:-5}; echo same\necho \"next $?\"\n",

@@ -77,6 +77,12 @@ const SHELL_TOPICS: &[(&str, &str, &str, &str)] = &[
         "Runs the builtin SHELL-BUILTIN with ARGs, even where a function of that name exists.",
     ),
     (
+        "caller",
+        "caller [expr]",
+        "Return the context of the current subroutine call.",
+        "Without EXPR, prints the line and file the running function was called from; with EXPR, the line, function and file of the call EXPR levels up the stack. Status 1 when there is no such call.",
+    ),
+    (
         "case",
         "case WORD in [PATTERN [| PATTERN]...) COMMANDS ;;]... esac",
         "Execute commands based on pattern matching.",
@@ -420,7 +426,7 @@ mod tests {
         for c in crate::CommandName::ALL {
             assert!(out.contains(c.as_str()), "{c}");
         }
-        assert!(out.contains("Shell builtins: . : alias break builtin command"));
+        assert!(out.contains("Shell builtins: . : alias break builtin caller command"));
     }
 
     #[test]

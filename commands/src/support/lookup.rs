@@ -16,10 +16,10 @@ pub fn is_keyword(name: &str) -> bool {
 /// The builtins the interpreter runs itself (they change its control flow, scopes or
 /// options, or run shell text), in name order.
 pub const SHELL_BUILTINS: &[&str] = &[
-    ".", ":", "alias", "bash", "break", "builtin", "command", "compgen", "continue", "declare",
-    "dirs", "eval", "exec", "getopts", "hash", "let", "local", "popd", "pushd", "readonly",
-    "return", "set", "sh", "shift", "shopt", "source", "times", "trap", "typeset", "umask",
-    "unalias", "wait",
+    ".", ":", "alias", "bash", "break", "builtin", "caller", "command", "compgen", "continue",
+    "declare", "dirs", "eval", "exec", "getopts", "hash", "let", "local", "popd", "pushd",
+    "readonly", "return", "set", "sh", "shift", "shopt", "source", "times", "trap", "typeset",
+    "umask", "unalias", "wait",
 ];
 
 /// Whether bash has a builtin of that name that trumansh runs (a handler's, or the
