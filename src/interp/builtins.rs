@@ -146,7 +146,7 @@ fn caller(state: &ShellState, args: &[String], said: &mut Said) {
 }
 
 /// Whether a name is a valid variable name.
-fn is_name(s: &str) -> bool {
+pub(super) fn is_name(s: &str) -> bool {
     let b = s.as_bytes();
     b.first()
         .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')

@@ -545,9 +545,9 @@ impl Interp<'_> {
     }
 
     /// `-f x`, `-z s`, `-v name`, ... of `[[ ]]`: the operators `test` has.
-    fn unary_test(&self, state: &ShellState, op: &str, v: &[u8]) -> bool {
+    fn unary_test(&self, state: &mut ShellState, op: &str, v: &[u8]) -> bool {
         match op {
-            "-v" => super::host::param(state, &String::from_utf8_lossy(v)).is_some(),
+            "-v" => is_set(state, &String::from_utf8_lossy(v)),
             "-o" => super::builtins::option_on(state, &String::from_utf8_lossy(v)),
             _ => crate::exec::with_ctx(&self.env(state), &state.vars, |ctx| {
                 trumansh_commands::unary_file_test(op, OsStr::from_bytes(v), ctx).unwrap_or(false)
@@ -564,4 +564,21 @@ impl Interp<'_> {
             )
         })
     }
+}
+
+/// `[[ -v NAME ]]`: whether the variable is set; `NAME[SUB]`, whether that element is (`@`
+/// and `*`: whether an indexed array has any; never for an associative one, as bash).
+fn is_set(state: &mut ShellState, name: &str) -> bool {
+    use super::host;
+    let element = name
+        .strip_suffix(']')
+        .and_then(|s| s.split_once('['))
+        .filter(|(n, _)| super::builtins::is_name(n));
+    let Some((array, sub)) = element else {
+        return host::param(state, name).is_some();
+    };
+    if matches!(sub, "@" | "*") {
+        return !host::is_assoc(state, array) && !host::elements(state, array).is_empty();
+    }
+    host::subscript(state, array, sub).is_ok_and(|s| host::element(state, array, &s).is_some())
 }

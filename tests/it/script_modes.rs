@@ -91,6 +91,7 @@ const AGREE: &[&str] = &[
     "a=(x 'y z'); r='a[1]'; echo \"${!r}\"; r='a[@]'; printf '<%s>' \"${!r}\"; echo\n",
     "set -u; a=(); echo \"${a[@]}|${b[*]}|${a[@]:1}\" ok; echo ${#c[@]}; echo same\necho \"next $?\"\n",
     "echo $SHLVL; bash -c 'echo $SHLVL'; (echo $SHLVL)\n",
+    "a=(1); declare -A h=([k]=v); e=(); for v in a a[0] a[1] a[@] h[k] h[j] h[@] e[@] 'a[x+0]' a[-1] nope; do [[ -v $v ]]; echo \"$v $?\"; done\n",
     // Errors that abandon the line only, in every mode.
     ": ${x!}; echo same\necho \"next $?\"\n",
     "x=abc; : ${x:1:-5}; echo same\necho \"next $?\"\n",
