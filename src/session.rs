@@ -490,7 +490,12 @@ impl Session {
         };
         Arc::make_mut(&mut self.state.traps).remove("EXIT");
         self.line.deadline_ms = self.rt.config.policy.limits.deadline_ms;
+        // The shell ends with the status it had before the trap, unless the trap exits.
+        let status = self.state.last_status;
         self.run_line(Source::Text(action.as_bytes()), action.as_bytes(), 1, sink);
+        if self.state.exit.is_none() {
+            self.state.set_status(status);
+        }
     }
 
     /// Writes a diagnostic with the shell's prefix for the current mode.

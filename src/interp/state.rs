@@ -414,6 +414,16 @@ impl ShellState {
 fn default_vars(vars: &mut Vars, identity: &Identity) {
     vars.set("BASH", "/bin/bash".into(), false);
     vars.set("BASH_VERSION", "5.2.15(1)-release".into(), false);
+    let info = vars.entry("BASH_VERSINFO");
+    info.value = None;
+    info.array = Some(trumansh_commands::Array::Indexed(
+        ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
+            .into_iter()
+            .zip(0..)
+            .map(|(v, i)| (i, v.to_string()))
+            .collect(),
+    ));
+    info.readonly = true;
     vars.set("UID", identity.uid.to_string(), false);
     vars.set("EUID", identity.uid.to_string(), false);
     vars.set("PPID", PARENT_PID.to_string(), false);

@@ -92,6 +92,10 @@ const AGREE: &[&str] = &[
     "set -u; a=(); echo \"${a[@]}|${b[*]}|${a[@]:1}\" ok; echo ${#c[@]}; echo same\necho \"next $?\"\n",
     "echo $SHLVL; bash -c 'echo $SHLVL'; (echo $SHLVL)\n",
     "a=(1); declare -A h=([k]=v); e=(); for v in a a[0] a[1] a[@] h[k] h[j] h[@] e[@] 'a[x+0]' a[-1] nope; do [[ -v $v ]]; echo \"$v $?\"; done\n",
+    // The status a shell ends with after its EXIT trap; `BASH_VERSINFO`.
+    "trap 'echo \"trapped $?\"' EXIT; false\n",
+    "trap 'echo t; exit 5' EXIT; false\n",
+    "declare -p BASH_VERSINFO; echo \"${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}\"\n",
     // Errors that abandon the line only, in every mode.
     ": ${x!}; echo same\necho \"next $?\"\n",
     "x=abc; : ${x:1:-5}; echo same\necho \"next $?\"\n",
