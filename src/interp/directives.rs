@@ -45,10 +45,35 @@ impl Interp<'_> {
                 }
             }
             Directive::UnsetVar { name } if name.ends_with(']') && name.contains('[') => {
-                // `unset 'a[i]'`: one element.
+                // `unset 'a[i]'`: one element; `a[@]`, `a[*]`: every element of an indexed
+                // array (an associative array's are keys like any other).
                 let (array, rest) = name.split_once('[').unwrap_or_default();
                 let text = rest.strip_suffix(']').unwrap_or_default();
-                if let Ok(sub) = super::host::subscript(state, array, text) {
+                let var = state.vars.var(array);
+                let fail = |msg: String| {
+                    let mut said = Said::default();
+                    said.err.push(msg.into_bytes());
+                    said.status = 1;
+                    Some(said)
+                };
+                if var.is_some_and(|v| v.readonly) {
+                    return fail(format!("unset: {array}: cannot unset: readonly variable\n"));
+                }
+                if matches!(text, "@" | "*") && !super::host::is_assoc(state, array) {
+                    match var {
+                        Some(v) if v.array.is_some() => {
+                            let mut v = v.clone();
+                            v.array = Some(trumansh_commands::Array::Indexed(
+                                std::collections::BTreeMap::new(),
+                            ));
+                            state.vars.put(array, Some(v));
+                        }
+                        Some(_) => {
+                            return fail(format!("unset: {array}: not an array variable\n"));
+                        }
+                        None => {}
+                    }
+                } else if let Ok(sub) = super::host::subscript(state, array, text) {
                     unset_element(state, array, &sub);
                 }
             }

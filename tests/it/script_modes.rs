@@ -92,6 +92,10 @@ const AGREE: &[&str] = &[
     "set -u; a=(); echo \"${a[@]}|${b[*]}|${a[@]:1}\" ok; echo ${#c[@]}; echo same\necho \"next $?\"\n",
     "echo $SHLVL; bash -c 'echo $SHLVL'; (echo $SHLVL)\n",
     "a=(1); declare -A h=([k]=v); e=(); for v in a a[0] a[1] a[@] h[k] h[j] h[@] e[@] 'a[x+0]' a[-1] nope; do [[ -v $v ]]; echo \"$v $?\"; done\n",
+    // `unset` of every element, and of a readonly array's.
+    "a=(1 2 3); unset 'a[*]'; declare -p a; declare -A m=([x]=1); unset 'm[@]'; declare -p m\n\
+     x=1; unset 'x[@]'; echo \"rc $?\"; unset 'nope[@]'; echo \"rc $?\"\n\
+     readonly -a r=(1 2); unset 'r[0]'; echo \"rc $?\"; unset 'r[@]'; echo \"rc $?\"; declare -p r\n",
     // The status a shell ends with after its EXIT trap; `BASH_VERSINFO`.
     "trap 'echo \"trapped $?\"' EXIT; false\n",
     "trap 'echo t; exit 5' EXIT; false\n",
