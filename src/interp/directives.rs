@@ -120,7 +120,18 @@ impl Interp<'_> {
                     return Some(said);
                 }
             }
-            Directive::Exit { status } => state.exit = Some(*status),
+            Directive::Exit { status } => {
+                // `exit` alone: `$?`, which is also the command's status.
+                let Some(status) = status else {
+                    let status = state.last_status & 255;
+                    state.exit = Some(status);
+                    return Some(Said {
+                        status,
+                        ..Said::default()
+                    });
+                };
+                state.exit = Some(*status);
+            }
             // `undo` changes files, not the shell: a pipeline stage drops it.
             // `undo` reverts whole lines: from inside the line's own loops, functions,
             // subshells or scripts it would revert under the commands still running.

@@ -96,6 +96,8 @@ const AGREE: &[&str] = &[
     "a=(1 2 3); unset 'a[*]'; declare -p a; declare -A m=([x]=1); unset 'm[@]'; declare -p m\n\
      x=1; unset 'x[@]'; echo \"rc $?\"; unset 'nope[@]'; echo \"rc $?\"\n\
      readonly -a r=(1 2); unset 'r[0]'; echo \"rc $?\"; unset 'r[@]'; echo \"rc $?\"; declare -p r\n",
+    // `exit` without an operand exits with `$?`.
+    "(false; exit); echo \"sub $?\"; x=$(false; exit); echo \"cs $?\"; false; exit\necho no\n",
     // The status a shell ends with after its EXIT trap; `BASH_VERSINFO`.
     "trap 'echo \"trapped $?\"' EXIT; false\n",
     "trap 'echo t; exit 5' EXIT; false\n",

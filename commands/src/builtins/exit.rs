@@ -33,8 +33,9 @@ fn legal_number(s: &str) -> Option<i64> {
     t.parse::<i64>().ok()
 }
 
-fn exit_with(status: i32) -> Outcome {
-    let mut o = Outcome::status(status);
+/// Ends the shell with `status` (`None`: `$?`, which the interpreter fills in).
+fn exit_with(status: Option<i32>) -> Outcome {
+    let mut o = Outcome::status(status.unwrap_or(0));
     o.directive(Directive::Exit { status });
     o
 }
@@ -58,12 +59,11 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         }
     }
     let Some(arg) = rest.first() else {
-        let last = ctx.vars.get("?").and_then(legal_number).unwrap_or(0);
-        return Ok(exit_with((last & 255) as i32));
+        return Ok(exit_with(None));
     };
     let text = arg.to_string_lossy();
     let Some(n) = legal_number(&text) else {
-        let mut o = exit_with(2);
+        let mut o = exit_with(Some(2));
         o.steps.insert(
             0,
             crate::Step::ShellErr(format!("{}: {text}: {NUMERIC}\n", ctx.name).into_bytes()),
@@ -75,7 +75,7 @@ pub fn run(args: &[OsString], ctx: &Ctx) -> Result<Outcome, Stop> {
         o.shell_err(TOO_MANY);
         return Ok(o);
     }
-    Ok(exit_with((n & 255) as i32))
+    Ok(exit_with(Some((n & 255) as i32)))
 }
 
 #[cfg(test)]
@@ -94,23 +94,26 @@ mod tests {
     #[test]
     fn statuses_as_bash() {
         // `bash -c 'exit ...'; echo $?` with bash 5.2.
-        assert_eq!(exit(&[], "0").0, [Directive::Exit { status: 0 }]);
-        assert_eq!(exit(&[], "1").0, [Directive::Exit { status: 1 }]);
-        assert_eq!(exit(&["-1"], "0").0, [Directive::Exit { status: 255 }]);
-        assert_eq!(exit(&["256"], "0").0, [Directive::Exit { status: 0 }]);
-        assert_eq!(exit(&[" 3 "], "0").0, [Directive::Exit { status: 3 }]);
-        assert_eq!(exit(&["+3"], "0").0, [Directive::Exit { status: 3 }]);
+        // Without an operand, `$?`: the interpreter's to fill in.
+        assert_eq!(exit(&[], "1").0, [Directive::Exit { status: None }]);
+        assert_eq!(
+            exit(&["-1"], "0").0,
+            [Directive::Exit { status: Some(255) }]
+        );
+        assert_eq!(exit(&["256"], "0").0, [Directive::Exit { status: Some(0) }]);
+        assert_eq!(exit(&[" 3 "], "0").0, [Directive::Exit { status: Some(3) }]);
+        assert_eq!(exit(&["+3"], "0").0, [Directive::Exit { status: Some(3) }]);
         assert_eq!(
             exit(&["--", "-3"], "0").0,
-            [Directive::Exit { status: 253 }]
+            [Directive::Exit { status: Some(253) }]
         );
         assert_eq!(
             exit(&["9223372036854775807"], "0").0,
-            [Directive::Exit { status: 255 }]
+            [Directive::Exit { status: Some(255) }]
         );
         assert_eq!(
             exit(&["-9223372036854775808"], "0").0,
-            [Directive::Exit { status: 0 }]
+            [Directive::Exit { status: Some(0) }]
         );
     }
 
@@ -119,14 +122,14 @@ mod tests {
         assert_eq!(
             exit(&["x", "y"], "0"),
             (
-                vec![Directive::Exit { status: 2 }],
+                vec![Directive::Exit { status: Some(2) }],
                 "exit: x: numeric argument required\n".into(),
                 2
             )
         );
         for bad in ["0x10", "3x", "-x", "", "9223372036854775808"] {
             let (ops, err, status) = exit(&[bad], "0");
-            assert_eq!(ops, [Directive::Exit { status: 2 }]);
+            assert_eq!(ops, [Directive::Exit { status: Some(2) }]);
             assert_eq!(err, format!("exit: {bad}: numeric argument required\n"));
             assert_eq!(status, 2);
         }

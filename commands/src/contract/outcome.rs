@@ -100,8 +100,9 @@ pub enum Directive {
         origin: Option<i64>,
         callback: Option<(String, u64)>,
     },
-    /// Ends the session with this status once the current line is done.
-    Exit { status: i32 },
+    /// Ends the session with this status once the current line is done (`None`: the shell's
+    /// `$?`, which a handler does not see: `exit` without an operand).
+    Exit { status: Option<i32> },
     /// `undo`: reverts the last `count` command lines that changed files (the interpreter
     /// asks the journal, and prints what was reverted).
     Undo { count: usize },
