@@ -24,6 +24,7 @@ pub(super) enum Builtin {
     Return,
     Local,
     Declare,
+    Typeset,
     Readonly,
     Shift,
     Set,
@@ -63,7 +64,8 @@ impl Builtin {
             "continue" => Builtin::Continue,
             "return" => Builtin::Return,
             "local" => Builtin::Local,
-            "declare" | "typeset" => Builtin::Declare,
+            "declare" => Builtin::Declare,
+            "typeset" => Builtin::Typeset,
             "readonly" => Builtin::Readonly,
             "shift" => Builtin::Shift,
             "set" => Builtin::Set,
@@ -823,9 +825,14 @@ impl Interp<'_> {
                     Self::declare(state, "local", &args, true, &mut said);
                 }
             }
-            Builtin::Declare => {
+            Builtin::Declare | Builtin::Typeset => {
                 let local = !state.frames.is_empty();
-                Self::declare(state, "declare", &args, local, &mut said);
+                let name = if b == Builtin::Typeset {
+                    "typeset"
+                } else {
+                    "declare"
+                };
+                Self::declare(state, name, &args, local, &mut said);
             }
             Builtin::Readonly => Self::declare(state, "readonly", &args, false, &mut said),
             Builtin::Shift => {
@@ -1169,6 +1176,9 @@ impl Interp<'_> {
                                 "readonly" => {
                                     "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p"
                                 }
+                                "typeset" => {
+                                    "typeset: usage: typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"
+                                }
                                 _ => {
                                     "declare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"
                                 }
@@ -1247,6 +1257,12 @@ impl Interp<'_> {
                 said.err(&format!("{name}: `{op}': not a valid identifier"), 1);
                 continue;
             }
+            let readonly = state.vars.var(&var).is_some_and(|v| v.readonly);
+            if readonly && local && !global {
+                // A readonly variable cannot be shadowed by a local.
+                said.err(&format!("{name}: {var}: readonly variable"), 1);
+                continue;
+            }
             let fresh = local && !global && state.make_local(&var);
             // A new local starts unset (with no value given); elsewhere a declared name keeps
             // its value.
@@ -1302,7 +1318,12 @@ impl Interp<'_> {
             if state.vars.var(&var).is_some_and(|v| v.readonly)
                 && (value.is_some() || arrays.iter().any(|(n, ..)| n == &var))
             {
-                said.err(&format!("{var}: readonly variable"), 1);
+                // `readonly X=...` names no builtin; `declare`, `typeset`, `local` do.
+                if name == "readonly" {
+                    said.err(&format!("{var}: readonly variable"), 1);
+                } else {
+                    said.err(&format!("{name}: {var}: readonly variable"), 1);
+                }
                 continue;
             }
             let pending = arrays.iter().find(|(n, ..)| n == &var);

@@ -96,6 +96,10 @@ const AGREE: &[&str] = &[
     "a=(1 2 3); unset 'a[*]'; declare -p a; declare -A m=([x]=1); unset 'm[@]'; declare -p m\n\
      x=1; unset 'x[@]'; echo \"rc $?\"; unset 'nope[@]'; echo \"rc $?\"\n\
      readonly -a r=(1 2); unset 'r[0]'; echo \"rc $?\"; unset 'r[@]'; echo \"rc $?\"; declare -p r\n",
+    // Readonly variables against `declare`, `typeset`, `local`.
+    "readonly X=1; readonly X=2; echo \"rc $?\"; declare X; echo \"rc $?\"\n\
+     f() { local X; echo \"in $X $?\"; local X=5; echo \"in2 $X $?\"; declare X=6; echo \"in3 $?\"; }\n\
+     f; typeset X=9; echo \"rc $?\"; typeset -Z y; typeset -p nope\n",
     // `exit` without an operand exits with `$?`.
     "(false; exit); echo \"sub $?\"; x=$(false; exit); echo \"cs $?\"; false; exit\necho no\n",
     // The status a shell ends with after its EXIT trap; `BASH_VERSINFO`.
